@@ -1,0 +1,36 @@
+{
+  # One set of C sources, built twice: libhyprof.so (the C ABI programs link with -lhyprof or get
+  # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime.
+  "variables": {
+    "hyprof_c_sources": [
+      "<!@(find native/core native/sample native/dump -maxdepth 1 -name '*.c' | sort)"
+    ],
+    "hyprof_has_papi": "<!(test -f /usr/include/papi.h && echo 1 || echo 0)"
+  },
+  "target_defaults": {
+    "cflags_c": ["-std=gnu11"],
+    "cflags": ["-O2", "-g", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    "cflags_cc": ["-std=c++17", "-O2", "-g", "-fvisibility=hidden"],
+    "include_dirs": ["native/include", "native"],
+    "libraries": ["-lunwind", "-lunwind-x86_64", "-ldl", "-lpthread", "-lrt"],
+    "conditions": [
+      ["hyprof_has_papi==1", {"defines": ["HYPROF_HAVE_PAPI=1"], "libraries": ["-lpapi"]}]
+    ]
+  },
+  "targets": [
+    {
+      "target_name": "hyprof",
+      "type": "shared_library",
+      "product_name": "hyprof",
+      "product_prefix": "lib",
+      "sources": ["<@(hyprof_c_sources)"],
+      "ldflags": ["-Wl,-soname,libhyprof.so", "-Wl,-z,nodelete", "-Wl,-z,defs"]
+    },
+    {
+      "target_name": "hyprof_addon",
+      "sources": ["<@(hyprof_c_sources)", "<!@(find native/addon -maxdepth 1 -name '*.cc' | sort)"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "HYPROF_ADDON=1"]
+    }
+  ]
+}

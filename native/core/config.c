@@ -1,0 +1,110 @@
+/* Environment configuration. hyprof's own names win over TAU's aliases so that a job script written
+ * for TAU keeps working and can be overridden. Each malformed variable warns once (at init). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+hp_config hp_cfg;
+
+void hp_warn(const char *fmt, ...) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "hyprof: ");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+  va_end(ap);
+  size_t len = strlen(line);
+  if (len + 1 < sizeof line) line[len++] = '\n';
+  ssize_t w = write(2, line, len); /* one write: lines of threads do not interleave */
+  (void)w;
+}
+
+const char *hp_env(const char *name, const char *alias, const char **used) {
+  const char *v = getenv(name);
+  if (v && *v) {
+    if (used) *used = name;
+    return v;
+  }
+  if (alias) {
+    v = getenv(alias);
+    if (v && *v) {
+      if (used) *used = alias;
+      return v;
+    }
+  }
+  if (used) *used = name;
+  return NULL;
+}
+
+int hp_env_bool(const char *name, const char *alias, int dflt) {
+  const char *used;
+  const char *v = hp_env(name, alias, &used);
+  if (!v) return dflt;
+  static const char *const yes[] = {"1", "on", "true", "yes", "enable", "enabled"};
+  static const char *const no[] = {"0", "off", "false", "no", "disable", "disabled"};
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+    if (!strcasecmp(v, yes[i])) return 1;
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    if (!strcasecmp(v, no[i])) return 0;
+  hp_warn("%s=%s is not a boolean (1/0, on/off, true/false, yes/no); using %d", used, v, dflt);
+  return dflt;
+}
+
+long hp_env_long(const char *name, const char *alias, long dflt, long min, long max) {
+  const char *used;
+  const char *v = hp_env(name, alias, &used);
+  if (!v) return dflt;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  while (end && isspace((unsigned char)*end)) end++;
+  if (errno || end == v || *end || x < min || x > max) {
+    hp_warn("%s=%s is not a whole number from %ld to %ld; using %ld", used, v, min, max, dflt);
+    return dflt;
+  }
+  return x;
+}
+
+int hp_env_choice(const char *name, const char *alias, const char *const *choices, int dflt_index) {
+  const char *used;
+  const char *v = hp_env(name, alias, &used);
+  if (!v) return dflt_index;
+  for (int i = 0; choices[i]; i++)
+    if (!strcasecmp(v, choices[i])) return i;
+  char list[512] = "";
+  for (int i = 0; choices[i]; i++) {
+    if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, choices[i], sizeof list - strlen(list) - 1);
+  }
+  hp_warn("%s=%s is not one of %s; using %s", used, v, list, choices[dflt_index]);
+  return dflt_index;
+}
+
+static void copy_path(char *dst, size_t cap, const char *src) {
+  if (strlen(src) >= cap) {
+    hp_warn("path too long, ignored: %.64s...", src);
+    return;
+  }
+  strcpy(dst, src);
+}
+
+void hp_config_read(void) {
+  const char *dir = hp_env("HYPROF_DIR", "PROFILEDIR", NULL);
+  if (dir)
+    copy_path(hp_cfg.dir, sizeof hp_cfg.dir, dir);
+  else if (!getcwd(hp_cfg.dir, sizeof hp_cfg.dir))
+    strcpy(hp_cfg.dir, ".");
+  const char *raw = hp_env("HYPROF_RAW_DIR", NULL, NULL);
+  copy_path(hp_cfg.raw_dir, sizeof hp_cfg.raw_dir, raw ? raw : hp_cfg.dir);
+  hp_cfg.callpath = hp_env_bool("HYPROF_CALLPATH", "TAU_CALLPATH", 1);
+  hp_cfg.callpath_depth = (int)hp_env_long("HYPROF_CALLPATH_DEPTH", "TAU_CALLPATH_DEPTH", 100, 1, 100000);
+  hp_cfg.resolve = hp_env_bool("HYPROF_RESOLVE", NULL, 1);
+  hp_cfg.verbose = hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0);
+}

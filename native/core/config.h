@@ -1,0 +1,34 @@
+/* Configuration from the environment: hyprof's names, TAU's names accepted as aliases.
+ * A malformed value is reported once on stderr, naming the variable and the value used instead. */
+#ifndef HP_CONFIG_H
+#define HP_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct hp_config {
+  char dir[4096];          /* HYPROF_DIR / PROFILEDIR: where the TAU profile goes */
+  char raw_dir[4096];      /* HYPROF_RAW_DIR: where the raw file goes (default: dir) */
+  int callpath;            /* HYPROF_CALLPATH / TAU_CALLPATH */
+  int callpath_depth;      /* HYPROF_CALLPATH_DEPTH / TAU_CALLPATH_DEPTH */
+  int resolve;             /* HYPROF_RESOLVE: turn the raw file into a profile at exit */
+  int verbose;             /* HYPROF_VERBOSE */
+} hp_config;
+
+extern hp_config hp_cfg;
+
+/* Read once at initialisation. */
+void hp_config_read(void);
+
+/* The value of `name`, else of `alias` (may be NULL), else NULL. *used receives the name found. */
+const char *hp_env(const char *name, const char *alias, const char **used);
+/* Booleans accept 1/0, on/off, true/false, yes/no (any case). */
+int hp_env_bool(const char *name, const char *alias, int dflt);
+/* Integers in [min, max]; anything else warns and gives dflt. */
+long hp_env_long(const char *name, const char *alias, long dflt, long min, long max);
+/* One of `choices` (NULL-terminated); anything else warns and gives choices[dflt_index].
+ * Returns the index. */
+int hp_env_choice(const char *name, const char *alias, const char *const *choices, int dflt_index);
+/* Print one warning line on stderr: "hyprof: <message>". Not for signal handlers. */
+void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,74 @@
+/* Event registry. Events are stored in chunks allocated once and never moved or freed, so the
+ * probes, the dump (even from a signal handler) and the sampler read them without a lock. */
+#include "events.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_BITS 10
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096 /* 4 million events */
+#define HASH_SIZE 65536
+
+static hp_event *chunks[MAX_CHUNKS];
+static uint32_t count;          /* published with release order after the event is complete */
+static hp_event *buckets[HASH_SIZE];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t root_id = UINT32_MAX;
+
+static uint64_t hash_key(const char *name, const char *group, unsigned kind) {
+  uint64_t h = 1469598103934665603ull ^ kind;
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  h = (h ^ 0xff) * 1099511628211ull;
+  for (const char *p = group; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+hp_event *hp_event_get(uint32_t id) {
+  if (id >= __atomic_load_n(&count, __ATOMIC_ACQUIRE)) return NULL;
+  return &chunks[id >> CHUNK_BITS][id & (CHUNK_SIZE - 1)];
+}
+
+uint32_t hp_event_count(void) { return __atomic_load_n(&count, __ATOMIC_ACQUIRE); }
+
+hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kind kind, uint32_t base) {
+  if (!group) group = "TAU_USER";
+  uint64_t h = hash_key(name, group, kind);
+  size_t b = h & (HASH_SIZE - 1);
+  pthread_mutex_lock(&lock);
+  for (hp_event *e = buckets[b]; e; e = e->hash_next) {
+    if (e->kind == kind && strcmp(e->name, name) == 0 && strcmp(e->group, group) == 0) {
+      pthread_mutex_unlock(&lock);
+      return e;
+    }
+  }
+  hp_event *e = NULL;
+  uint32_t id = count;
+  uint32_t c = id >> CHUNK_BITS;
+  if (c < MAX_CHUNKS && !chunks[c]) chunks[c] = calloc(CHUNK_SIZE, sizeof(hp_event));
+  char *n = strdup(name), *g = strdup(group);
+  if (c < MAX_CHUNKS && chunks[c] && n && g) {
+    e = &chunks[c][id & (CHUNK_SIZE - 1)];
+    e->id = id;
+    e->base = kind == HP_KIND_PARAM ? base : id;
+    e->kind = (uint8_t)kind;
+    e->name = n;
+    e->group = g;
+    e->hash_next = buckets[b];
+    buckets[b] = e;
+    if (kind == HP_KIND_ROOT) root_id = id;
+    __atomic_store_n(&count, id + 1, __ATOMIC_RELEASE);
+  } else {
+    free(n);
+    free(g);
+  }
+  pthread_mutex_unlock(&lock);
+  return e;
+}
+
+uint32_t hp_event_root(void) { return root_id; }
+
+void hp_events_lock(void) { pthread_mutex_lock(&lock); }
+void hp_events_unlock(void) { pthread_mutex_unlock(&lock); }
+void hp_events_reset_lock_in_child(void) { pthread_mutex_init(&lock, NULL); }

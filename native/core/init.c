@@ -1,0 +1,211 @@
+/* Runtime start-up and shut-down: configuration, process metadata, the root event, exit and signal
+ * dumps, fork handling. Initialisation happens on first use (a probe or a preloaded constructor). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../sample/sample.h"
+#include "clock.h"
+#include "config.h"
+#include "events.h"
+#include "meta.h"
+#include "runtime.h"
+
+#ifndef HYPROF_VERSION
+#define HYPROF_VERSION "0.1.0"
+#endif
+
+hp_runtime hp_rt;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static struct sigaction previous_int, previous_term;
+
+static void read_file_line(const char *path, const char *prefix, char *out, size_t cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[512];
+  size_t plen = strlen(prefix);
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, prefix, plen) != 0) continue;
+    char *v = strchr(line, ':');
+    if (!v) continue;
+    v++;
+    while (*v == ' ' || *v == '\t') v++;
+    v[strcspn(v, "\n")] = 0;
+    snprintf(out, cap, "%s", v);
+    break;
+  }
+  fclose(f);
+}
+
+static void command_line(char *out, size_t cap) {
+  FILE *f = fopen("/proc/self/cmdline", "r");
+  if (!f) return;
+  size_t n = fread(out, 1, cap - 1, f);
+  fclose(f);
+  out[n] = 0;
+  for (size_t i = 0; n && i < n - 1; i++)
+    if (!out[i]) out[i] = ' ';
+}
+
+static void format_time(uint64_t wall_ns, int utc, char *out, size_t cap) {
+  time_t secs = (time_t)(wall_ns / 1000000000u);
+  struct tm tm;
+  if (utc) {
+    gmtime_r(&secs, &tm);
+    strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  } else {
+    localtime_r(&secs, &tm);
+    strftime(out, cap, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  }
+}
+
+/* Metadata TAU writes (TAU-FORMAT.md), collected once, off any signal path. */
+static void collect_metadata(void) {
+  char buf[4096];
+  struct utsname u;
+  if (uname(&u) == 0) {
+    hp_meta_add("Hostname", u.nodename);
+    hp_meta_add("Node Name", u.nodename);
+    hp_meta_add("OS Name", u.sysname);
+    hp_meta_add("OS Release", u.release);
+    hp_meta_add("OS Version", u.version);
+    hp_meta_add("OS Machine", u.machine);
+  }
+  hp_meta_add_long("CPU Cores", sysconf(_SC_NPROCESSORS_ONLN));
+  buf[0] = 0;
+  read_file_line("/proc/cpuinfo", "model name", buf, sizeof buf);
+  if (buf[0]) hp_meta_add("CPU Type", buf);
+  buf[0] = 0;
+  read_file_line("/proc/meminfo", "MemTotal", buf, sizeof buf);
+  if (buf[0]) hp_meta_add("Memory Size", buf);
+  buf[0] = 0;
+  command_line(buf, sizeof buf);
+  hp_meta_add("Command Line", buf);
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    hp_meta_add("Executable", buf);
+  }
+  if (getcwd(buf, sizeof buf)) hp_meta_add("CWD", buf);
+  hp_meta_add_long("pid", hp_rt.pid);
+  hp_meta_add_long("Starting Timestamp", (long long)(hp_rt.start_wall_ns / 1000));
+  format_time(hp_rt.start_wall_ns, 0, buf, sizeof buf);
+  hp_meta_add("Local Time", buf);
+  format_time(hp_rt.start_wall_ns, 1, buf, sizeof buf);
+  hp_meta_add("UTC Time", buf);
+  hp_meta_add("hyprof Version", HYPROF_VERSION);
+  /* The configuration in force, under hyprof's names and TAU's. */
+  hp_meta_add("HYPROF_DIR", hp_cfg.dir);
+  hp_meta_add("HYPROF_CALLPATH", hp_cfg.callpath ? "on" : "off");
+  hp_meta_add("TAU_CALLPATH", hp_cfg.callpath ? "on" : "off");
+  hp_meta_add_long("HYPROF_CALLPATH_DEPTH", hp_cfg.callpath_depth);
+  hp_meta_add_long("TAU_CALLPATH_DEPTH", hp_cfg.callpath_depth);
+  hp_meta_add("TAU_PROFILE", "on");
+  hp_meta_add("TAU_PROFILE_FORMAT", "profile");
+}
+
+static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
+  int saved = errno;
+  hp_thread *t = hp_thread_current();
+  if (t) t->in_tool = 1;
+  hp_dump(1);
+  const char *raw = hp_dump_last_path();
+  if (raw[0] && hp_cfg.resolve) {
+    static const char msg[] = "hyprof: measurements written to ";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    w = write(2, raw, strlen(raw));
+    static const char tail[] = "; turn them into a TAU profile with: npx hyprof resolve <that file> -o <dir>\n";
+    w = write(2, tail, sizeof tail - 1);
+    (void)w;
+  }
+  /* Let the default action (or the program's earlier handler) proceed. */
+  struct sigaction *prev = sig == SIGINT ? &previous_int : &previous_term;
+  sigaction(sig, prev, NULL);
+  errno = saved;
+  if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
+    raise(sig);
+  } else if (prev->sa_flags & SA_SIGINFO) {
+    prev->sa_sigaction(sig, info, uc);
+  } else {
+    prev->sa_handler(sig);
+  }
+}
+
+static void install_signal_dump(int sig, struct sigaction *prev) {
+  struct sigaction current;
+  if (sigaction(sig, NULL, &current) != 0) return;
+  /* Only where the program keeps the default: a program's own handler decides what happens. */
+  if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = dump_on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  *prev = current;
+  sigaction(sig, &sa, NULL);
+}
+
+static void at_exit(void) {
+  if (hp_rt.disabled) return;
+  hp_thread *t = hp_thread_current();
+  if (t) hp_tool_enter(t);
+  if (hp_dump(0) == 0 && hp_cfg.resolve) hp_resolve_at_exit(hp_dump_last_path());
+}
+
+static void fork_prepare(void) { hp_events_lock(); }
+static void fork_parent(void) { hp_events_unlock(); }
+static void fork_child(void) {
+  hp_events_reset_lock_in_child();
+  hp_rt.forked_child = 1;
+  hp_rt.run_root = 0;
+  hp_rt.ppid = hp_rt.pid;
+  hp_rt.pid = getpid();
+  hp_rt.start_wall_ns = hp_wall_ns();
+  hp_rt.start_mono_ns = hp_now_ns();
+  hp_meta_add_long("pid", hp_rt.pid);
+  hp_meta_add_long("Starting Timestamp", (long long)(hp_rt.start_wall_ns / 1000));
+  hp_thread_after_fork_child();
+}
+
+static void init_once_body(void) {
+  const char *off = getenv("HYPROF_DISABLE");
+  if (off && strcmp(off, "1") == 0) {
+    hp_rt.disabled = 1;
+    return;
+  }
+  hp_rt.pid = getpid();
+  hp_rt.ppid = getppid();
+  hp_rt.start_wall_ns = hp_wall_ns();
+  hp_rt.start_mono_ns = hp_now_ns();
+  const char *run_parent = getenv("HYPROF_RUN_PARENT");
+  hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
+  hp_config_read();
+  hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
+  if (!root) {
+    hp_rt.disabled = 1;
+    hp_warn("cannot allocate the event registry; measurement is off");
+    return;
+  }
+  hp_rt.root_event = root->id;
+  collect_metadata();
+  hp_sample_process_init();
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  atexit(at_exit);
+  install_signal_dump(SIGINT, &previous_int);
+  install_signal_dump(SIGTERM, &previous_term);
+  hp_rt.initialised = 1;
+}
+
+int hp_init(void) {
+  pthread_once(&init_once, init_once_body);
+  return !hp_rt.disabled && hp_rt.initialised;
+}

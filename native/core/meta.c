@@ -1,0 +1,81 @@
+/* Process metadata in a static arena: adding needs no malloc, so the SIGTERM path can add the end
+ * time and the sampling module its counters while the raw file is being built. */
+#include "meta.h"
+
+#include <string.h>
+
+#define META_MAX 512
+#define META_ARENA (64 * 1024)
+
+static struct {
+  unsigned off_key, off_value;
+} entries[META_MAX];
+static unsigned n_entries;
+static char arena[META_ARENA];
+static unsigned arena_used;
+static unsigned dropped;
+
+static const char *at(unsigned off) { return arena + off; }
+
+static int store(const char *s, unsigned *off) {
+  size_t n = strlen(s) + 1;
+  if (arena_used + n > META_ARENA) return 0;
+  memcpy(arena + arena_used, s, n);
+  *off = arena_used;
+  arena_used += (unsigned)n;
+  return 1;
+}
+
+void hp_meta_add(const char *key, const char *value) {
+  if (!value) value = "";
+  for (unsigned i = 0; i < n_entries; i++) {
+    if (strcmp(at(entries[i].off_key), key) == 0) {
+      if (strcmp(at(entries[i].off_value), value) == 0) return;
+      if (!store(value, &entries[i].off_value)) dropped++;
+      return;
+    }
+  }
+  unsigned k, v;
+  if (n_entries >= META_MAX || !store(key, &k) || !store(value, &v)) {
+    dropped++;
+    return;
+  }
+  entries[n_entries].off_key = k;
+  entries[n_entries].off_value = v;
+  n_entries++;
+}
+
+/* Decimal without stdio: usable on the signal path. */
+static void format_ll(char buf[32], long long value) {
+  char tmp[32];
+  unsigned long long u = value < 0 ? 0ull - (unsigned long long)value : (unsigned long long)value;
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  int j = 0;
+  if (value < 0) buf[j++] = '-';
+  while (n) buf[j++] = tmp[--n];
+  buf[j] = 0;
+}
+
+void hp_meta_add_long(const char *key, long long value) {
+  char buf[32];
+  format_ll(buf, value);
+  hp_meta_add(key, buf);
+}
+
+unsigned hp_meta_count(void) { return n_entries + (dropped ? 1 : 0); }
+
+void hp_meta_get(unsigned i, const char **key, const char **value) {
+  if (i < n_entries) {
+    *key = at(entries[i].off_key);
+    *value = at(entries[i].off_value);
+    return;
+  }
+  static char count[32];
+  format_ll(count, dropped);
+  *key = "hyprof metadata dropped";
+  *value = count;
+}

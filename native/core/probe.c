@@ -1,0 +1,260 @@
+/* The probe API of hyprof.h: start / stop of regions and phases, parameters, by handle or by name.
+ *
+ * Fast path (hyprof_start / hyprof_stop by handle): one TLS read, one clock read, a frame push; the
+ * stop adds to the context's statistics (one hash probe). No lock, no allocation once the context
+ * has been seen. `in_tool` is set around each probe so a sample landing inside is dropped, counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "config.h"
+#include "events.h"
+#include "hyprof.h"
+#include "runtime.h"
+#include "stats.h"
+
+/* The caller's stack pointer just before it called the probe: the CFA of the probe function.
+ * Samples unwind up to the frame holding it (the function in which the timer started). */
+#define CALLER_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+
+static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
+
+static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+  hp_tool_enter(t);
+  uint64_t now = hp_now_ns();
+  int32_t top = t->top;
+  if (top + 1 >= HP_MAX_FRAMES) {
+    t->overflow_depth++;
+    t->drops_depth++;
+    hp_tool_leave(t);
+    return;
+  }
+  hp_frame *parent = &t->frames[top];
+  hp_frame *f = &t->frames[top + 1];
+  f->event = event;
+  f->param_event = HP_NO_EVENT;
+  f->base_context = f->context = hp_context_hash(parent->context, event);
+  f->start_ns = now;
+  f->child_ns = 0;
+  f->child_calls = 0;
+  f->stack_addr = cfa;
+  parent->child_calls++;
+  __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
+  hp_tool_leave(t);
+}
+
+/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time. */
+static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
+  hp_frame *f = &t->frames[level];
+  hp_frame *p = &t->frames[level - 1];
+  uint64_t incl = now - f->start_ns;
+  uint64_t excl = incl > f->child_ns ? incl - f->child_ns : 0;
+  hp_stat *s = hp_stat_get(t, f->base_context, p->context, f->event);
+  if (s) {
+    s->calls++;
+    s->child_calls += f->child_calls;
+    s->incl[0] += incl;
+    s->excl[0] += excl;
+  }
+  if (f->param_event != HP_NO_EVENT) {
+    uint64_t pincl = now - f->param_start_ns;
+    uint64_t pchild = f->child_ns - f->child_ns_at_param;
+    hp_stat *ps = hp_stat_get(t, f->context, p->context, f->param_event);
+    if (ps) {
+      ps->calls++;
+      ps->child_calls += f->child_calls - f->child_calls_at_param;
+      ps->incl[0] += pincl;
+      ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
+    }
+  }
+  p->child_ns += incl;
+}
+
+static const char *event_name(uint32_t id) {
+  hp_event *e = hp_event_get(id);
+  return e ? e->name : "?";
+}
+
+static void pop(hp_thread *t, uint32_t event) {
+  hp_tool_enter(t);
+  uint64_t now = hp_now_ns();
+  if (t->overflow_depth) {
+    t->overflow_depth--;
+    hp_tool_leave(t);
+    return;
+  }
+  int32_t top = t->top;
+  if (top <= 0) {
+    hp_thread_warn(t, "stop of '%s' while no timer is running on thread %u; ignored", event_name(event), t->index);
+    hp_tool_leave(t);
+    return;
+  }
+  int32_t level = top;
+  while (level > 0 && t->frames[level].event != event) level--;
+  if (level == 0) {
+    hp_thread_warn(t, "stop of '%s', which is not running on thread %u (innermost running: '%s'); ignored",
+                   event_name(event), t->index, event_name(t->frames[top].event));
+    hp_tool_leave(t);
+    return;
+  }
+  for (int32_t i = top; i > level; i--) {
+    hp_thread_warn(t, "stop of '%s' while '%s', started inside it, is still running on thread %u; '%s' is stopped too",
+                   event_name(event), event_name(t->frames[i].event), t->index, event_name(t->frames[i].event));
+    close_frame(t, i, now);
+  }
+  close_frame(t, level, now);
+  __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
+  hp_tool_leave(t);
+}
+
+HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
+  if (!hp_init() || !name) return NULL;
+  return (hyprof_event_t)hp_event_intern(name, group, HP_KIND_REGION, 0);
+}
+
+HP_EXPORT hyprof_event_t hyprof_phase(const char *name, const char *group) {
+  if (!hp_init() || !name) return NULL;
+  char g[256];
+  snprintf(g, sizeof g, "%s|TAU_PHASE", group ? group : "TAU_USER");
+  return (hyprof_event_t)hp_event_intern(name, g, HP_KIND_PHASE, 0);
+}
+
+HP_EXPORT __attribute__((noinline)) void hyprof_start(hyprof_event_t e) {
+  uintptr_t cfa = CALLER_CFA();
+  hp_thread *t = hp_thread_self();
+  if (t && e) push(t, handle_event(e)->id, cfa);
+}
+
+HP_EXPORT void hyprof_stop(hyprof_event_t e) {
+  hp_thread *t = hp_thread_self();
+  if (t && e) pop(t, handle_event(e)->id);
+}
+
+/* Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
+ * since a buffer may be reused for another name) spares the registry lock. */
+#define NAME_CACHE 64
+static __thread struct {
+  const char *ptr;
+  hp_event *event;
+} name_cache[2][NAME_CACHE];
+
+static hp_event *named(const char *name, int phase) {
+  size_t slot = ((uintptr_t)name >> 4) % NAME_CACHE;
+  hp_event *c = name_cache[phase][slot].event;
+  if (name_cache[phase][slot].ptr == name && c && strcmp(c->name, name) == 0) return c;
+  hp_event *e = phase ? (hp_event *)hyprof_phase(name, NULL) : (hp_event *)hyprof_event(name, NULL);
+  name_cache[phase][slot].ptr = name;
+  name_cache[phase][slot].event = e;
+  return e;
+}
+
+HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
+  uintptr_t cfa = CALLER_CFA();
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(name, 0);
+  if (e) push(t, e->id, cfa);
+}
+
+HP_EXPORT void hyprof_stop_named(const char *name) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(name, 0);
+  if (e) pop(t, e->id);
+}
+
+HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
+  uintptr_t cfa = CALLER_CFA();
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(name, 1);
+  if (e) push(t, e->id, cfa);
+}
+
+HP_EXPORT void hyprof_phase_stop(const char *name) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(name, 1);
+  if (e) pop(t, e->id);
+}
+
+HP_EXPORT void hyprof_param(const char *name, long long value) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_tool_enter(t);
+  int32_t top = t->top;
+  if (top <= 0 || t->overflow_depth) {
+    hp_thread_warn(t, "parameter '%s' set while no timer is running on thread %u; ignored", name, t->index);
+    hp_tool_leave(t);
+    return;
+  }
+  hp_frame *f = &t->frames[top];
+  hp_frame *p = &t->frames[top - 1];
+  hp_event *base = hp_event_get(f->event);
+  /* A second parameter on the same timer closes the first one's interval and specialises further. */
+  hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
+  uint64_t now = hp_now_ns();
+  if (f->param_event != HP_NO_EVENT) {
+    uint64_t pincl = now - f->param_start_ns;
+    uint64_t pchild = f->child_ns - f->child_ns_at_param;
+    hp_stat *ps = hp_stat_get(t, f->context, p->context, f->param_event);
+    if (ps) {
+      ps->calls++;
+      ps->child_calls += f->child_calls - f->child_calls_at_param;
+      ps->incl[0] += pincl;
+      ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
+    }
+  }
+  char spec[1024], group[300];
+  /* TAU's form: two spaces before '[', two trailing spaces. */
+  if (f->param_event != HP_NO_EVENT)
+    snprintf(spec, sizeof spec, "%s[ <%s> = <%lld> ]  ", current->name, name, value);
+  else
+    snprintf(spec, sizeof spec, "%s  [ <%s> = <%lld> ]  ", base->name, name, value);
+  snprintf(group, sizeof group, "TAU_PARAM | %s", base->group);
+  hp_event *pe = hp_event_intern(spec, group, HP_KIND_PARAM, base->id);
+  if (pe) {
+    f->param_event = pe->id;
+    f->param_start_ns = hp_now_ns();
+    f->child_ns_at_param = f->child_ns;
+    f->child_calls_at_param = f->child_calls;
+    f->context = hp_context_hash(p->context, pe->id);
+  }
+  hp_tool_leave(t);
+}
+
+HP_EXPORT void hyprof_set_node(int node) {
+  if (!hp_init()) return;
+  hp_rt.node = node;
+  hp_rt.node_set = 1;
+}
+
+HP_EXPORT void hyprof_set_thread_name(const char *name) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  snprintf(t->name, sizeof t->name, "%s", name);
+}
+
+HP_EXPORT void hyprof_flush(void) {
+  hp_thread *t = hp_thread_self();
+  if (!t) return;
+  hp_tool_enter(t);
+  hp_dump(2);
+  hp_tool_leave(t);
+}
+
+HP_EXPORT void hyprof_init(void) { hp_init(); }
+
+HP_EXPORT void hyprof_register_thread(void) { hp_thread_self(); }
+
+HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *group, int phase) {
+  if (!name) return NULL;
+  char full[1024];
+  if (type && *type)
+    snprintf(full, sizeof full, "%s %s", name, type);
+  else
+    snprintf(full, sizeof full, "%s", name);
+  return phase ? hyprof_phase(full, group) : hyprof_event(full, group);
+}

@@ -1,0 +1,91 @@
+/* A program linked with -lhyprof and run on its own still leaves a TAU profile: at exit the runtime
+ * runs `hyprof resolve` from the package it was built in (it finds it from its own location), or
+ * prints the one command to run when node or the package's CLI cannot be found. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "runtime.h"
+
+extern char **environ;
+
+static int is_executable(const char *p) { return access(p, X_OK) == 0; }
+
+static int find_node(char *out, size_t cap) {
+  const char *explicit_node = getenv("HYPROF_NODE");
+  if (explicit_node && *explicit_node) {
+    snprintf(out, cap, "%s", explicit_node);
+    return is_executable(out);
+  }
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  char dirs[8192];
+  snprintf(dirs, sizeof dirs, "%s", path);
+  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+    snprintf(out, cap, "%s/node", d);
+    if (is_executable(out)) return 1;
+  }
+  return 0;
+}
+
+/* <package>/build/Release/libhyprof.so -> <package>/dist/src/cli/main.js */
+static int find_cli(char *out, size_t cap) {
+  Dl_info info;
+  if (!dladdr((void *)find_cli, &info) || !info.dli_fname) return 0;
+  char lib[PATH_MAX];
+  if (!realpath(info.dli_fname, lib)) return 0;
+  for (int up = 0; up < 3; up++) {
+    char *slash = strrchr(lib, '/');
+    if (!slash) return 0;
+    *slash = 0;
+  }
+  snprintf(out, cap, "%s/dist/src/cli/main.js", lib);
+  struct stat st;
+  return stat(out, &st) == 0;
+}
+
+/* The environment of the resolver: measurement off, the runtime not preloaded into node. */
+static char **resolver_env(void) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 2, sizeof *env);
+  if (!env) return NULL;
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], "HYPROF_DISABLE=", 15) != 0)
+      env[j++] = environ[i];
+  env[j++] = "HYPROF_DISABLE=1";
+  env[j] = NULL;
+  return env;
+}
+
+void hp_resolve_at_exit(const char *raw) {
+  if (!raw || !raw[0]) return;
+  char node[PATH_MAX], cli[PATH_MAX];
+  if (!find_node(node, sizeof node) || !find_cli(cli, sizeof cli)) {
+    hp_warn("measurements written to %s; turn them into a TAU profile with: npx hyprof resolve %s -o %s", raw, raw,
+            hp_cfg.dir);
+    return;
+  }
+  char **env = resolver_env();
+  char *argv[] = {node, cli, "resolve", (char *)raw, "-o", hp_cfg.dir, NULL};
+  pid_t pid;
+  int status = -1;
+  if (!env || posix_spawn(&pid, node, NULL, NULL, argv, env) != 0 || waitpid(pid, &status, 0) < 0) {
+    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", node, raw, raw, hp_cfg.dir);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
+  } else {
+    const char *keep = getenv("HYPROF_KEEP_RAW");
+    if (!(keep && strcmp(keep, "1") == 0)) unlink(raw);
+  }
+  free(env);
+}

@@ -1,0 +1,57 @@
+/* Process-wide runtime state and the internal entry points shared by the core's files. */
+#ifndef HP_RUNTIME_H
+#define HP_RUNTIME_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "thread.h"
+
+#define HP_EXPORT __attribute__((visibility("default")))
+
+typedef struct hp_runtime {
+  int initialised;
+  int disabled;            /* HYPROF_DISABLE=1: measure nothing (e.g. the resolver's own node) */
+  int node;                /* MPI rank / hyprof_set_node; 0 by default */
+  int node_set;
+  int forked_child;
+  int run_root;            /* this is the root process of a `hyprof run` */
+  pid_t pid, ppid;
+  uint64_t start_wall_ns;  /* CLOCK_REALTIME at start (or fork) */
+  uint64_t start_mono_ns;
+  uint32_t root_event;
+} hp_runtime;
+
+extern hp_runtime hp_rt;
+
+/* Initialise once (idempotent, thread-safe). Returns 0 when measurement is disabled. */
+int hp_init(void);
+
+/* Create the calling thread's state; entry_stack_addr as in thread.h (0 = unknown). */
+hp_thread *hp_thread_create(uintptr_t entry_stack_addr);
+/* Child side of fork: drop the other threads, clear statistics, restart the clocks. */
+void hp_thread_after_fork_child(void);
+/* Mark the calling thread as ended (its pthread key destructor). */
+void hp_thread_end(hp_thread *t);
+/* Record a misuse warning on t (printed once per distinct text, kept in the profile). */
+void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Write the raw file now. `why`: 0 exit, 1 signal, 2 flush. Returns 0 on success. */
+int hp_dump(int why);
+/* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found). */
+void hp_resolve_at_exit(const char *raw_path);
+/* Path of the last raw file written (empty before the first). */
+const char *hp_dump_last_path(void);
+
+/* 64-bit mix of (parent context, event); never 0. */
+static inline uint64_t hp_context_hash(uint64_t parent, uint32_t event) {
+  uint64_t x = parent ^ ((uint64_t)(event + 1) * 0x9E3779B97F4A7C15ull);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x ? x : 1;
+}
+
+#endif

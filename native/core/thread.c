@@ -1,0 +1,124 @@
+/* Thread states: creation on first use, numbering in order of first appearance, the registry list
+ * the dump walks, thread end, and the fork child's reset. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../sample/sample.h"
+#include "clock.h"
+#include "config.h"
+#include "events.h"
+#include "runtime.h"
+#include "stats.h"
+
+/* initial-exec: reading it is one instruction, safe in a signal handler (no __tls_get_addr). */
+static __thread hp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+static hp_thread *thread_list;
+static uint32_t next_index;
+static pthread_key_t end_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+hp_thread *hp_thread_current(void) { return tls_thread; }
+hp_thread *hp_thread_list(void) { return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE); }
+
+static void on_thread_exit(void *p) { hp_thread_end(p); }
+static void make_key(void) { pthread_key_create(&end_key, on_thread_exit); }
+
+hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
+  if (tls_thread) return tls_thread;
+  if (!hp_init()) return NULL;
+  hp_thread *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  if (!hp_stat_init(t)) {
+    free(t);
+    return NULL;
+  }
+  t->in_tool = 1;
+  t->tid = (pid_t)syscall(SYS_gettid);
+  t->start_ns = hp_wall_ns();
+  t->entry_stack_addr = entry_stack_addr;
+  hp_frame *root = &t->frames[0];
+  root->event = hp_rt.root_event;
+  root->param_event = HP_NO_EVENT;
+  root->base_context = root->context = hp_context_hash(0, hp_rt.root_event);
+  root->start_ns = hp_now_ns();
+  root->stack_addr = entry_stack_addr;
+  t->top = 0;
+  t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+  hp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
+  do t->next = head;
+  while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  tls_thread = t;
+  pthread_once(&key_once, make_key);
+  pthread_setspecific(end_key, t);
+  hp_sample_thread_start(t);
+  hp_tool_leave(t);
+  return t;
+}
+
+hp_thread *hp_thread_self(void) {
+  hp_thread *t = tls_thread;
+  return t ? t : hp_thread_create(0);
+}
+
+void hp_thread_end(hp_thread *t) {
+  if (!t || t->ended) return;
+  hp_tool_enter(t);
+  hp_sample_thread_end(t);
+  t->stop_ns = hp_wall_ns();
+  /* Close the timers still open at the thread's end: they are counted as closed then. */
+  t->stop_mono_ns = hp_now_ns();
+  __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+  hp_tool_leave(t);
+}
+
+void hp_thread_after_fork_child(void) {
+  hp_thread *self = tls_thread;
+  /* Only the forking thread exists in the child; the others' states stay allocated but unlisted. */
+  __atomic_store_n(&thread_list, self, __ATOMIC_RELAXED);
+  next_index = 1;
+  if (!self) return;
+  self->next = NULL;
+  self->index = 0;
+  self->tid = (pid_t)syscall(SYS_gettid);
+  self->start_ns = hp_wall_ns();
+  hp_stat_clear(self);
+  self->n_warnings = 0;
+  self->warnings_not_kept = 0;
+  self->drops_alloc = self->drops_depth = 0;
+  uint64_t now = hp_now_ns();
+  /* The open timers go on in the child, measured from the fork. */
+  for (int32_t i = 0; i <= self->top; i++) {
+    hp_frame *f = &self->frames[i];
+    f->start_ns = now;
+    f->child_ns = f->child_ns_at_param = 0;
+    f->child_calls = f->child_calls_at_param = 0;
+    if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;
+  }
+  hp_sample_after_fork_child(self);
+}
+
+void hp_thread_warn(hp_thread *t, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  /* Print each distinct text once per thread; keep up to HP_MAX_WARNINGS texts for the profile. */
+  for (uint32_t i = 0; i < t->n_warnings; i++)
+    if (strcmp(t->warnings[i], msg) == 0) return;
+  if (t->n_warnings < HP_MAX_WARNINGS) {
+    char *copy = strdup(msg);
+    if (copy) {
+      t->warnings[t->n_warnings++] = copy;
+      hp_warn("%s", msg);
+      return;
+    }
+  }
+  t->warnings_not_kept++;
+  if (t->warnings_not_kept == 1) hp_warn("%s (further warnings on this thread are counted, not printed)", msg);
+}

@@ -1,0 +1,110 @@
+/* Per-thread measurement state: the event-context stack and the per-context statistics.
+ *
+ * The signal handler of native/sample reads this structure on its own thread (never another's):
+ * `in_tool`, `top` and the frames at or below `top`. Probes therefore publish a frame before raising
+ * `top`, and set `in_tool` around every change; see hp_probe_enter / hp_probe_leave.
+ */
+#ifndef HP_THREAD_H
+#define HP_THREAD_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HP_MAX_FRAMES 256       /* timers nested deeper than this are counted, not measured */
+#define HP_MAX_WARNINGS 16      /* warning texts kept per thread; the rest are counted */
+#define HP_MAX_METRICS 4
+
+struct hp_sample_thread;        /* owned by native/sample */
+
+/* Statistics of one context on one thread. */
+typedef struct hp_stat {
+  uint64_t context;
+  uint64_t parent;
+  uint32_t event;
+  uint32_t used;                /* 1 when the slot holds a context */
+  uint64_t calls;
+  uint64_t child_calls;
+  uint64_t incl[HP_MAX_METRICS];
+  uint64_t excl[HP_MAX_METRICS];
+} hp_stat;
+
+/* Open-addressing table context -> hp_stat. Grown by building a new table and swapping the pointer;
+ * old tables are kept (not freed) so that a dump from a signal handler never reads freed memory. */
+typedef struct hp_stat_table {
+  uint32_t capacity;            /* power of two */
+  uint32_t count;
+  hp_stat slots[];
+} hp_stat_table;
+
+typedef struct hp_frame {
+  uint64_t context;             /* what children and samples see: the specialised context if a
+                                   parameter was set, else the timer's own context */
+  uint64_t base_context;        /* the timer's own context */
+  uint32_t event;               /* the timer's event id */
+  uint32_t param_event;         /* specialised event id, or HP_NO_EVENT */
+  uint64_t start_ns;
+  uint64_t child_ns;            /* inclusive time of children so far */
+  uint64_t param_start_ns;      /* when the parameter was set */
+  uint64_t child_ns_at_param;   /* child_ns when the parameter was set */
+  uint64_t child_calls;
+  uint64_t child_calls_at_param;
+  uintptr_t stack_addr;         /* caller's stack pointer at start: unwinding stops at the frame
+                                   that holds this address */
+} hp_frame;
+
+#define HP_NO_EVENT UINT32_MAX
+
+typedef struct hp_user_stat {
+  uint32_t event;
+  uint32_t used;
+  uint64_t count;
+  double min, max, sum, sumsqr;
+} hp_user_stat;
+
+typedef struct hp_thread {
+  volatile sig_atomic_t in_tool;   /* non-zero while inside a probe or the runtime */
+  volatile int32_t top;            /* index of the innermost frame; 0 is the root frame */
+  hp_frame frames[HP_MAX_FRAMES];
+  uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
+
+  hp_stat_table *volatile stats;
+  hp_user_stat *user_stats;        /* indexed by user event id, grown like stats */
+  uint32_t user_capacity;
+
+  uint32_t index;                  /* 0.. in order of first appearance */
+  pid_t tid;
+  char name[64];
+  uint64_t start_ns, stop_ns;      /* CLOCK_REALTIME */
+  uint64_t stop_mono_ns;           /* CLOCK_MONOTONIC when the thread ended: open timers close then */
+  int ended;
+  uintptr_t entry_stack_addr;      /* stack pointer at the thread's entry (main / start routine) */
+
+  uint64_t drops_depth;            /* starts beyond HP_MAX_FRAMES */
+  uint64_t drops_alloc;            /* statistics lost because memory could not be had */
+  uint32_t n_warnings;
+  uint64_t warnings_not_kept;
+  char *warnings[HP_MAX_WARNINGS];
+
+  struct hp_sample_thread *sample; /* owned by native/sample; NULL when not sampling */
+  struct hp_thread *next;          /* registry list, newest first */
+} hp_thread;
+
+/* The calling thread's state, created on first use (not async-signal-safe). */
+hp_thread *hp_thread_self(void);
+/* The calling thread's state or NULL; async-signal-safe (one initial-exec TLS read). */
+hp_thread *hp_thread_current(void);
+/* First thread of the registry (newest first); walk with ->next. */
+hp_thread *hp_thread_list(void);
+
+/* Mark entry to / exit from runtime code, so that a sample landing in between is dropped. */
+static inline void hp_tool_enter(hp_thread *t) {
+  t->in_tool = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void hp_tool_leave(hp_thread *t) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->in_tool = 0;
+}
+
+#endif

@@ -1,0 +1,411 @@
+/* Writes the raw measurement file (docs/raw-format.md) at exit, at hyprof_flush() and from the
+ * SIGINT / SIGTERM handler. Everything here is async-signal-safe: memory from mmap (writer.c), no
+ * stdio, no malloc, only system calls; other threads' tables are read as published (thread.h).
+ *
+ * Open timers are not touched: their time so far is added to what is written, so a flush leaves the
+ * running program's measurement intact. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/events.h"
+#include "../core/meta.h"
+#include "../core/runtime.h"
+#include "../core/userevent.h"
+#include "../sample/sample.h"
+#include "writer.h"
+
+static int dumping;
+static char last_path[4400];
+
+const char *hp_dump_last_path(void) { return last_path; }
+
+/* ---- small signal-safe helpers ---- */
+
+static void append(char *dst, size_t cap, const char *s) {
+  size_t n = strlen(dst);
+  while (*s && n + 1 < cap) dst[n++] = *s++;
+  dst[n] = 0;
+}
+
+static void append_u64(char *dst, size_t cap, uint64_t v) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  char out[24];
+  int j = 0;
+  while (n) out[j++] = tmp[--n];
+  out[j] = 0;
+  append(dst, cap, out);
+}
+
+static void say(const char *a, const char *b, const char *c) {
+  ssize_t w = write(2, a, strlen(a));
+  if (b) w = write(2, b, strlen(b));
+  if (c) w = write(2, c, strlen(c));
+  (void)w;
+}
+
+static const char *errno_text(int e) {
+  switch (e) {
+    case EACCES: return "permission denied";
+    case ENOENT: return "no such directory";
+    case ENOSPC: return "no space left on device";
+    case EROFS: return "read-only file system";
+    case EDQUOT: return "disk quota exceeded";
+    case ENOTDIR: return "not a directory";
+    default: return "write failed";
+  }
+}
+
+/* ---- open timers: their contribution so far ---- */
+
+typedef struct open_add {
+  uint64_t context, parent;
+  uint32_t event, written;
+  uint64_t calls, child_calls, incl, excl;
+} open_add;
+
+/* Up to two entries per open frame (timer and parameter specialisation). */
+static open_add opens[2 * HP_MAX_FRAMES];
+
+static int collect_open(const hp_thread *t, uint64_t end) {
+  int n = 0;
+  int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
+  if (top < 0 || top >= HP_MAX_FRAMES) return 0;
+  uint64_t inner_incl = 0, inner_param_incl = 0; /* open child's inclusive time so far */
+  for (int32_t i = top; i >= 0; i--) {
+    const hp_frame *f = &t->frames[i];
+    uint64_t parent = i > 0 ? t->frames[i - 1].context : 0;
+    uint64_t incl = end > f->start_ns ? end - f->start_ns : 0;
+    uint64_t child = f->child_ns + inner_incl;
+    open_add *a = &opens[n++];
+    a->context = f->base_context;
+    a->parent = parent;
+    a->event = f->event;
+    a->written = 0;
+    a->calls = 1;
+    a->child_calls = f->child_calls;
+    a->incl = incl;
+    a->excl = incl > child ? incl - child : 0;
+    if (f->param_event != HP_NO_EVENT) {
+      uint64_t pincl = end > f->param_start_ns ? end - f->param_start_ns : 0;
+      uint64_t pchild = f->child_ns - f->child_ns_at_param + inner_incl;
+      open_add *p = &opens[n++];
+      p->context = f->context;
+      p->parent = parent;
+      p->event = f->param_event;
+      p->written = 0;
+      p->calls = 1;
+      p->child_calls = f->child_calls - f->child_calls_at_param;
+      p->incl = pincl;
+      p->excl = pincl > pchild ? pincl - pchild : 0;
+    }
+    inner_incl = incl;
+    (void)inner_param_incl;
+  }
+  return n;
+}
+
+static open_add *find_open(int n, uint64_t context) {
+  for (int i = 0; i < n; i++)
+    if (opens[i].context == context) return &opens[i];
+  return NULL;
+}
+
+static void write_stat(hp_buf *b, uint64_t context, uint64_t calls, uint64_t child_calls, uint64_t incl,
+                       uint64_t excl) {
+  hp_buf_u64(b, context);
+  hp_buf_u64(b, calls);
+  hp_buf_u64(b, child_calls);
+  hp_buf_u64(b, incl);
+  hp_buf_u64(b, excl);
+}
+
+/* ---- sections ---- */
+
+static void section_info(hp_buf *b, int why, uint64_t stop_wall) {
+  size_t at = hp_buf_section_begin(b, HP_SEC_INFO);
+  uint32_t flags = (hp_rt.forked_child ? 1u : 0) | (why == 1 ? 2u : 0) | (why == 2 ? 4u : 0) |
+                   (hp_rt.run_root ? 8u : 0) | (hp_rt.node_set ? 16u : 0);
+  hp_buf_i64(b, hp_rt.pid);
+  hp_buf_i64(b, hp_rt.ppid);
+  hp_buf_i32(b, hp_rt.node);
+  hp_buf_u32(b, flags);
+  hp_buf_u64(b, hp_rt.start_wall_ns);
+  hp_buf_u64(b, stop_wall);
+  hp_buf_u32(b, 1);
+  hp_buf_str(b, "TIME");
+  unsigned n = hp_meta_count();
+  hp_buf_u32(b, n);
+  for (unsigned i = 0; i < n; i++) {
+    const char *k, *v;
+    hp_meta_get(i, &k, &v);
+    hp_buf_str(b, k);
+    hp_buf_str(b, v);
+  }
+  hp_buf_section_end(b, at);
+}
+
+static void section_events(hp_buf *b) {
+  size_t at = hp_buf_section_begin(b, HP_SEC_EVENTS);
+  uint32_t n = hp_event_count();
+  hp_buf_u32(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    hp_event *e = hp_event_get(i);
+    hp_buf_u32(b, e->id);
+    hp_buf_u8(b, e->kind);
+    hp_buf_u8(b, 0);
+    hp_buf_u8(b, 0);
+    hp_buf_u8(b, 0);
+    hp_buf_u32(b, e->base);
+    hp_buf_str(b, e->name);
+    hp_buf_str(b, e->group);
+  }
+  hp_buf_section_end(b, at);
+}
+
+/* The context table is the union of every thread's contexts; a set in mmap'ed memory removes the
+ * repeats (threads share contexts such as the root). */
+typedef struct ctx_entry {
+  uint64_t context, parent;
+  uint32_t event, used;
+} ctx_entry;
+
+static ctx_entry *ctx_set;
+static size_t ctx_cap, ctx_count;
+
+static void ctx_add(uint64_t context, uint64_t parent, uint32_t event) {
+  if (!ctx_set) return;
+  size_t mask = ctx_cap - 1;
+  for (size_t i = context & mask;; i = (i + 1) & mask) {
+    if (!ctx_set[i].used) {
+      ctx_set[i] = (ctx_entry){context, parent, event, 1};
+      ctx_count++;
+      return;
+    }
+    if (ctx_set[i].context == context) return;
+  }
+}
+
+static uint64_t thread_end_mono(const hp_thread *t, uint64_t now) {
+  return __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE) ? t->stop_mono_ns : now;
+}
+
+static void section_contexts(hp_buf *b, uint64_t now) {
+  size_t total = 0;
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+    total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
+  }
+  ctx_cap = 1024;
+  while (ctx_cap < total * 2) ctx_cap *= 2;
+  void *p = mmap(NULL, ctx_cap * sizeof(ctx_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ctx_set = p == MAP_FAILED ? NULL : p;
+  ctx_count = 0;
+  if (!ctx_set) b->failed = 1;
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; tb && i < tb->capacity; i++)
+      if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE))
+        ctx_add(tb->slots[i].context, tb->slots[i].parent, tb->slots[i].event);
+    int n = collect_open(t, thread_end_mono(t, now));
+    for (int i = 0; i < n; i++) ctx_add(opens[i].context, opens[i].parent, opens[i].event);
+  }
+  size_t at = hp_buf_section_begin(b, HP_SEC_CONTEXTS);
+  hp_buf_u32(b, (uint32_t)ctx_count);
+  for (size_t i = 0; ctx_set && i < ctx_cap; i++) {
+    if (!ctx_set[i].used) continue;
+    hp_buf_u64(b, ctx_set[i].context);
+    hp_buf_u64(b, ctx_set[i].parent);
+    hp_buf_u32(b, ctx_set[i].event);
+    hp_buf_u32(b, 0);
+  }
+  hp_buf_section_end(b, at);
+  if (ctx_set) munmap(ctx_set, ctx_cap * sizeof(ctx_entry));
+  ctx_set = NULL;
+}
+
+static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_wall) {
+  size_t at = hp_buf_section_begin(b, HP_SEC_THREAD);
+  int ended = __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
+  hp_buf_u32(b, t->index);
+  hp_buf_i64(b, t->tid);
+  hp_buf_str(b, t->name);
+  hp_buf_u64(b, t->start_ns);
+  hp_buf_u64(b, ended ? t->stop_ns : now_wall);
+  hp_buf_u32(b, ended ? 1u : 0u);
+
+  int n_open = collect_open(t, thread_end_mono(t, now));
+  hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+  uint32_t n_stats = 0;
+  for (uint32_t i = 0; tb && i < tb->capacity; i++)
+    if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE)) {
+      n_stats++;
+      open_add *a = find_open(n_open, tb->slots[i].context);
+      if (a) a->written = 1;
+    }
+  for (int i = 0; i < n_open; i++)
+    if (!opens[i].written) n_stats++;
+  hp_buf_u32(b, n_stats);
+  uint32_t written = 0;
+  for (uint32_t i = 0; tb && i < tb->capacity && written < n_stats; i++) {
+    const hp_stat *s = &tb->slots[i];
+    if (!__atomic_load_n(&s->used, __ATOMIC_ACQUIRE)) continue;
+    open_add *a = find_open(n_open, s->context);
+    if (a)
+      write_stat(b, s->context, s->calls + a->calls, s->child_calls + a->child_calls, s->incl[0] + a->incl,
+                 s->excl[0] + a->excl);
+    else
+      write_stat(b, s->context, s->calls, s->child_calls, s->incl[0], s->excl[0]);
+    written++;
+  }
+  for (int i = 0; i < n_open; i++)
+    if (!opens[i].written) write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
+
+  /* Timers open now (the root excepted: it always is). */
+  int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
+  hp_buf_u32(b, top > 0 ? (uint32_t)top : 0);
+  for (int32_t i = 1; i <= top; i++) hp_buf_u64(b, t->frames[i].base_context);
+
+  uint32_t cap = __atomic_load_n(&t->user_capacity, __ATOMIC_ACQUIRE);
+  hp_user_stat *us = __atomic_load_n(&t->user_stats, __ATOMIC_ACQUIRE);
+  uint32_t n_user = 0;
+  for (uint32_t i = 0; us && i < cap; i++) n_user += us[i].used ? 1 : 0;
+  hp_buf_u32(b, n_user);
+  for (uint32_t i = 0; us && i < cap; i++) {
+    if (!us[i].used) continue;
+    hp_buf_u32(b, i);
+    hp_buf_u64(b, us[i].count);
+    hp_buf_f64(b, us[i].min);
+    hp_buf_f64(b, us[i].max);
+    hp_buf_f64(b, us[i].sum);
+    hp_buf_f64(b, us[i].sumsqr);
+  }
+
+  uint32_t n_drop = (t->drops_depth ? 1 : 0) + (t->drops_alloc ? 1 : 0) + (t->warnings_not_kept ? 1 : 0) +
+                    hp_sample_drop_entries(t);
+  hp_buf_u32(b, n_drop);
+  if (t->drops_depth) {
+    hp_buf_str(b, "timers_nested_too_deep");
+    hp_buf_u64(b, t->drops_depth);
+  }
+  if (t->drops_alloc) {
+    hp_buf_str(b, "out_of_memory");
+    hp_buf_u64(b, t->drops_alloc);
+  }
+  if (t->warnings_not_kept) {
+    hp_buf_str(b, "warnings_not_kept");
+    hp_buf_u64(b, t->warnings_not_kept);
+  }
+  hp_sample_write_drops(t, b);
+
+  uint32_t n_warn = t->n_warnings < HP_MAX_WARNINGS ? t->n_warnings : HP_MAX_WARNINGS;
+  hp_buf_u32(b, n_warn);
+  for (uint32_t i = 0; i < n_warn; i++) hp_buf_str(b, t->warnings[i]);
+  hp_buf_section_end(b, at);
+}
+
+static void section_user_events(hp_buf *b) {
+  size_t at = hp_buf_section_begin(b, HP_SEC_USER_EVENTS);
+  uint32_t n = hp_user_event_count();
+  hp_buf_u32(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    hp_buf_u32(b, i);
+    hp_buf_str(b, hp_user_event_name(i));
+  }
+  hp_buf_section_end(b, at);
+}
+
+/* ---- the file ---- */
+
+static void file_name(char *out, size_t cap) {
+  struct utsname u;
+  out[0] = 0;
+  append(out, cap, hp_cfg.raw_dir);
+  append(out, cap, "/hyprof.");
+  append(out, cap, uname(&u) == 0 ? u.nodename : "host");
+  append(out, cap, ".");
+  append_u64(out, cap, (uint64_t)hp_rt.pid);
+  append(out, cap, ".");
+  append_u64(out, cap, hp_rt.start_wall_ns / 1000);
+  append(out, cap, ".raw");
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int hp_dump(int why) {
+  if (!hp_rt.initialised || hp_rt.disabled) return -1;
+  if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL)) return -1; /* a dump is under way */
+  int saved_errno = errno;
+  if (why != 2) hp_sample_stop_all();
+  uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
+  hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
+  hp_sample_add_metadata();
+
+  hp_buf b = {0};
+  hp_buf_bytes(&b, "HYPROFRW", 8);
+  hp_buf_u32(&b, 1);
+  hp_buf_u32(&b, 0);
+  section_info(&b, why, now_wall);
+  section_events(&b);
+  section_contexts(&b, now);
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
+  section_user_events(&b);
+  hp_sample_write_sections(&b);
+  size_t at = hp_buf_section_begin(&b, HP_SEC_END);
+  hp_buf_u32(&b, b.sections);
+  hp_buf_section_end(&b, at);
+
+  int rc = -1;
+  char path[4400], tmp[4450];
+  file_name(path, sizeof path);
+  tmp[0] = 0;
+  append(tmp, sizeof tmp, path);
+  append(tmp, sizeof tmp, ".tmp");
+  if (b.failed) {
+    say("hyprof: out of memory while writing the measurements of this process; nothing written", NULL, "\n");
+  } else {
+    mkdir(hp_cfg.raw_dir, 0777); /* one level, as PROFILEDIR users expect; an error shows at open */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, b.data, b.len) != 0) {
+      int e = errno;
+      say("hyprof: cannot write the measurements to ", hp_cfg.raw_dir, ": ");
+      say(errno_text(e), "\n", NULL);
+      if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+      }
+    } else if (close(fd) != 0 || rename(tmp, path) != 0) {
+      say("hyprof: cannot write the measurements to ", path, "\n");
+      unlink(tmp);
+    } else {
+      memcpy(last_path, path, strlen(path) + 1);
+      rc = 0;
+    }
+  }
+  hp_buf_free(&b);
+  errno = saved_errno;
+  __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+  return rc;
+}

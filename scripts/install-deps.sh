@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hyprof builds and tests with. Run as root or with sudo available.
+#   compilers and tools: gcc, g++, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3
+#   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
+#   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
+#   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record)
+set -euo pipefail
+packages=(build-essential python3 clang llvm binutils libunwind-dev libpapi-dev libomp-dev
+  openmpi-bin libopenmpi-dev chromium linux-perf)
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all Debian packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,67 @@
+/**
+ * A TAU profile in memory: what `profile.<node>.<context>.<thread>` files hold
+ * (shared/TAU-FORMAT.md). The writer turns this into files, the reader files into this; reports,
+ * the viewer and the exporters work on it.
+ */
+
+/** One event line: `"<name>" <calls> <subrs> <excl> <incl> 0 GROUP="<group>"`. */
+export interface TauEvent {
+  name: string;
+  calls: number;
+  subrs: number;
+  /** Exclusive value in the metric's unit (TIME: microseconds). */
+  excl: number;
+  /** Inclusive value in the metric's unit. */
+  incl: number;
+  group: string;
+}
+
+/** One atomic user event line: `"<name>" <count> <max> <min> <mean> <sumsqr>`. */
+export interface TauUserEvent {
+  name: string;
+  count: number;
+  max: number;
+  min: number;
+  mean: number;
+  sumsqr: number;
+}
+
+/** One thread's file for one metric. */
+export interface TauThreadProfile {
+  node: number;
+  context: number;
+  thread: number;
+  /** Metric name (from the `Metric Name` attribute, else line 1). */
+  metric: string;
+  events: TauEvent[];
+  userEvents: TauUserEvent[];
+  /** Metadata attributes in file order. */
+  metadata: Array<[string, string]>;
+}
+
+/** A whole profile directory: every thread, every metric. */
+export interface TauProfile {
+  /** Directory read from (or to be written to). */
+  dir: string;
+  /** Metric names; one entry per metric. */
+  metrics: string[];
+  /** threads[metricIndex] = the thread profiles of that metric, sorted by node, context, thread. */
+  threads: TauThreadProfile[][];
+}
+
+/** Event-path separator, as TAU writes it between events. */
+export const PATH_SEP = ' => ';
+
+/** True when the event name is an event path ("a => b"). */
+export function isCallpath(e: TauEvent): boolean {
+  return e.group.split('|').some((g) => g.trim() === 'TAU_CALLPATH');
+}
+
+export function threadLabel(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread'>): string {
+  return `n,c,t ${t.node},${t.context},${t.thread}`;
+}
+
+/** A name as TAU's readers show it: runs of spaces collapsed, trimmed. Files keep TAU's exact names. */
+export function displayName(name: string): string {
+  return name.replace(/ {2,}/g, ' ').trim();
+}

@@ -1,0 +1,139 @@
+/**
+ * Reads TAU profile directories: hyprof's own and TAU's (shared/reference/tau/). Follows the rules of
+ * TAU's readers (shared/TAU-FORMAT.md) and rejects what they would reject, with a message naming the
+ * file and the line.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../cli/errors.js';
+import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
+
+const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
+
+/** Profile files of one directory, sorted by node, context, thread. */
+function profileFiles(dir: string): Array<{ file: string; node: number; context: number; thread: number }> {
+  const found = [];
+  for (const f of readdirSync(dir)) {
+    const m = FILE_RE.exec(f);
+    if (m) found.push({ file: join(dir, f), node: +m[1], context: +m[2], thread: +m[3] });
+  }
+  found.sort((a, b) => a.node - b.node || a.context - b.context || a.thread - b.thread);
+  return found;
+}
+
+function fail(file: string, line: number, what: string): never {
+  throw new UserError(`${file}:${line}: not a TAU profile: ${what}`);
+}
+
+const NUM = String.raw`(-?[0-9.]+(?:[eE][-+]?\d+)?|nan|-?inf)`;
+const EVENT_RE = new RegExp(String.raw`^"(.*)" ${NUM} ${NUM} ${NUM} ${NUM} ${NUM}(?: GROUP="(.*)")?\s*$`);
+const USER_RE = new RegExp(String.raw`^"(.*)" ${NUM} ${NUM} ${NUM} ${NUM} ${NUM}\s*$`);
+
+function parseMetadata(file: string, header: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const start = header.indexOf('<metadata>');
+  if (start < 0) return out;
+  const end = header.indexOf('</metadata>', start);
+  if (end < 0) fail(file, 2, 'metadata block is not closed');
+  const body = header.slice(start, end);
+  const re = /<attribute><name>([\s\S]*?)<\/name><value>([\s\S]*?)<\/value><\/attribute>/g;
+  for (let m = re.exec(body); m; m = re.exec(body)) out.push([unescapeXml(m[1]), unescapeXml(m[2])]);
+  return out;
+}
+
+export function unescapeXml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** Parse one profile file's text. */
+export function parseThreadProfile(
+  file: string,
+  text: string,
+  ids: { node: number; context: number; thread: number },
+): TauThreadProfile {
+  const lines = text.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const first = /^(\d+) templated_functions(?:_MULTI_(.*))?\s*$/.exec(lines[0] ?? '');
+  if (!first) fail(file, 1, 'expected "<N> templated_functions_MULTI_<metric>"');
+  const n = Number(first[1]);
+  if (!(lines[1] ?? '').startsWith('# Name Calls Subrs Excl Incl ProfileCalls')) {
+    fail(file, 2, 'expected the "# Name Calls Subrs Excl Incl ProfileCalls" header line');
+  }
+  const metadata = parseMetadata(file, lines[1]);
+  const metric = metadata.find(([k]) => k === 'Metric Name')?.[1] ?? first[2] ?? 'TIME';
+  const events: TauEvent[] = [];
+  for (let i = 0; i < n; i++) {
+    const lineNo = i + 3;
+    const line = lines[i + 2];
+    if (line === undefined) fail(file, lineNo, `expected ${n} event lines, found ${i}`);
+    const m = EVENT_RE.exec(line);
+    if (!m) fail(file, lineNo, 'expected an event line "<name>" <calls> <subrs> <excl> <incl> 0 GROUP="..."');
+    const values = [m[2], m[3], m[4], m[5]].map(Number);
+    if (values.some((v) => !(v >= 0))) fail(file, lineNo, 'negative or invalid value');
+    events.push({
+      name: m[1],
+      calls: values[0],
+      subrs: values[1],
+      excl: values[2],
+      incl: values[3],
+      group: m[7] ?? '',
+    });
+  }
+  let at = n + 2;
+  const agg = /^(\d+) aggregates\s*$/.exec(lines[at] ?? '');
+  if (!agg) fail(file, at + 1, `expected "0 aggregates" after ${n} event lines`);
+  at += 1 + Number(agg[1]);
+  const userEvents: TauUserEvent[] = [];
+  if (at < lines.length) {
+    const ue = /^(\d+) userevents\s*$/.exec(lines[at]);
+    if (!ue) fail(file, at + 1, 'expected "<k> userevents" or the end of the file');
+    const k = Number(ue[1]);
+    at += 2; // count line and "# eventname numevents max min mean sumsqr"
+    for (let i = 0; i < k; i++, at++) {
+      const m = USER_RE.exec(lines[at] ?? '');
+      if (!m) fail(file, at + 1, 'expected a user event line "<name>" <count> <max> <min> <mean> <sumsqr>');
+      userEvents.push({
+        name: m[1],
+        count: Number(m[2]),
+        max: Number(m[3]),
+        min: Number(m[4]),
+        mean: Number(m[5]),
+        sumsqr: Number(m[6]),
+      });
+    }
+    if (at < lines.length) fail(file, at + 1, 'unexpected text after the user events');
+  }
+  return { ...ids, metric, events, userEvents, metadata };
+}
+
+/** Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories. */
+export function readTauProfileDir(dir: string): TauProfile {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new UserError(`${dir}: no such directory`);
+  }
+  if (!st.isDirectory()) throw new UserError(`${dir}: not a directory`);
+  const metricDirs = readdirSync(dir)
+    .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
+    .sort();
+  const sets = metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir];
+  const profile: TauProfile = { dir, metrics: [], threads: [] };
+  for (const set of sets) {
+    const files = profileFiles(set);
+    if (files.length === 0) continue;
+    const threads = files.map((f) => parseThreadProfile(f.file, readFileSync(f.file, 'utf8'), f));
+    profile.metrics.push(threads[0].metric);
+    profile.threads.push(threads);
+  }
+  if (profile.metrics.length === 0) {
+    throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+  }
+  return profile;
+}

@@ -1,0 +1,245 @@
+/**
+ * The native core on real programs: exact call counts, child calls, time conservation, phases and
+ * parameters, 64 threads, misuse, fork, SIGTERM, TAU.h — read back from the raw file the runtime
+ * wrote (src/samples/raw-reader.ts).
+ */
+import test from 'ava';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRawFile } from '../src/samples/raw-reader.js';
+import type { RawProcess, RawStat, RawThread } from '../src/samples/raw-model.js';
+import { compileC, run, tmpDir } from './helpers/native.js';
+
+/** Run a program with the runtime writing raw files only (no resolve) into a fresh directory. */
+async function measure(exe: string, args: string[] = [], env: Record<string, string> = {}) {
+  const dir = tmpDir('raw');
+  const result = await run(exe, args, {
+    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', ...env },
+  });
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.raw'))
+    .map((f) => join(dir, f));
+  return { result, dir, processes: files.map(readRawFile) };
+}
+
+function eventId(p: RawProcess, name: string): number {
+  const e = p.events.find((ev) => ev.name === name);
+  if (!e) throw new Error(`no event ${name} in ${p.events.map((x) => x.name).join(', ')}`);
+  return e.id;
+}
+
+/** Statistics of every context of `name` on a thread. */
+function statsOf(p: RawProcess, t: RawThread, name: string): RawStat[] {
+  const id = eventId(p, name);
+  return t.stats.filter((s) => p.contexts.get(s.context)?.event === id);
+}
+
+function total(stats: RawStat[], key: 'calls' | 'childCalls'): number {
+  return stats.reduce((a, s) => a + s[key], 0);
+}
+
+/** Path of event names from the root to a context. */
+function pathOf(p: RawProcess, context: bigint): string[] {
+  const names: string[] = [];
+  for (let c = p.contexts.get(context); c; c = c.parent ? p.contexts.get(c.parent) : undefined) {
+    names.unshift(p.events[c.event].name);
+  }
+  return names;
+}
+
+for (const cc of ['gcc', 'clang'] as const) {
+  test(`${cc}: exact calls, child calls, nesting and conserved time`, async (t) => {
+    const exe = compileC(`core_nesting_${cc}`, ['core_nesting.c'], { cc });
+    const { result, processes } = await measure(exe);
+    t.is(result.code, 0, result.stderr);
+    t.is(processes.length, 1);
+    const p = processes[0];
+    t.is(p.threads.length, 1);
+    const th = p.threads[0];
+
+    const root = statsOf(p, th, '.TAU application');
+    t.is(root.length, 1);
+    t.is(root[0].calls, 1);
+    t.is(root[0].childCalls, 1, 'the root has one child: main');
+    const main = statsOf(p, th, 'main');
+    t.is(total(main, 'calls'), 1);
+    t.is(total(main, 'childCalls'), 5, 'main: 3 outer + 2 phases');
+    const outer = statsOf(p, th, 'outer');
+    t.is(total(outer, 'calls'), 3);
+    t.is(total(outer, 'childCalls'), 6);
+    const inner = statsOf(p, th, 'inner');
+    t.is(total(inner, 'calls'), 6);
+    t.deepEqual(pathOf(p, inner[0].context), ['.TAU application', 'main', 'outer', 'inner']);
+    t.is(p.events[eventId(p, 'inner')].group, 'MY_GROUP');
+
+    // Phases and parameters: the parameter specialises the running timer and becomes its context.
+    const phase = p.events.find((e) => e.name === 'Iteration 1');
+    t.truthy(phase);
+    t.is(phase!.group, 'TAU_USER|TAU_PHASE');
+    t.is(phase!.kind, 1);
+    const spec = p.events.find((e) => e.name === 'kernel  [ <size> = <256> ]  ');
+    t.truthy(spec, 'parameter event named as TAU names it');
+    t.is(spec!.group, 'TAU_PARAM | TAU_USER');
+    t.is(spec!.base, eventId(p, 'kernel'));
+    const specStats = statsOf(p, th, 'kernel  [ <size> = <256> ]  ');
+    t.is(total(specStats, 'calls'), 1);
+    t.deepEqual(pathOf(p, specStats[0].context), ['.TAU application', 'main', 'Iteration 1', 'kernel  [ <size> = <256> ]  ']);
+    t.is(total(statsOf(p, th, 'kernel'), 'calls'), 2);
+
+    // Every statistic: inclusive >= exclusive; exclusive times of all timer contexts sum exactly to
+    // the root's inclusive time (each nanosecond belongs to exactly one running timer).
+    for (const s of th.stats) t.true(s.incl[0] >= s.excl[0]);
+    const nonParam = th.stats.filter((s) => p.events[p.contexts.get(s.context)!.event].kind !== 2);
+    const exclSum = nonParam.reduce((a, s) => a + s.excl[0], 0);
+    t.is(exclSum, root[0].incl[0]);
+
+    // User event: count, min, max, sum, sum of squares.
+    const ue = [...p.userEvents.entries()].find(([, n]) => n === 'message size');
+    t.truthy(ue);
+    const us = th.userStats.find((u) => u.userEvent === ue![0]);
+    t.deepEqual(
+      us && [us.count, us.min, us.max, us.sum, us.sumsqr],
+      [4, 10, 40, 100, 100 + 400 + 900 + 1600],
+    );
+    t.deepEqual(th.warnings, []);
+    t.deepEqual(th.open, []);
+  });
+}
+
+test('64 threads, numbered in order of first appearance, one never calling a probe', async (t) => {
+  const exe = compileC('core_threads', ['core_threads.c']);
+  const { result, processes } = await measure(exe, ['64']);
+  t.is(result.code, 0, result.stderr);
+  const p = processes[0];
+  t.is(p.threads.length, 66, 'main + 64 workers + the silent thread');
+  const byIndex = [...p.threads].sort((a, b) => a.index - b.index);
+  t.deepEqual(
+    byIndex.map((th) => th.index),
+    Array.from({ length: 66 }, (_, i) => i),
+  );
+  for (let k = 0; k < 64; k++) {
+    const th = byIndex[k + 1];
+    t.is(total(statsOf(p, th, 'work'), 'calls'), k + 1, `thread ${k + 1}`);
+  }
+  const silent = byIndex[65];
+  t.is(statsOf(p, silent, '.TAU application')[0].calls, 1, 'a thread without probes still has its root');
+  t.is(new Set(p.threads.map((th) => th.tid)).size, 66);
+});
+
+test('misuse gives one clear warning each and a consistent profile', async (t) => {
+  const exe = compileC('core_misuse', ['core_misuse.c']);
+  const { result, processes } = await measure(exe);
+  t.is(result.code, 0);
+  const err = result.stderr;
+  t.regex(err, /stop of 'never started' while no timer is running on thread 0; ignored/);
+  t.regex(err, /parameter 'size' set while no timer is running on thread 0; ignored/);
+  t.regex(err, /stop of 'A' while 'B', started inside it, is still running on thread 0; 'B' is stopped too/);
+  t.regex(err, /stop of 'D', which is not running on thread 0 \(innermost running: 'C'\); ignored/);
+  t.is(err.match(/stop of 'A'/g)?.length, 1, 'each warning once');
+  const p = processes[0];
+  const th = p.threads[0];
+  t.is(total(statsOf(p, th, 'A'), 'calls'), 1);
+  t.is(total(statsOf(p, th, 'B'), 'calls'), 1);
+  t.is(total(statsOf(p, th, 'C'), 'calls'), 1);
+  t.is(th.warnings.length, 4);
+  // The timer left running is closed when the file is written and named as open.
+  const left = statsOf(p, th, 'left running');
+  t.is(total(left, 'calls'), 1);
+  t.deepEqual(th.open, [left[0].context]);
+  const root = statsOf(p, th, '.TAU application')[0];
+  const exclSum = th.stats.reduce((a, s) => a + s.excl[0], 0);
+  t.is(exclSum, root.incl[0]);
+});
+
+test('a forked child writes its own file without the parent data', async (t) => {
+  const exe = compileC('core_fork', ['core_fork.c']);
+  const { result, processes } = await measure(exe);
+  t.is(result.code, 0, result.stderr);
+  t.is(processes.length, 2);
+  const child = processes.find((p) => p.info.flags & 1)!;
+  const parent = processes.find((p) => !(p.info.flags & 1))!;
+  t.truthy(child && parent);
+  t.is(child.info.ppid, parent.info.pid);
+  const ct = child.threads;
+  t.is(ct.length, 1);
+  t.is(total(statsOf(child, ct[0], 'child work'), 'calls'), 3);
+  t.is(total(statsOf(child, ct[0], 'before fork'), 'calls'), 0, 'parent data not duplicated');
+  t.is(total(statsOf(child, ct[0], 'around fork'), 'calls'), 1);
+  const pt = parent.threads[0];
+  t.is(total(statsOf(parent, pt, 'before fork'), 'calls'), 1);
+  t.is(total(statsOf(parent, pt, 'parent work'), 'calls'), 1);
+  t.throws(() => eventId(parent, 'child work'), undefined, 'the child registered its event after the fork');
+});
+
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${sig} in the middle of a run still leaves the measurements`, async (t) => {
+    const exe = compileC(`core_sigterm_${sig}`, ['core_sigterm.c']);
+    const dir = tmpDir('sig');
+    const result = await run(exe, [], {
+      env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0' },
+      onSpawn: (child) => {
+        child.stdout!.on('data', (d: Buffer) => {
+          if (d.toString().includes('ready')) setTimeout(() => child.kill(sig), 200);
+        });
+      },
+    });
+    t.is(result.signal, sig, 'the default action of the signal still happens');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+    t.is(files.length, 1);
+    const p = readRawFile(join(dir, files[0]));
+    t.truthy(p.info.flags & 2, 'written from the signal handler');
+    const th = p.threads[0];
+    t.true(total(statsOf(p, th, 'step'), 'calls') > 10);
+    t.is(total(statsOf(p, th, 'endless loop'), 'calls'), 1);
+    t.is(th.open.length >= 1, true, 'the endless loop was still open');
+  });
+}
+
+for (const cxx of ['g++', 'clang++'] as const) {
+  test(`TAU.h program compiles unchanged with ${cxx} and records TAU names`, async (t) => {
+    const exe = compileC(`core_tau_${cxx}`, ['core_tau_api.cc'], { cc: cxx });
+    const { result, processes } = await measure(exe);
+    t.is(result.code, 0, result.stderr);
+    const p = processes[0];
+    const th = p.threads[0];
+    t.is(total(statsOf(p, th, 'compute int (int)'), 'calls'), 3);
+    t.is(total(statsOf(p, th, 'main int (int, char **)'), 'calls'), 1);
+    t.is(p.events[eventId(p, 'main int (int, char **)')].group, 'TAU_DEFAULT');
+    t.is(p.events[eventId(p, 'Iteration 2')].group, 'TAU_USER|TAU_PHASE');
+    t.truthy(p.events.find((e) => e.name === 'Iteration 1  [ <n> = <200> ]  '));
+    t.is(total(statsOf(p, th, 'by name'), 'calls'), 1);
+    const ue = [...p.userEvents.entries()].find(([, n]) => n === 'bytes sent')!;
+    t.is(th.userStats.find((u) => u.userEvent === ue[0])?.count, 3);
+  });
+}
+
+test('configuration: TAU aliases are honoured, malformed values warn once with the value used', async (t) => {
+  const exe = compileC('core_config', ['core_misuse.c']);
+  const { result, processes } = await measure(exe, [], {
+    TAU_CALLPATH: 'off',
+    HYPROF_CALLPATH_DEPTH: 'abc',
+    HYPROF_VERBOSE: 'maybe',
+  });
+  t.is(result.code, 0);
+  t.regex(result.stderr, /hyprof: HYPROF_CALLPATH_DEPTH=abc is not a whole number from 1 to 100000; using 100/);
+  t.regex(result.stderr, /hyprof: HYPROF_VERBOSE=maybe is not a boolean \(1\/0, on\/off, true\/false, yes\/no\); using 0/);
+  t.is(result.stderr.match(/HYPROF_CALLPATH_DEPTH=abc/g)?.length, 1);
+  const attrs = new Map(processes[0].info.attributes);
+  t.is(attrs.get('TAU_CALLPATH'), 'off');
+  t.is(attrs.get('HYPROF_CALLPATH_DEPTH'), '100');
+});
+
+test('an unwritable measurement directory is reported and the program exits normally', async (t) => {
+  const exe = compileC('core_unwritable', ['core_nesting.c']);
+  const result = await run(exe, [], { env: { HYPROF_RAW_DIR: '/proc/hyprof-cannot-be-here', HYPROF_RESOLVE: '0' } });
+  t.is(result.code, 0);
+  t.regex(result.stderr, /hyprof: cannot write the measurements to \/proc\/hyprof-cannot-be-here: /);
+});
+
+test('HYPROF_DISABLE=1 measures nothing and writes nothing', async (t) => {
+  const exe = compileC('core_disabled', ['core_nesting.c']);
+  const { result, processes } = await measure(exe, [], { HYPROF_DISABLE: '1' });
+  t.is(result.code, 0);
+  t.is(processes.length, 0);
+  t.is(result.stderr, '');
+});
