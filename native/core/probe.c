@@ -133,20 +133,17 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
 }
 
 /* Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
- * since a buffer may be reused for another name) spares the registry lock. */
-#define NAME_CACHE 64
-static __thread struct {
-  const char *ptr;
-  hp_event *event;
-} name_cache[2][NAME_CACHE];
+ * since a buffer may be reused for another name) spares the registry lock. It lives in the thread
+ * state, not in TLS: the addon is dlopen'ed, where static TLS is scarce. */
+#define NAME_CACHE (sizeof(((hp_thread *)0)->name_cache[0]) / sizeof(((hp_thread *)0)->name_cache[0][0]))
 
-static hp_event *named(const char *name, int phase) {
+static hp_event *named(hp_thread *t, const char *name, int phase) {
   size_t slot = ((uintptr_t)name >> 4) % NAME_CACHE;
-  hp_event *c = name_cache[phase][slot].event;
-  if (name_cache[phase][slot].ptr == name && c && strcmp(c->name, name) == 0) return c;
+  hp_event *c = t->name_cache[phase][slot].event;
+  if (t->name_cache[phase][slot].ptr == name && c && strcmp(c->name, name) == 0) return c;
   hp_event *e = phase ? (hp_event *)hyprof_phase(name, NULL) : (hp_event *)hyprof_event(name, NULL);
-  name_cache[phase][slot].ptr = name;
-  name_cache[phase][slot].event = e;
+  t->name_cache[phase][slot].ptr = name;
+  t->name_cache[phase][slot].event = e;
   return e;
 }
 
@@ -154,14 +151,14 @@ HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
-  hp_event *e = named(name, 0);
+  hp_event *e = named(t, name, 0);
   if (e) push(t, e->id, cfa);
 }
 
 HP_EXPORT void hyprof_stop_named(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
-  hp_event *e = named(name, 0);
+  hp_event *e = named(t, name, 0);
   if (e) pop(t, e->id);
 }
 
@@ -169,14 +166,14 @@ HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
-  hp_event *e = named(name, 1);
+  hp_event *e = named(t, name, 1);
   if (e) push(t, e->id, cfa);
 }
 
 HP_EXPORT void hyprof_phase_stop(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
-  hp_event *e = named(name, 1);
+  hp_event *e = named(t, name, 1);
   if (e) pop(t, e->id);
 }
 

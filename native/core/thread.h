@@ -87,6 +87,10 @@ typedef struct hp_thread {
   char *warnings[HP_MAX_WARNINGS];
 
   struct hp_sample_thread *sample; /* owned by native/sample; NULL when not sampling */
+  struct {                         /* probe.c: name -> event cache of start_named / stop_named */
+    const char *ptr;
+    void *event;
+  } name_cache[2][64];
   struct hp_thread *next;          /* registry list, newest first */
 } hp_thread;
 
