@@ -13,6 +13,7 @@
 #include "events.h"
 #include "hyprof.h"
 #include "runtime.h"
+#include "stack.h"
 #include "stats.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
@@ -21,27 +22,32 @@
 
 static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 
-static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
-  hp_tool_enter(t);
+static void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
   if (top + 1 >= HP_MAX_FRAMES) {
     t->overflow_depth++;
     t->drops_depth++;
-    hp_tool_leave(t);
     return;
   }
   hp_frame *parent = &t->frames[top];
   hp_frame *f = &t->frames[top + 1];
   f->event = event;
   f->param_event = HP_NO_EVENT;
-  f->base_context = f->context = hp_context_hash(parent->context, event);
+  f->parent_context = under ? *under : parent->context;
+  f->base_context = f->context = hp_context_hash(f->parent_context, event);
   f->start_ns = now;
   f->child_ns = 0;
   f->child_calls = 0;
   f->stack_addr = cfa;
-  parent->child_calls++;
+  f->flags = flags;
+  if (!(flags & HP_FRAME_NO_STATS)) parent->child_calls++;
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
+}
+
+static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+  hp_tool_enter(t);
+  push_frame(t, event, NULL, cfa, 0);
   hp_tool_leave(t);
 }
 
@@ -50,8 +56,10 @@ static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
   hp_frame *p = &t->frames[level - 1];
   uint64_t incl = now - f->start_ns;
+  p->child_ns += incl;
+  if (f->flags & HP_FRAME_NO_STATS) return;
   uint64_t excl = incl > f->child_ns ? incl - f->child_ns : 0;
-  hp_stat *s = hp_stat_get(t, f->base_context, p->context, f->event);
+  hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
   if (s) {
     s->calls++;
     s->child_calls += f->child_calls;
@@ -61,7 +69,7 @@ static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   if (f->param_event != HP_NO_EVENT) {
     uint64_t pincl = now - f->param_start_ns;
     uint64_t pchild = f->child_ns - f->child_ns_at_param;
-    hp_stat *ps = hp_stat_get(t, f->context, p->context, f->param_event);
+    hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
     if (ps) {
       ps->calls++;
       ps->child_calls += f->child_calls - f->child_calls_at_param;
@@ -69,7 +77,6 @@ static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
       ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
     }
   }
-  p->child_ns += incl;
 }
 
 static const char *event_name(uint32_t id) {
@@ -188,7 +195,6 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
     return;
   }
   hp_frame *f = &t->frames[top];
-  hp_frame *p = &t->frames[top - 1];
   hp_event *base = hp_event_get(f->event);
   /* A second parameter on the same timer closes the first one's interval and specialises further. */
   hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
@@ -196,7 +202,7 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   if (f->param_event != HP_NO_EVENT) {
     uint64_t pincl = now - f->param_start_ns;
     uint64_t pchild = f->child_ns - f->child_ns_at_param;
-    hp_stat *ps = hp_stat_get(t, f->context, p->context, f->param_event);
+    hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
     if (ps) {
       ps->calls++;
       ps->child_calls += f->child_calls - f->child_calls_at_param;
@@ -217,7 +223,7 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
     f->param_start_ns = hp_now_ns();
     f->child_ns_at_param = f->child_ns;
     f->child_calls_at_param = f->child_calls;
-    f->context = hp_context_hash(p->context, pe->id);
+    f->context = hp_context_hash(f->parent_context, pe->id);
   }
   hp_tool_leave(t);
 }
@@ -254,4 +260,35 @@ HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, co
   else
     snprintf(full, sizeof full, "%s", name);
   return phase ? hyprof_phase(full, group) : hyprof_event(full, group);
+}
+
+/* ---- the internal stack API of stack.h (OpenMP tool, Node addon) ---- */
+
+uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
+
+void hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
+  int was_in_tool = t->in_tool;
+  hp_tool_enter(t);
+  push_frame(t, event, &parent_context, cfa, flags);
+  if (!was_in_tool) hp_tool_leave(t);
+}
+
+void hp_stack_pop_event(hp_thread *t, uint32_t event) {
+  int was_in_tool = t->in_tool;
+  pop(t, event);
+  if (was_in_tool) hp_tool_enter(t);
+}
+
+void hp_stat_record(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event, uint64_t calls,
+                    uint64_t child_calls, uint64_t incl_ns, uint64_t excl_ns) {
+  int was_in_tool = t->in_tool;
+  hp_tool_enter(t);
+  hp_stat *s = hp_stat_get(t, context, parent, event);
+  if (s) {
+    s->calls += calls;
+    s->child_calls += child_calls;
+    s->incl[0] += incl_ns;
+    s->excl[0] += excl_ns;
+  }
+  if (!was_in_tool) hp_tool_leave(t);
 }

@@ -41,6 +41,9 @@ typedef struct hp_frame {
   uint64_t context;             /* what children and samples see: the specialised context if a
                                    parameter was set, else the timer's own context */
   uint64_t base_context;        /* the timer's own context */
+  uint64_t parent_context;      /* context it was started under: usually the frame below's, but an
+                                   OpenMP worker's implicit task or a resumed async region is
+                                   started under another thread's / an earlier context */
   uint32_t event;               /* the timer's event id */
   uint32_t param_event;         /* specialised event id, or HP_NO_EVENT */
   uint64_t start_ns;
@@ -51,7 +54,12 @@ typedef struct hp_frame {
   uint64_t child_calls_at_param;
   uintptr_t stack_addr;         /* caller's stack pointer at start: unwinding stops at the frame
                                    that holds this address */
+  uint32_t flags;               /* HP_FRAME_* */
 } hp_frame;
+
+/* The frame gives samples its context and its time to the frame below as child time, but records no
+ * statistics of its own (a resumed async region or task whose statistics are recorded whole). */
+#define HP_FRAME_NO_STATS 1u
 
 #define HP_NO_EVENT UINT32_MAX
 

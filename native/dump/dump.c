@@ -74,6 +74,7 @@ static const char *errno_text(int e) {
 typedef struct open_add {
   uint64_t context, parent;
   uint32_t event, written;
+  uint32_t no_stats; /* HP_FRAME_NO_STATS: listed for the context table only */
   uint64_t calls, child_calls, incl, excl;
 } open_add;
 
@@ -84,10 +85,10 @@ static int collect_open(const hp_thread *t, uint64_t end) {
   int n = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
-  uint64_t inner_incl = 0, inner_param_incl = 0; /* open child's inclusive time so far */
+  uint64_t inner_incl = 0; /* the open child's inclusive time so far */
   for (int32_t i = top; i >= 0; i--) {
     const hp_frame *f = &t->frames[i];
-    uint64_t parent = i > 0 ? t->frames[i - 1].context : 0;
+    uint64_t parent = i > 0 ? f->parent_context : 0;
     uint64_t incl = end > f->start_ns ? end - f->start_ns : 0;
     uint64_t child = f->child_ns + inner_incl;
     open_add *a = &opens[n++];
@@ -95,6 +96,7 @@ static int collect_open(const hp_thread *t, uint64_t end) {
     a->parent = parent;
     a->event = f->event;
     a->written = 0;
+    a->no_stats = (f->flags & HP_FRAME_NO_STATS) != 0;
     a->calls = 1;
     a->child_calls = f->child_calls;
     a->incl = incl;
@@ -107,20 +109,20 @@ static int collect_open(const hp_thread *t, uint64_t end) {
       p->parent = parent;
       p->event = f->param_event;
       p->written = 0;
+      p->no_stats = a->no_stats;
       p->calls = 1;
       p->child_calls = f->child_calls - f->child_calls_at_param;
       p->incl = pincl;
       p->excl = pincl > pchild ? pincl - pchild : 0;
     }
     inner_incl = incl;
-    (void)inner_param_incl;
   }
   return n;
 }
 
 static open_add *find_open(int n, uint64_t context) {
   for (int i = 0; i < n; i++)
-    if (opens[i].context == context) return &opens[i];
+    if (opens[i].context == context && !opens[i].no_stats) return &opens[i];
   return NULL;
 }
 
@@ -257,7 +259,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
       if (a) a->written = 1;
     }
   for (int i = 0; i < n_open; i++)
-    if (!opens[i].written) n_stats++;
+    if (!opens[i].written && !opens[i].no_stats) n_stats++;
   hp_buf_u32(b, n_stats);
   uint32_t written = 0;
   for (uint32_t i = 0; tb && i < tb->capacity && written < n_stats; i++) {
@@ -272,7 +274,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     written++;
   }
   for (int i = 0; i < n_open; i++)
-    if (!opens[i].written) write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
+    if (!opens[i].written && !opens[i].no_stats) write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
 
   /* Timers open now (the root excepted: it always is). */
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
