@@ -111,8 +111,11 @@ export function parseThreadProfile(
   return { ...ids, metric, events, userEvents, metadata };
 }
 
-/** Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories. */
-export function readTauProfileDir(dir: string): TauProfile {
+/**
+ * Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories.
+ * `onFile` is told before each file is read (progress for directories of thousands of threads).
+ */
+export function readTauProfileDir(dir: string, onFile?: (file: string, index: number, total: number) => void): TauProfile {
   let st;
   try {
     st = statSync(dir);
@@ -120,15 +123,23 @@ export function readTauProfileDir(dir: string): TauProfile {
     throw new UserError(`${dir}: no such directory`);
   }
   if (!st.isDirectory()) throw new UserError(`${dir}: not a directory`);
+  // MULTI__<metric> subdirectories hold one metric each; one without profile files (left over, or a
+  // user's own folder) must not hide the profile files beside it.
   const metricDirs = readdirSync(dir)
     .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
+    .filter((d) => profileFiles(join(dir, d)).length > 0)
     .sort();
   const sets = metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir];
   const profile: TauProfile = { dir, metrics: [], threads: [] };
-  for (const set of sets) {
-    const files = profileFiles(set);
+  const listed = sets.map(profileFiles);
+  const total = listed.reduce((n, files) => n + files.length, 0);
+  let index = 0;
+  for (const files of listed) {
     if (files.length === 0) continue;
-    const threads = files.map((f) => parseThreadProfile(f.file, readFileSync(f.file, 'utf8'), f));
+    const threads = files.map((f) => {
+      onFile?.(f.file, index++, total);
+      return parseThreadProfile(f.file, readFileSync(f.file, 'utf8'), f);
+    });
     profile.metrics.push(threads[0].metric);
     profile.threads.push(threads);
   }

@@ -1,0 +1,100 @@
+/**
+ * Sample nodes of a hybrid profile (shared/TAU-FORMAT.md, "Sample nodes"): for each context with
+ * samples a `[CONTEXT]` node, the `[SAMPLE]` leaves merged per (function, file, line) and, with
+ * unwinding, the `[UNWIND]` chain from the outermost unwound frame down to the sample, every prefix an
+ * entry of its own. Sample time is a parallel view: timers are not reduced by it.
+ *
+ * Naming follows TAU-FORMAT.md where TAU 2.35's own output is inconsistent: `[CONTEXT] <name>` with
+ * one space (TAU writes two when callpaths are on), and every unwound frame as
+ * `[UNWIND] <callee file>.<callee line> [@] <caller> [{<file>} {<call-site line>}]`
+ * (TAU sometimes writes the caller alone, or brackets the callee location).
+ */
+import type { RawProcess, RawSample } from '../samples/raw-model.js';
+import type { Resolution } from '../symbolize/frames.js';
+import { ContextTree, PATH_JOIN } from './assemble-tree.js';
+import type { EntryTable } from './assemble-table.js';
+import { sanitizeName } from './tau-writer.js';
+
+/** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
+const CONTEXT_JOIN = '  => ';
+
+type Frame = { ok: true; function: string; file: string; line: number } | { ok: false; module: string; address: bigint };
+
+export interface SampleOptions {
+  /** How a context's path is named: by callpath (depth), by enclosing phase, or by itself. */
+  contextPath: (context: bigint) => string;
+  keepAddresses: boolean;
+  /** Write [UNWIND] chains (the raw file's sampling configuration had unwinding on). */
+  unwind: boolean;
+  resolve: (pc: bigint, isReturn: boolean) => Resolution;
+}
+
+/** The frames of one record, innermost first; inlined functions are frames of their own. */
+function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
+  const out: Frame[] = [];
+  const pcs = opts.unwind ? r.pcs : r.pcs.slice(0, 1);
+  pcs.forEach((pc, i) => {
+    const res = opts.resolve(pc, i > 0);
+    if (res.resolved) for (const f of res.frames) out.push({ ok: true, ...f });
+    else out.push({ ok: false, module: res.module, address: res.address });
+  });
+  if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
+  return opts.unwind ? out : out.slice(0, 1);
+}
+
+function unresolved(f: { module: string; address: bigint }, keep: boolean): string {
+  return `UNRESOLVED ${f.module}${keep ? ` ADDR 0x${f.address.toString(16)}` : ''}`;
+}
+
+function where(f: Frame & { ok: true }): string {
+  return `${f.function} [{${f.file}} {${f.line}}]`;
+}
+
+export function sampleName(f: Frame, keep: boolean): string {
+  return sanitizeName(`[SAMPLE] ${f.ok ? where(f) : unresolved(f, keep)}`);
+}
+
+/** An unwound caller frame, named by where its callee was and where the call is. */
+export function unwindName(caller: Frame, callee: Frame, keep: boolean): string {
+  const calleeLoc = callee.ok ? `${callee.file}.${callee.line}` : 'UNRESOLVED';
+  return sanitizeName(`[UNWIND] ${calleeLoc} [@] ${caller.ok ? where(caller) : unresolved(caller, keep)}`);
+}
+
+/** Add the sample nodes of one thread to `table`. */
+export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSample[], table: EntryTable, opts: SampleOptions): number {
+  let total = 0;
+  const zero = new Array(proc.info.metrics.length).fill(0);
+  for (const r of samples) {
+    if (r.count === 0) continue;
+    total += r.count;
+    // The specialised name: samples of "matrixMultiply  [ <size> = <512> ]  " stay apart per size.
+    const ctxName = tree.name(tree.context(r.context).event);
+    const ctxNode = `[CONTEXT] ${ctxName}`;
+    // Trailing spaces of a specialised name ("...]  ") are not doubled before the joining "  => ".
+    const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}${ctxNode}`;
+    table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, r.values);
+    table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, r.values);
+
+    const frames = framesOf(r, opts);
+    const leaf = sampleName(frames[0], opts.keepAddresses);
+    table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, r.values, r.values);
+
+    // Unwound callers, outermost first.
+    const unwinds: string[] = [];
+    for (let j = frames.length - 1; j >= 1; j--) unwinds.push(unwindName(frames[j], frames[j - 1], opts.keepAddresses));
+    let path = `${ctxPath.trimEnd()}${CONTEXT_JOIN}`;
+    const seen = new Set<string>();
+    unwinds.forEach((u, i) => {
+      path += i === 0 ? u : `${PATH_JOIN}${u}`;
+      table.add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, zero, r.values);
+      // A frame twice in one chain (recursion) counts once in its flat entry.
+      if (!seen.has(u)) {
+        seen.add(u);
+        table.add(u, 'TAU_UNWIND', Infinity, r.count, 0, zero, r.values);
+      }
+    });
+    const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
+    table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, r.values, r.values);
+  }
+  return total;
+}

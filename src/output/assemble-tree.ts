@@ -1,0 +1,124 @@
+/**
+ * The event-context tree of one raw process, seen the way TAU names things: a parameter
+ * specialisation stands for its timer in timer paths ("Iteration 0 => matrixMultiply", never the
+ * specialised name), phases enclose what runs inside them, and the root is `.TAU application`.
+ * Sample contexts are the exception: their paths keep the specialised names, because samples are
+ * partitioned by parameter value ("matrixMultiply  [ <size> = <512> ]  " has samples of its own).
+ */
+import { EventKind, type RawContext, type RawProcess } from '../samples/raw-model.js';
+import { sanitizeName } from './tau-writer.js';
+
+export const PATH_JOIN = ' => ';
+
+export class ContextTree {
+  private readonly pathMemo = new Map<bigint, number[]>();
+  private readonly specialisedMemo = new Map<bigint, number[]>();
+  private readonly nameMemo = new Map<string, string>();
+  readonly hasPhases: boolean;
+
+  constructor(private readonly proc: RawProcess) {
+    this.hasPhases = proc.events.some((e) => e.kind === EventKind.PHASE);
+  }
+
+  context(c: bigint): RawContext {
+    const ctx = this.proc.contexts.get(c);
+    // The reader checked every context reference; reaching here means a defect, not bad input.
+    if (!ctx) throw new Error(`context 0x${c.toString(16)} missing from ${this.proc.file}`);
+    return ctx;
+  }
+
+  /** A parameter specialisation's timer; any other event itself. */
+  base(event: number): number {
+    const e = this.proc.events[event];
+    return e.kind === EventKind.PARAM ? e.base : event;
+  }
+
+  kind(event: number): number {
+    return this.proc.events[this.base(event)].kind;
+  }
+
+  name(event: number): string {
+    return sanitizeName(this.proc.events[event].name);
+  }
+
+  /** The group as written for the event's own flat entry. */
+  group(event: number): string {
+    const e = this.proc.events[event];
+    if (e.kind === EventKind.ROOT) return this.hasPhases ? 'TAU_UTILITY|TAU_PHASE' : 'TAU_UTILITY';
+    return sanitizeName(e.group);
+  }
+
+  /** The leaf's group inside `TAU_CALLPATH|<group>`: TAU drops the phase marker there. */
+  pathGroup(event: number): string {
+    const g = this.group(this.base(event))
+      .split('|')
+      .filter((x) => x.trim() !== 'TAU_PHASE')
+      .join('|');
+    return `TAU_CALLPATH|${g}`;
+  }
+
+  /** Event ids (parameter specialisations replaced by their timer) from the root to c. */
+  pathIds(c: bigint): number[] {
+    let p = this.pathMemo.get(c);
+    if (!p) {
+      const ctx = this.context(c);
+      p = ctx.parent === 0n ? [this.base(ctx.event)] : [...this.pathIds(ctx.parent), this.base(ctx.event)];
+      this.pathMemo.set(c, p);
+    }
+    return p;
+  }
+
+  /** Event ids from the root to c, parameter specialisations kept (sample contexts). */
+  specialisedPathIds(c: bigint): number[] {
+    let p = this.specialisedMemo.get(c);
+    if (!p) {
+      const ctx = this.context(c);
+      p = ctx.parent === 0n ? [ctx.event] : [...this.specialisedPathIds(ctx.parent), ctx.event];
+      this.specialisedMemo.set(c, p);
+    }
+    return p;
+  }
+
+  /** `a => b => c`: the last `depth` events of c's path (depth counts from the leaf); with
+   * `specialised`, parameter specialisations keep their own names (the paths of sample contexts). */
+  pathName(c: bigint, depth: number, specialised = false): string {
+    const key = `${c}:${depth}:${specialised}`;
+    let n = this.nameMemo.get(key);
+    if (n === undefined) {
+      const ids = specialised ? this.specialisedPathIds(c) : this.pathIds(c);
+      n = ids
+        .slice(Math.max(0, ids.length - Math.max(1, depth)))
+        .map((id) => (specialised ? this.name(id).trimEnd() : this.name(id)))
+        .join(PATH_JOIN);
+      this.nameMemo.set(key, n);
+    }
+    return n;
+  }
+
+  /** The innermost phase (or the root) strictly enclosing c, as an event id; null for the root. */
+  enclosingPhase(c: bigint): number | null {
+    for (let p = this.context(c).parent; p !== 0n; p = this.context(p).parent) {
+      const ev = this.context(p).event;
+      const k = this.kind(ev);
+      if (k === EventKind.PHASE || k === EventKind.ROOT) return this.base(ev);
+    }
+    return null;
+  }
+
+  /** `<innermost enclosing phase> => <event>`, or null for the root; with `specialised`, the event
+   * keeps its parameter specialisation (the paths of sample contexts). */
+  phasePathName(c: bigint, specialised = false): string | null {
+    const phase = this.enclosingPhase(c);
+    if (phase === null) return null;
+    const ev = this.context(c).event;
+    return `${this.name(phase)}${PATH_JOIN}${this.name(specialised ? ev : this.base(ev))}`;
+  }
+
+  /** True when some proper ancestor of c satisfies `same` (recursion: its inclusive value holds c's). */
+  hasAncestor(c: bigint, same: (ancestor: RawContext) => boolean): boolean {
+    for (let p = this.context(c).parent; p !== 0n; p = this.context(p).parent) {
+      if (same(this.context(p))) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * One raw process (+ its symbols) → its TAU thread profiles, one set per metric, with TAU's names,
+ * groups and value semantics (shared/TAU-FORMAT.md, the reference profiles):
+ *
+ * - flat entries: calls, subrs and excl summed over every context of the event; incl summed only over
+ *   contexts with no ancestor of the same event, so recursion is not counted twice;
+ * - event paths `a => b => c` (last `depth` events) when callpaths are on, merged per name with the
+ *   same recursion rule; parameter specialisations get no path entries (as in TAU);
+ * - with phases and callpaths off, `<innermost enclosing phase> => <event>` entries;
+ * - sample nodes (assemble-samples.ts);
+ * - TIME converted from nanoseconds to microseconds; the root line rounded to integers.
+ *
+ * File numbering: node = the process's node (MPI rank); context = 0 for the root process of a run,
+ * a process that set its node, or a lone process; the process id for forked children and for the
+ * other processes of a `hyprof run` (exec'd descendants); thread = the thread's index.
+ */
+import { EventKind, INFO_FORKED_CHILD, INFO_NODE_SET, INFO_RUN_ROOT, type RawProcess, type RawThread } from '../samples/raw-model.js';
+import type { Resolution } from '../symbolize/frames.js';
+import { ContextTree } from './assemble-tree.js';
+import { EntryTable } from './assemble-table.js';
+import { addSamples } from './assemble-samples.js';
+import { threadMetadata } from './assemble-meta.js';
+import type { TauThreadProfile, TauUserEvent } from './tau-model.js';
+
+export interface AssembleOptions {
+  /** Event paths on/off; default: the run's HYPROF_CALLPATH / TAU_CALLPATH setting, else on. */
+  callpath?: boolean;
+  /** Events per path, counted from the leaf; default: the run's setting, else 100. */
+  callpathDepth?: number;
+  /** Append ` ADDR 0x<address>` to unresolved samples (TAU_EBS_KEEP_UNRESOLVED_ADDR). */
+  keepAddresses?: boolean;
+  /** The source frames of a sampled address (Symbolizer.resolve bound to this process). */
+  resolve: (pc: bigint, isReturn: boolean) => Resolution;
+  /** True when another process of the same resolve is a `hyprof run` root (see numbering above). */
+  underRun?: boolean;
+}
+
+export interface AssembledProcess {
+  /** threads[metric] = this process's thread profiles for that metric. */
+  threads: TauThreadProfile[][];
+  metrics: string[];
+  node: number;
+  context: number;
+  samples: number;
+  drops: Record<string, number>;
+  warnings: string[];
+}
+
+function attr(p: RawProcess, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const hit = p.info.attributes.find(([key]) => key === k);
+    if (hit) return hit[1];
+  }
+  return undefined;
+}
+
+function parseBool(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  const s = v.trim().toLowerCase();
+  if (['1', 'on', 'true', 'yes'].includes(s)) return true;
+  if (['0', 'off', 'false', 'no'].includes(s)) return false;
+  return undefined;
+}
+
+export function callpathSettings(p: RawProcess, opts: Pick<AssembleOptions, 'callpath' | 'callpathDepth'>): { on: boolean; depth: number } {
+  const on = opts.callpath ?? parseBool(attr(p, 'HYPROF_CALLPATH', 'TAU_CALLPATH')) ?? true;
+  const fromFile = Number(attr(p, 'HYPROF_CALLPATH_DEPTH', 'TAU_CALLPATH_DEPTH'));
+  const depth = opts.callpathDepth ?? (Number.isInteger(fromFile) && fromFile > 0 ? fromFile : 100);
+  return { on, depth: Math.max(1, depth) };
+}
+
+export function fileNumbering(p: RawProcess, underRun: boolean): { node: number; context: number } {
+  const node = Math.max(0, p.info.node);
+  const f = p.info.flags;
+  const own = (f & INFO_NODE_SET) !== 0 || (f & INFO_RUN_ROOT) !== 0 || ((f & INFO_FORKED_CHILD) === 0 && !underRun);
+  return { node, context: own ? 0 : p.info.pid };
+}
+
+/** Divisor: ns → µs for time metrics; counters stay as counted. (Dividing, not multiplying by
+ * 0.001, keeps whole nanoseconds exact in the printed microseconds.) */
+export function metricDivisor(metric: string): number {
+  return /(^|_)TIME$/.test(metric) ? 1000 : 1;
+}
+
+export function assembleProcess(proc: RawProcess, opts: AssembleOptions): AssembledProcess {
+  const tree = new ContextTree(proc);
+  const cp = callpathSettings(proc, opts);
+  const { node, context } = fileNumbering(proc, opts.underRun ?? false);
+  const metrics = proc.info.metrics;
+  const threads: TauThreadProfile[][] = metrics.map(() => []);
+  const drops: Record<string, number> = {};
+  const warnings: string[] = [];
+  let samples = 0;
+
+  for (const t of proc.threads) {
+    const table = new EntryTable(metrics.length);
+    addTimers(proc, tree, t, table, cp);
+    // Sample contexts keep parameter specialisations: samples are partitioned by parameter value.
+    const contextPath = (c: bigint): string => {
+      if (cp.on) return tree.pathName(c, cp.depth, true);
+      if (tree.hasPhases) return tree.phasePathName(c, true) ?? tree.name(tree.context(c).event);
+      return tree.name(tree.context(c).event);
+    };
+    samples += addSamples(proc, tree, t.samples, table, {
+      contextPath,
+      keepAddresses: opts.keepAddresses ?? false,
+      unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
+      resolve: opts.resolve,
+    });
+    for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;
+    for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
+    const userEvents = userEventsOf(proc, t);
+    metrics.forEach((metric, m) => {
+      threads[m].push({
+        node,
+        context,
+        thread: t.index,
+        metric,
+        events: table.events(m, metricDivisor(metric), true).filter((e) => e.calls > 0),
+        userEvents,
+        metadata: threadMetadata(proc, t, metric, tree),
+      });
+    });
+  }
+  return { threads, metrics, node, context, samples, drops, warnings };
+}
+
+function addTimers(proc: RawProcess, tree: ContextTree, t: RawThread, table: EntryTable, cp: { on: boolean; depth: number }): void {
+  for (const s of t.stats) {
+    const ctx = tree.context(s.context);
+    const ev = ctx.event;
+    const kind = proc.events[ev].kind;
+    const isParam = kind === EventKind.PARAM;
+    const baseEv = tree.base(ev);
+    // Recursion: an ancestor of the same event already holds this context's inclusive value.
+    const nested = tree.hasAncestor(s.context, (a) => (isParam ? a.event === ev : tree.base(a.event) === ev));
+    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, s.calls, s.childCalls, s.excl, nested ? null : s.incl);
+    if (isParam || kind === EventKind.ROOT) continue;
+
+    let pathName: string | null = null;
+    let sameAs: ((c: bigint) => string | null) | null = null;
+    if (cp.on) {
+      if (tree.pathIds(s.context).length > 1 && cp.depth > 1) {
+        pathName = tree.pathName(s.context, cp.depth);
+        sameAs = (c) => tree.pathName(c, cp.depth);
+      }
+    } else if (tree.hasPhases) {
+      pathName = tree.phasePathName(s.context);
+      sameAs = (c) => tree.phasePathName(c);
+    }
+    if (pathName === null || sameAs === null) continue;
+    const name = pathName;
+    const key = sameAs;
+    const pathNested = tree.hasAncestor(s.context, (a) => key(a.context) === name);
+    table.add(name, tree.pathGroup(baseEv), baseEv, s.calls, s.childCalls, s.excl, pathNested ? null : s.incl);
+  }
+}
+
+function userEventsOf(proc: RawProcess, t: RawThread): TauUserEvent[] {
+  return t.userStats
+    .filter((u) => u.count > 0)
+    .map((u) => ({
+      name: (proc.userEvents.get(u.userEvent) ?? `user event ${u.userEvent}`).replace(/"/g, "'"),
+      count: u.count,
+      max: u.max,
+      min: u.min,
+      mean: u.sum / u.count,
+      sumsqr: u.sumsqr,
+    }));
+}

@@ -1,0 +1,142 @@
+/**
+ * The raw measurement file in memory (docs/raw-format.md, version 1): what one measured process
+ * recorded, before symbolization. Produced by raw-reader.ts after every check passed, so users of
+ * this model may rely on its consistency (every context named exists, every event id exists).
+ */
+
+export const RAW_MAGIC = 'HYPROFRW';
+export const RAW_VERSION = 1;
+
+export const enum SectionTag {
+  INFO = 1,
+  EVENTS = 2,
+  CONTEXTS = 3,
+  THREAD = 4,
+  USER_EVENTS = 5,
+  SAMPLES = 6,
+  MAPS = 7,
+  SAMPLING = 8,
+  END = 0xffffffff,
+}
+
+/** INFO flags (bit numbers of docs/raw-format.md). */
+export const INFO_FORKED_CHILD = 1 << 0;
+export const INFO_FROM_SIGNAL = 1 << 1;
+export const INFO_FROM_FLUSH = 1 << 2;
+export const INFO_RUN_ROOT = 1 << 3;
+export const INFO_NODE_SET = 1 << 4;
+
+export const enum EventKind {
+  REGION = 0,
+  PHASE = 1,
+  PARAM = 2,
+  ROOT = 3,
+  OPENMP = 4,
+}
+
+export interface RawInfo {
+  pid: number;
+  ppid: number;
+  node: number;
+  flags: number;
+  /** CLOCK_REALTIME nanoseconds since the epoch (bigint: exceeds 2^53). */
+  startNs: bigint;
+  stopNs: bigint;
+  /** metric[0] is always TIME (nanoseconds). */
+  metrics: string[];
+  attributes: Array<[string, string]>;
+}
+
+export interface RawEvent {
+  id: number;
+  kind: number;
+  /** For a parameter specialisation, the timer it specialises; else the event itself. */
+  base: number;
+  name: string;
+  group: string;
+}
+
+export interface RawContext {
+  /** Context ids are 64-bit hashes: kept as bigint. 0n never names a context. */
+  context: bigint;
+  parent: bigint;
+  event: number;
+}
+
+export interface RawStat {
+  context: bigint;
+  calls: number;
+  childCalls: number;
+  /** Per metric, in the metric's unit (TIME: nanoseconds). */
+  incl: number[];
+  excl: number[];
+}
+
+export interface RawUserStat {
+  userEvent: number;
+  count: number;
+  min: number;
+  max: number;
+  sum: number;
+  sumsqr: number;
+}
+
+export interface RawThread {
+  index: number;
+  tid: number;
+  name: string;
+  startNs: bigint;
+  stopNs: bigint;
+  flags: number;
+  stats: RawStat[];
+  /** Contexts of timers still running when the file was written (closed at that time). */
+  open: bigint[];
+  userStats: RawUserStat[];
+  drops: Array<[string, number]>;
+  warnings: string[];
+  /** Filled from the SAMPLES section with this thread's index (empty when none). */
+  samples: RawSample[];
+}
+
+export interface RawSample {
+  context: bigint;
+  count: number;
+  /** Per metric, summed over the samples. */
+  values: number[];
+  state: number;
+  /** pcs[0] the sampled instruction; pcs[1..] return addresses, innermost first. */
+  pcs: bigint[];
+}
+
+export interface RawMapping {
+  start: bigint;
+  end: bigint;
+  bias: bigint;
+  path: string;
+  buildId: string;
+}
+
+export interface RawSampling {
+  enabled: boolean;
+  source: string;
+  periodNs: number;
+  unwind: boolean;
+  unwindDepth: number;
+  unwinder: string;
+  signal: number;
+}
+
+/** One measured process: one raw file. */
+export interface RawProcess {
+  /** The file it was read from (for messages). */
+  file: string;
+  version: number;
+  info: RawInfo;
+  events: RawEvent[];
+  /** Keyed by context id. */
+  contexts: Map<bigint, RawContext>;
+  threads: RawThread[];
+  userEvents: Map<number, string>;
+  maps: RawMapping[];
+  sampling: RawSampling | null;
+}

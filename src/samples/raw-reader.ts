@@ -1,0 +1,451 @@
+/**
+ * Reads and validates a raw measurement file (docs/raw-format.md). Every failure is a UserError that
+ * names the file, the byte offset and what was expected there: a truncated, corrupt or foreign file
+ * never becomes a partial profile.
+ */
+import { readFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { UserError } from '../cli/errors.js';
+import {
+  RAW_MAGIC,
+  RAW_VERSION,
+  SectionTag,
+  type RawContext,
+  type RawEvent,
+  type RawInfo,
+  type RawMapping,
+  type RawProcess,
+  type RawSample,
+  type RawSampling,
+  type RawStat,
+  type RawThread,
+  type RawUserStat,
+} from './raw-model.js';
+
+const SECTION_NAMES: Record<number, string> = {
+  [SectionTag.INFO]: 'INFO',
+  [SectionTag.EVENTS]: 'EVENTS',
+  [SectionTag.CONTEXTS]: 'CONTEXTS',
+  [SectionTag.THREAD]: 'THREAD',
+  [SectionTag.USER_EVENTS]: 'USER_EVENTS',
+  [SectionTag.SAMPLES]: 'SAMPLES',
+  [SectionTag.MAPS]: 'MAPS',
+  [SectionTag.SAMPLING]: 'SAMPLING',
+  [SectionTag.END]: 'END',
+};
+
+function sectionName(tag: number): string {
+  return SECTION_NAMES[tag] ?? `tag ${tag}`;
+}
+
+/**
+ * A bounded reader over one region of the file. Offsets in messages are absolute file offsets so a
+ * user can look at the bytes with a hex dump.
+ */
+class Cursor {
+  pos: number;
+  constructor(
+    private readonly file: string,
+    private readonly buf: Buffer,
+    start: number,
+    /** Absolute end of the region (exclusive). */
+    readonly end: number,
+    /** "section THREAD" or "header": where we are, for messages. */
+    private readonly where: string,
+    /** True when the region's end is the file's end (a truncated file), else a section's end. */
+    private readonly endIsFileEnd: boolean,
+  ) {
+    this.pos = start;
+  }
+
+  fail(what: string, at = this.pos): never {
+    throw new UserError(`${this.file}: offset ${at}: ${this.where}: ${what}`);
+  }
+
+  private need(n: number, what: string): void {
+    if (this.end - this.pos < n) {
+      const ends = this.endIsFileEnd ? 'file ends' : 'section ends';
+      this.fail(`expected ${n} bytes for ${what}, ${ends} at ${this.end}`);
+    }
+  }
+
+  u8(what: string): number {
+    this.need(1, what);
+    return this.buf.readUInt8(this.pos++);
+  }
+  u32(what: string): number {
+    this.need(4, what);
+    const v = this.buf.readUInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  i32(what: string): number {
+    this.need(4, what);
+    const v = this.buf.readInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  u64(what: string): bigint {
+    this.need(8, what);
+    const v = this.buf.readBigUInt64LE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  /** A u64 that must fit a JS number exactly (counts, durations). */
+  u64n(what: string): number {
+    const at = this.pos;
+    const v = this.u64(what);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(`${what} ${v} is implausibly large`, at);
+    return Number(v);
+  }
+  i64n(what: string): number {
+    this.need(8, what);
+    const at = this.pos;
+    const v = this.buf.readBigInt64LE(this.pos);
+    this.pos += 8;
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+      this.fail(`${what} ${v} is out of range`, at);
+    }
+    return Number(v);
+  }
+  f64(what: string): number {
+    this.need(8, what);
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  str(what: string): string {
+    const len = this.u32(`the length of ${what}`);
+    this.need(len, `${what} (string of ${len} bytes)`);
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+  /** An element count: each element takes at least `minSize` bytes, so a corrupt count fails here. */
+  count(what: string, minSize: number): number {
+    const at = this.pos;
+    const n = this.u32(`the number of ${what}`);
+    if (n * minSize > this.end - this.pos) {
+      this.fail(`${n} ${what} need at least ${n * minSize} bytes, ${this.endIsFileEnd ? 'file' : 'section'} ends at ${this.end}`, at);
+    }
+    return n;
+  }
+  done(): void {
+    if (this.pos !== this.end) this.fail(`${this.end - this.pos} unexpected bytes at the end of the section`);
+  }
+}
+
+interface Section {
+  tag: number;
+  /** Absolute offset of the payload. */
+  start: number;
+  end: number;
+  headerAt: number;
+}
+
+/** Read and validate one raw file. Throws UserError naming the file and offset on any defect. */
+export function readRawFile(path: string): RawProcess {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (e) {
+    throw new UserError(`${path}: cannot read the raw file: ${(e as Error).message}`);
+  }
+  return parseRaw(path, buf);
+}
+
+export function parseRaw(file: string, buf: Buffer): RawProcess {
+  const header = new Cursor(file, buf, 0, buf.length, 'header', true);
+  if (buf.length < 8 || buf.toString('latin1', 0, 8) !== RAW_MAGIC) {
+    header.fail(`expected the magic "${RAW_MAGIC}" (not a hyprof raw file)`, 0);
+  }
+  header.pos = 8;
+  const version = header.u32('the format version');
+  if (version !== RAW_VERSION) {
+    header.fail(`unknown raw format version ${version} (this hyprof reads version ${RAW_VERSION})`, 8);
+  }
+  const headerFlags = header.u32('the header flags');
+  void headerFlags;
+
+  const sections = splitSections(file, buf, header.pos);
+  const seen = new Map<number, number>();
+  for (const s of sections) {
+    if (s.tag !== SectionTag.THREAD && s.tag !== SectionTag.SAMPLES && SECTION_NAMES[s.tag]) {
+      if (seen.has(s.tag)) {
+        throw new UserError(
+          `${file}: offset ${s.headerAt}: section ${sectionName(s.tag)} appears twice (first at offset ${seen.get(s.tag)})`,
+        );
+      }
+      seen.set(s.tag, s.headerAt);
+    }
+  }
+  const cursorOf = (s: Section) => new Cursor(file, buf, s.start, s.end, `section ${sectionName(s.tag)}`, false);
+  const find = (tag: number): Section => {
+    const s = sections.find((x) => x.tag === tag);
+    if (!s) throw new UserError(`${file}: offset ${buf.length}: the file has no ${sectionName(tag)} section`);
+    return s;
+  };
+
+  const info = readInfo(cursorOf(find(SectionTag.INFO)));
+  const nMetrics = info.metrics.length;
+  const events = readEvents(cursorOf(find(SectionTag.EVENTS)));
+  const contextsSec = find(SectionTag.CONTEXTS);
+  const contexts = readContexts(cursorOf(contextsSec), events);
+  const userSec = sections.find((s) => s.tag === SectionTag.USER_EVENTS);
+  const userEvents = userSec ? readUserEvents(cursorOf(userSec)) : new Map<number, string>();
+  const mapsSec = sections.find((s) => s.tag === SectionTag.MAPS);
+  const maps = mapsSec ? readMaps(cursorOf(mapsSec)) : [];
+  const samplingSec = sections.find((s) => s.tag === SectionTag.SAMPLING);
+  const sampling = samplingSec ? readSampling(cursorOf(samplingSec)) : null;
+
+  const threads: RawThread[] = [];
+  for (const s of sections.filter((x) => x.tag === SectionTag.THREAD)) {
+    const c = cursorOf(s);
+    const t = readThread(c, nMetrics, contexts, userEvents);
+    if (threads.some((o) => o.index === t.index)) c.fail(`thread index ${t.index} appears twice`, s.start);
+    threads.push(t);
+  }
+  threads.sort((a, b) => a.index - b.index);
+  for (const s of sections.filter((x) => x.tag === SectionTag.SAMPLES)) {
+    const c = cursorOf(s);
+    const idx = c.u32('the thread index');
+    const thread = threads.find((t) => t.index === idx);
+    if (!thread) return c.fail(`samples of thread ${idx}, which has no THREAD section`, s.start);
+    if (thread.samples.length > 0) c.fail(`a second SAMPLES section for thread ${idx}`, s.start);
+    thread.samples = readSamples(c, nMetrics, contexts);
+  }
+  return { file, version, info, events, contexts, threads, userEvents, maps, sampling };
+}
+
+/** Walk the section headers, checking bounds and CRCs and the END section. */
+function splitSections(file: string, buf: Buffer, start: number): Section[] {
+  const sections: Section[] = [];
+  let pos = start;
+  for (;;) {
+    const c = new Cursor(file, buf, pos, buf.length, `section header ${sections.length + 1}`, true);
+    if (pos === buf.length) c.fail('expected a section header or the END section (the file was cut short)');
+    const tag = c.u32('the section tag');
+    const crc = c.u32('the section CRC');
+    const lenAt = c.pos;
+    const len = c.u64('the section length');
+    const payload = c.pos;
+    if (len > BigInt(buf.length - payload)) {
+      c.fail(`section ${sectionName(tag)} declares ${len} bytes, file ends at ${buf.length}`, lenAt);
+    }
+    const end = payload + Number(len);
+    const actual = crc32(buf.subarray(payload, end)) >>> 0;
+    if (actual !== crc) {
+      throw new UserError(
+        `${file}: offset ${payload}: section ${sectionName(tag)}: CRC mismatch (expected 0x${crc
+          .toString(16)
+          .padStart(8, '0')}, payload gives 0x${actual.toString(16).padStart(8, '0')}): the file is corrupt`,
+      );
+    }
+    if (tag === SectionTag.END) {
+      const e = new Cursor(file, buf, payload, end, 'section END', false);
+      const n = e.u32('the number of sections');
+      e.done();
+      if (n !== sections.length) {
+        e.fail(`END counts ${n} sections, the file holds ${sections.length}`, payload);
+      }
+      if (end !== buf.length) {
+        throw new UserError(`${file}: offset ${end}: ${buf.length - end} unexpected bytes after the END section`);
+      }
+      return sections;
+    }
+    sections.push({ tag, start: payload, end, headerAt: pos });
+    pos = end;
+  }
+}
+
+function readInfo(c: Cursor): RawInfo {
+  const pid = c.i64n('pid');
+  const ppid = c.i64n('ppid');
+  const node = c.i32('node');
+  const flags = c.u32('flags');
+  const startNs = c.u64('start_ns');
+  const stopNs = c.u64('stop_ns');
+  const nm = c.count('metrics', 4);
+  if (nm === 0) c.fail('expected at least one metric (TIME)');
+  const metrics: string[] = [];
+  for (let i = 0; i < nm; i++) metrics.push(c.str(`metric ${i}`));
+  const na = c.count('attributes', 8);
+  const attributes: Array<[string, string]> = [];
+  for (let i = 0; i < na; i++) attributes.push([c.str(`attribute ${i} key`), c.str(`attribute ${i} value`)]);
+  c.done();
+  return { pid, ppid, node, flags, startNs, stopNs, metrics, attributes };
+}
+
+function readEvents(c: Cursor): RawEvent[] {
+  const n = c.count('events', 20);
+  const events: RawEvent[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = c.pos;
+    const id = c.u32(`event ${i} id`);
+    const kind = c.u8(`event ${i} kind`);
+    c.u8('reserved');
+    c.u8('reserved');
+    c.u8('reserved');
+    const base = c.u32(`event ${i} base`);
+    const name = c.str(`event ${i} name`);
+    const group = c.str(`event ${i} group`);
+    if (id !== i) c.fail(`expected event id ${i} (ids are dense from 0), found ${id}`, at);
+    if (kind > 4) c.fail(`event ${id} has unknown kind ${kind}`, at);
+    events.push({ id, kind, base, name, group });
+  }
+  c.done();
+  for (const e of events) {
+    if (e.base >= events.length) c.fail(`event ${e.id} specialises event ${e.base}, which does not exist`, c.end);
+  }
+  return events;
+}
+
+function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
+  const n = c.count('contexts', 24);
+  const map = new Map<bigint, RawContext>();
+  for (let i = 0; i < n; i++) {
+    const at = c.pos;
+    const context = c.u64(`context ${i}`);
+    const parent = c.u64(`context ${i} parent`);
+    const event = c.u32(`context ${i} event`);
+    c.u32('reserved');
+    if (context === 0n) c.fail(`context ${i} has id 0`, at);
+    if (event >= events.length) c.fail(`context 0x${context.toString(16)} names event ${event}, which does not exist`, at);
+    map.set(context, { context, parent, event });
+  }
+  c.done();
+  // Every parent must exist, and following parents must reach 0 (no cycles).
+  for (const ctx of map.values()) {
+    if (ctx.parent !== 0n && !map.has(ctx.parent)) {
+      c.fail(`context 0x${ctx.context.toString(16)} has parent 0x${ctx.parent.toString(16)}, which is not in the table`, c.end);
+    }
+  }
+  for (const ctx of map.values()) {
+    let steps = 0;
+    for (let p = ctx.parent; p !== 0n; p = map.get(p)!.parent) {
+      if (++steps > map.size) c.fail(`context 0x${ctx.context.toString(16)} is part of a parent cycle`, c.end);
+    }
+  }
+  return map;
+}
+
+function checkContext(c: Cursor, contexts: Map<bigint, RawContext>, ctx: bigint, at: number, what: string): void {
+  if (!contexts.has(ctx)) c.fail(`${what} names context 0x${ctx.toString(16)}, which is not in the CONTEXTS table`, at);
+}
+
+function readThread(
+  c: Cursor,
+  nMetrics: number,
+  contexts: Map<bigint, RawContext>,
+  userEvents: Map<number, string>,
+): RawThread {
+  const index = c.u32('thread index');
+  const tid = c.i64n('tid');
+  const name = c.str('thread name');
+  const startNs = c.u64('start_ns');
+  const stopNs = c.u64('stop_ns');
+  const flags = c.u32('flags');
+  const nStats = c.count('statistics', 24 + 16 * nMetrics);
+  const stats: RawStat[] = [];
+  for (let i = 0; i < nStats; i++) {
+    const at = c.pos;
+    const context = c.u64(`statistic ${i} context`);
+    checkContext(c, contexts, context, at, `statistic ${i}`);
+    const calls = c.u64n(`statistic ${i} calls`);
+    const childCalls = c.u64n(`statistic ${i} child_calls`);
+    const incl: number[] = [];
+    const excl: number[] = [];
+    for (let m = 0; m < nMetrics; m++) incl.push(c.u64n(`statistic ${i} incl[${m}]`));
+    for (let m = 0; m < nMetrics; m++) excl.push(c.u64n(`statistic ${i} excl[${m}]`));
+    stats.push({ context, calls, childCalls, incl, excl });
+  }
+  const nOpen = c.count('open timers', 8);
+  const open: bigint[] = [];
+  for (let i = 0; i < nOpen; i++) {
+    const at = c.pos;
+    const ctx = c.u64(`open timer ${i}`);
+    checkContext(c, contexts, ctx, at, `open timer ${i}`);
+    open.push(ctx);
+  }
+  const nUser = c.count('user event statistics', 44);
+  const userStats: RawUserStat[] = [];
+  for (let i = 0; i < nUser; i++) {
+    const at = c.pos;
+    const userEvent = c.u32(`user statistic ${i} event`);
+    if (!userEvents.has(userEvent)) c.fail(`user statistic ${i} names user event ${userEvent}, which does not exist`, at);
+    const count = c.u64n(`user statistic ${i} count`);
+    const min = c.f64(`user statistic ${i} min`);
+    const max = c.f64(`user statistic ${i} max`);
+    const sum = c.f64(`user statistic ${i} sum`);
+    const sumsqr = c.f64(`user statistic ${i} sumsqr`);
+    userStats.push({ userEvent, count, min, max, sum, sumsqr });
+  }
+  const nDrop = c.count('drop counters', 12);
+  const drops: Array<[string, number]> = [];
+  for (let i = 0; i < nDrop; i++) drops.push([c.str(`drop ${i} reason`), c.u64n(`drop ${i} count`)]);
+  const nWarn = c.count('warnings', 4);
+  const warnings: string[] = [];
+  for (let i = 0; i < nWarn; i++) warnings.push(c.str(`warning ${i}`));
+  c.done();
+  return { index, tid, name, startNs, stopNs, flags, stats, open, userStats, drops, warnings, samples: [] };
+}
+
+function readSamples(c: Cursor, nMetrics: number, contexts: Map<bigint, RawContext>): RawSample[] {
+  const n = c.count('sample records', 24 + 8 * nMetrics);
+  const out: RawSample[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = c.pos;
+    const context = c.u64(`sample ${i} context`);
+    checkContext(c, contexts, context, at, `sample ${i}`);
+    const count = c.u64n(`sample ${i} count`);
+    const values: number[] = [];
+    for (let m = 0; m < nMetrics; m++) values.push(c.u64n(`sample ${i} value[${m}]`));
+    const state = c.u32(`sample ${i} state`);
+    const depth = c.count(`sample ${i} frames`, 8);
+    const pcs: bigint[] = [];
+    for (let d = 0; d < depth; d++) pcs.push(c.u64(`sample ${i} pc[${d}]`));
+    out.push({ context, count, values, state, pcs });
+  }
+  c.done();
+  return out;
+}
+
+function readUserEvents(c: Cursor): Map<number, string> {
+  const n = c.count('user events', 8);
+  const map = new Map<number, string>();
+  for (let i = 0; i < n; i++) {
+    const id = c.u32(`user event ${i} id`);
+    map.set(id, c.str(`user event ${i} name`));
+  }
+  c.done();
+  return map;
+}
+
+function readMaps(c: Cursor): RawMapping[] {
+  const n = c.count('mappings', 32);
+  const out: RawMapping[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = c.pos;
+    const start = c.u64(`mapping ${i} start`);
+    const end = c.u64(`mapping ${i} end`);
+    const bias = c.u64(`mapping ${i} bias`);
+    const path = c.str(`mapping ${i} path`);
+    const buildId = c.str(`mapping ${i} build id`);
+    if (end < start) c.fail(`mapping ${i} ends (0x${end.toString(16)}) before it starts (0x${start.toString(16)})`, at);
+    out.push({ start, end, bias, path, buildId });
+  }
+  c.done();
+  return out;
+}
+
+function readSampling(c: Cursor): RawSampling {
+  const enabled = c.u32('enabled') !== 0;
+  const source = c.str('source');
+  const periodNs = c.u64n('period_ns');
+  const unwind = c.u32('unwind') !== 0;
+  const unwindDepth = c.u32('unwind_depth');
+  const unwinder = c.str('unwinder');
+  const signal = c.i32('signal');
+  c.done();
+  return { enabled, source, periodNs, unwind, unwindDepth, unwinder, signal };
+}

@@ -1,0 +1,46 @@
+/**
+ * Symbols kept on disk between runs, keyed by build id (an object with the same build id has the same
+ * code and debug information): `$XDG_CACHE_HOME/hyprof/symbols/<build id>.<tool>.json`, else under
+ * `~/.cache`. Best effort: an unreadable or unwritable cache only costs time. Files are written to a
+ * temporary name and renamed, so concurrent resolves never read half a file.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { SourceFrame, SymbolizerTool } from './frames.js';
+
+export function defaultCacheDir(): string | null {
+  if (process.env.HYPROF_SYMBOL_CACHE === '0') return null;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'hyprof', 'symbols');
+}
+
+function fileOf(dir: string, buildId: string, tool: SymbolizerTool): string {
+  return join(dir, `${buildId.replace(/[^0-9a-fA-F]/g, '')}.${tool}.json`);
+}
+
+type Stored = Array<[string, SourceFrame[] | null]>;
+
+export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool): Map<bigint, SourceFrame[] | null> {
+  const out = new Map<bigint, SourceFrame[] | null>();
+  try {
+    const stored = JSON.parse(readFileSync(fileOf(dir, buildId, tool), 'utf8')) as Stored;
+    for (const [addr, frames] of stored) out.set(BigInt(addr), frames);
+  } catch {
+    /* no cache yet, or unreadable: symbolize afresh */
+  }
+  return out;
+}
+
+export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, table: Map<bigint, SourceFrame[] | null>): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const file = fileOf(dir, buildId, tool);
+    const tmp = `${file}.tmp.${process.pid}`;
+    const stored: Stored = [...table].map(([a, f]) => [`0x${a.toString(16)}`, f]);
+    writeFileSync(tmp, JSON.stringify(stored));
+    renameSync(tmp, file);
+  } catch {
+    /* a read-only home: no cache */
+  }
+}

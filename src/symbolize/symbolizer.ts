@@ -1,0 +1,164 @@
+/**
+ * Symbolizes the sampled addresses of raw processes: each address is mapped to its module through the
+ * process's MAPS section; each module is symbolized once (keyed by build id, else by path) in one
+ * batch through one pipe, whatever the number of processes that loaded it. Return addresses (frames
+ * other than the sampled pc) are looked up at address − 1 so the call site's line is reported.
+ *
+ * What cannot be resolved is never dropped: it comes back as unresolved with its module (the module
+ * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code (perf maps, /tmp/perf-<pid>.map) is
+ * not handled yet: its addresses are the ones no mapping holds, so it belongs where `resolve` answers
+ * `UNKNOWN` today — a per-process table read once in `prepare`, needing no external tool.
+ */
+import { existsSync } from 'node:fs';
+import { UserError } from '../cli/errors.js';
+import type { RawMapping, RawProcess } from '../samples/raw-model.js';
+import { AddressMap } from './address-map.js';
+import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from './frames.js';
+import { readBuildId } from './elf-build-id.js';
+import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
+import { symbolizeBatch, toolAvailable } from './tools.js';
+
+export interface SymbolizeOptions {
+  symbolizer?: SymbolizerChoice;
+  /** Where symbols of modules with a build id are kept between runs; null: nowhere. Default:
+   * `$XDG_CACHE_HOME/hyprof/symbols` (off with HYPROF_SYMBOL_CACHE=0). */
+  cacheDir?: string | null;
+  onProgress?: (done: number, total: number, what: string) => void;
+}
+
+interface ModuleWork {
+  key: string;
+  path: string;
+  buildId: string;
+  addresses: Set<bigint>;
+}
+
+export function moduleKey(m: RawMapping): string {
+  return m.buildId ? `build-id:${m.buildId}` : `path:${m.path}`;
+}
+
+/** Pick the tool: the one asked for (an error when it is missing), or the best one installed. */
+export function chooseTool(choice: SymbolizerChoice = 'auto'): SymbolizerTool | null {
+  if (choice !== 'auto') {
+    if (!toolAvailable(choice)) throw new UserError(`symbolizer "${choice}" was asked for but is not installed (not on the PATH)`);
+    return choice;
+  }
+  if (toolAvailable('llvm-symbolizer')) return 'llvm-symbolizer';
+  if (toolAvailable('addr2line')) return 'addr2line';
+  return null;
+}
+
+/** Symbols of modules, kept across calls (a module is symbolized once per build id). */
+export class Symbolizer {
+  /** module key → module address → inline chain (innermost first) or null. */
+  private readonly cache = new Map<string, Map<bigint, SourceFrame[] | null>>();
+  private readonly maps = new WeakMap<RawProcess, AddressMap>();
+  readonly warnings: string[] = [];
+  readonly tool: SymbolizerTool | null;
+  private readonly cacheDir: string | null;
+  private readonly loadedFromDisk = new Set<string>();
+
+  constructor(private readonly opts: SymbolizeOptions = {}) {
+    this.tool = chooseTool(opts.symbolizer);
+    this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+    if (!this.tool) this.warnings.push('neither llvm-symbolizer nor addr2line is installed: every sample is UNRESOLVED');
+  }
+
+  private mapOf(p: RawProcess): AddressMap {
+    let m = this.maps.get(p);
+    if (!m) this.maps.set(p, (m = new AddressMap(p.maps)));
+    return m;
+  }
+
+  /** Symbolize every sampled address of these processes (batch per module). */
+  async prepare(processes: RawProcess[]): Promise<void> {
+    const work = new Map<string, ModuleWork>();
+    for (const p of processes) {
+      const map = this.mapOf(p);
+      for (const t of p.threads) {
+        for (const s of t.samples) {
+          s.pcs.forEach((pc, i) => {
+            const hit = map.lookup(i === 0 ? pc : pc - 1n);
+            if (!hit || !symbolizable(hit.mapping)) return;
+            const key = moduleKey(hit.mapping);
+            const known = this.cache.get(key);
+            if (known?.has(hit.moduleAddress)) return;
+            let w = work.get(key);
+            if (!w) work.set(key, (w = { key, path: hit.mapping.path, buildId: hit.mapping.buildId, addresses: new Set() }));
+            w.addresses.add(hit.moduleAddress);
+          });
+        }
+      }
+    }
+    await this.run([...work.values()]);
+  }
+
+  /** Symbolize the given module addresses of one object file directly (tests, benchmarks). */
+  async symbolizeModule(path: string, buildId: string, addresses: bigint[]): Promise<Array<SourceFrame[] | null>> {
+    const key = buildId ? `build-id:${buildId}` : `path:${path}`;
+    await this.run([{ key, path, buildId, addresses: new Set(addresses) }]);
+    const table = this.cache.get(key)!;
+    return addresses.map((a) => table.get(a) ?? null);
+  }
+
+  private async run(modules: ModuleWork[]): Promise<void> {
+    const total = modules.reduce((n, m) => n + m.addresses.size, 0);
+    let done = 0;
+    // Modules run concurrently: each is one process, and they are independent.
+    await Promise.all(
+      modules.map(async (m) => {
+        let table = this.cache.get(m.key);
+        if (!table) this.cache.set(m.key, (table = new Map()));
+        const disk = this.cacheDir && m.buildId && this.tool ? this.cacheDir : null;
+        if (disk && !this.loadedFromDisk.has(m.key)) {
+          this.loadedFromDisk.add(m.key);
+          for (const [a, f] of loadSymbols(disk, m.buildId, this.tool!)) if (!table.has(a)) table.set(a, f);
+        }
+        const addrs = [...m.addresses].filter((a) => !table!.has(a));
+        let fromTool = false;
+        let symbols: Array<SourceFrame[] | null> = addrs.map(() => null);
+        const onDisk = addrs.length > 0 && m.buildId ? readBuildId(m.path) : null;
+        if (onDisk && onDisk !== m.buildId) {
+          // Rebuilt since the run: its lines would be wrong, so none rather than false ones.
+          this.warnings.push(
+            `${m.path}: build id ${onDisk} differs from the one measured (${m.buildId}): the file changed since the run; its samples stay UNRESOLVED`,
+          );
+        } else if (this.tool && addrs.length > 0 && existsSync(m.path)) {
+          try {
+            symbols = await symbolizeBatch(this.tool, m.path, addrs);
+            fromTool = true;
+          } catch (e) {
+            this.warnings.push(`${m.path}: ${(e as Error).message}; its samples stay UNRESOLVED`);
+          }
+        } else if (addrs.length > 0 && !existsSync(m.path)) {
+          this.warnings.push(`${m.path}: module not found; its samples stay UNRESOLVED`);
+        }
+        addrs.forEach((a, i) => table!.set(a, symbols[i]));
+        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, table);
+        done += addrs.length;
+        this.opts.onProgress?.(done, total, m.path);
+      }),
+    );
+  }
+
+  /**
+   * The source frames of a sampled address of process p. `isReturn` for return addresses (all pcs
+   * but the first of a callpath): looked up at address − 1, inside the call instruction.
+   */
+  resolve(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
+    const hit = this.mapOf(p).lookup(isReturn ? pc - 1n : pc);
+    if (!hit) return { resolved: false, module: 'UNKNOWN', address: pc };
+    if (!symbolizable(hit.mapping)) return { resolved: false, module: hit.mapping.path, address: pc };
+    const frames = this.cache.get(moduleKey(hit.mapping))?.get(hit.moduleAddress);
+    if (!frames) return { resolved: false, module: hit.mapping.path, address: pc };
+    return {
+      resolved: true,
+      frames: frames.map((f) => ({ ...f, file: f.file || hit.mapping.path })),
+    };
+  }
+}
+
+/** `[vdso]`, `[stack]` and anonymous pseudo-modules have no file to read symbols from. */
+function symbolizable(m: RawMapping): boolean {
+  return m.path !== '' && !m.path.startsWith('[');
+}

@@ -1,0 +1,127 @@
+/**
+ * Batch symbolization of one module through one long-lived pipe to llvm-symbolizer (JSON output,
+ * inlined frames, demangled) or GNU addr2line (-a -f -i -C): every address of the module is streamed
+ * into the same process, never one process per address.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { SourceFrame, SymbolizerTool } from './frames.js';
+
+/** Result per address, in input order: the inline chain (innermost first), or null when unknown. */
+export type ModuleSymbols = Array<SourceFrame[] | null>;
+
+const available = new Map<string, boolean>();
+
+export function toolAvailable(tool: SymbolizerTool): boolean {
+  // Keyed by PATH too: the answer depends on it.
+  const key = `${tool}\0${process.env.PATH ?? ''}`;
+  let ok = available.get(key);
+  if (ok === undefined) {
+    ok = spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+    available.set(key, ok);
+  }
+  return ok;
+}
+
+function argsFor(tool: SymbolizerTool, path: string): string[] {
+  return tool === 'llvm-symbolizer'
+    ? [`--obj=${path}`, '--inlining=true', '--functions=linkage', '--demangle', '--output-style=JSON']
+    : ['-a', '-f', '-i', '-C', '-e', path];
+}
+
+/** Run the tool once over all `addresses` (module addresses) of the object at `path`. */
+export async function symbolizeBatch(tool: SymbolizerTool, path: string, addresses: bigint[]): Promise<ModuleSymbols> {
+  if (addresses.length === 0) return [];
+  const child = spawn(tool, argsFor(tool, path), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const chunks: string[] = [];
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => chunks.push(d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code));
+  });
+  // Stream the addresses in blocks, honouring back-pressure.
+  child.stdin.on('error', () => {
+    /* the exit status below reports what went wrong */
+  });
+  const BLOCK = 4096;
+  for (let i = 0; i < addresses.length; i += BLOCK) {
+    const text = addresses
+      .slice(i, i + BLOCK)
+      .map((a) => `0x${a.toString(16)}\n`)
+      .join('');
+    if (!child.stdin.write(text)) {
+      await new Promise<void>((resolve) => {
+        child.stdin.once('drain', resolve);
+        child.once('close', resolve);
+      });
+    }
+  }
+  child.stdin.end();
+  const code = await exited;
+  const out = chunks.join('');
+  if (code !== 0) throw new Error(`${tool} failed on ${path} (exit ${code}): ${stderr.trim()}`);
+  return tool === 'llvm-symbolizer' ? parseLlvmJson(out, addresses.length) : parseAddr2line(out, addresses.length);
+}
+
+const UNKNOWN_FN = new Set(['', '??']);
+
+function cleanFile(file: string | undefined): string {
+  return !file || file === '??' ? '' : file;
+}
+
+interface LlvmSymbol {
+  FunctionName?: string;
+  FileName?: string;
+  Line?: number;
+}
+
+export function parseLlvmJson(out: string, n: number): ModuleSymbols {
+  const lines = out.split('\n').filter((l) => l.trim() !== '');
+  const result: ModuleSymbols = [];
+  for (let i = 0; i < n; i++) {
+    const line = lines[i];
+    if (line === undefined) {
+      result.push(null);
+      continue;
+    }
+    const rec = JSON.parse(line) as { Symbol?: LlvmSymbol[]; Error?: unknown };
+    const frames: SourceFrame[] = [];
+    for (const s of rec.Symbol ?? []) {
+      if (UNKNOWN_FN.has(s.FunctionName ?? '')) continue;
+      frames.push({ function: s.FunctionName!, file: cleanFile(s.FileName), line: s.Line ?? 0 });
+    }
+    result.push(frames.length > 0 ? frames : null);
+  }
+  return result;
+}
+
+/** addr2line -a prints "0x<address>" and then function / "file:line" pairs, one per inline level. */
+export function parseAddr2line(out: string, n: number): ModuleSymbols {
+  const lines = out.split('\n');
+  const result: ModuleSymbols = [];
+  let current: SourceFrame[] | null = null;
+  let started = false;
+  const flush = () => {
+    if (started) result.push(current && current.length > 0 ? current : null);
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (/^0x[0-9a-f]+$/.test(l)) {
+      flush();
+      started = true;
+      current = [];
+      continue;
+    }
+    if (!started || l === '') continue;
+    const loc = lines[++i] ?? '??:0';
+    if (UNKNOWN_FN.has(l)) continue;
+    const m = /^(.*):(\d+|\?)(?: \(discriminator \d+\))?$/.exec(loc);
+    const file = cleanFile(m ? m[1] : loc);
+    const line = m && m[2] !== '?' ? Number(m[2]) : 0;
+    current!.push({ function: l, file, line });
+  }
+  flush();
+  while (result.length < n) result.push(null);
+  return result.slice(0, n);
+}
