@@ -1,0 +1,65 @@
+/**
+ * `hyprof export DIR --format F`: a TAU profile directory in another tool's format — pprof,
+ * speedscope, Chrome trace, collapsed stacks — with contexts, unwound frames and samples kept as
+ * frames below the timers.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { EXPORT_FORMATS, type ExportFormat, type ExportSelection } from '../output/export-common.js';
+import { exportChrome } from '../output/export-chrome.js';
+import { exportCollapsed } from '../output/export-collapsed.js';
+import { exportPprof } from '../output/export-pprof.js';
+import { exportSpeedscope } from '../output/export-speedscope.js';
+import type { TauProfile } from '../output/tau-model.js';
+import { UserError } from './errors.js';
+import { packageVersion } from './package-root.js';
+import { readProfileWithProgress } from '../view/read-profile.js';
+
+interface ExportCliOptions {
+  format?: string;
+  output?: string;
+  thread?: string;
+  metric?: string;
+}
+
+export function renderExport(profile: TauProfile, format: ExportFormat, sel: ExportSelection): Buffer | string {
+  switch (format) {
+    case 'pprof':
+      return exportPprof(profile, sel);
+    case 'speedscope':
+      return `${JSON.stringify(exportSpeedscope(profile, sel, packageVersion()))}\n`;
+    case 'chrome':
+      return `${JSON.stringify(exportChrome(profile, sel))}\n`;
+    case 'collapsed':
+      return exportCollapsed(profile, sel);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('export')
+    .description(`write a TAU profile directory in another format (${EXPORT_FORMATS.join(', ')})`)
+    .argument('<dir>', 'profile directory (profile.<node>.<context>.<thread> files or MULTI__<metric> subdirectories)')
+    .requiredOption('--format <f>', `output format: ${EXPORT_FORMATS.join(', ')}`)
+    .option('-o, --output <file>', 'write to this file (default: standard output; pprof needs a file unless stdout is redirected)')
+    .option('--thread <sel>', 'only this thread: <node>,<context>,<thread> or a thread number (default: all)')
+    .option('--metric <name>', 'metric to export (default: the first)')
+    .action((dir: string, opts: ExportCliOptions) => {
+      const format = opts.format as ExportFormat;
+      if (!EXPORT_FORMATS.includes(format)) {
+        throw new UserError(`--format ${opts.format}: unknown format; formats: ${EXPORT_FORMATS.join(', ')}`, 2);
+      }
+      if (format === 'pprof' && !opts.output && process.stdout.isTTY) {
+        throw new UserError('--format pprof writes binary data: give -o FILE or redirect standard output', 2);
+      }
+      const profile = readProfileWithProgress(dir);
+      const data = renderExport(profile, format, { thread: opts.thread, metric: opts.metric });
+      if (opts.output) {
+        try {
+          writeFileSync(opts.output, data);
+        } catch (e) {
+          throw new UserError(`${opts.output}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 1);
+        }
+      } else process.stdout.write(data);
+    });
+}

@@ -1,0 +1,58 @@
+/**
+ * `hyprof view DIR`: serve a TAU profile directory (hyprof's or TAU's own) to the browser in the
+ * manner of ParaProf, on a loopback address. Runs until interrupted.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { startViewServer } from '../view/server.js';
+import { readProfileWithProgress } from '../view/read-profile.js';
+
+interface ViewCliOptions {
+  port: number;
+  host: string;
+  open?: boolean;
+}
+
+function portNumber(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) {
+    throw new InvalidArgumentError(`--port must be a whole number from 0 to 65535 (0 = a free port), not '${value}'.`);
+  }
+  return Number(value);
+}
+
+/** Launch the desktop's browser; say so when there is none (a remote shell, a batch node). */
+function openBrowser(url: string): void {
+  const have = (process.env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'xdg-open')));
+  if (!have) {
+    process.stderr.write(`hyprof: could not open a browser (xdg-open not found); open ${url} yourself\n`);
+    return;
+  }
+  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => process.stderr.write(`hyprof: could not open a browser; open ${url} yourself\n`));
+  child.unref();
+}
+
+export function register(program: Command): void {
+  program
+    .command('view')
+    .description('show a TAU profile directory in the browser (bar charts, statistics, event-path tree, flame graph)')
+    .argument('<dir>', 'profile directory (profile.<node>.<context>.<thread> files or MULTI__<metric> subdirectories)')
+    .option('--port <n>', 'port to listen on (0 = a free port)', portNumber, 0)
+    .option('--host <addr>', 'loopback address to listen on', '127.0.0.1')
+    .option('--open', 'open the page in the desktop browser (xdg-open)')
+    .action(async (dir: string, opts: ViewCliOptions) => {
+      const profile = readProfileWithProgress(dir);
+      const view = await startViewServer(profile, { host: opts.host, port: opts.port });
+      process.stdout.write(`hyprof: viewing ${dir} at ${view.url}\n`);
+      if (opts.open) openBrowser(view.url);
+      const stop = (): void => {
+        void view.close().then(() => process.exit(0));
+        // Keep-alive connections of an open page would hold close() back.
+        view.server.closeAllConnections();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

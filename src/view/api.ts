@@ -1,0 +1,291 @@
+/**
+ * What the viewer page asks for, answered from one profile held in memory. Every answer is bounded
+ * (paged rows, children of one node, a pruned flame graph), so the page stays responsive on
+ * profiles with thousands of threads and events: the server aggregates, the page shows.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { displayName, threadLabel, type TauEvent, type TauProfile } from '../output/tau-model.js';
+import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
+import { flameGraph, type FlameNode } from './flame.js';
+import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from './tree.js';
+
+/** A request the page got wrong: answered with this status and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Query = URLSearchParams;
+
+interface View {
+  events: TauEvent[];
+  tree?: EventTree;
+}
+
+/** Largest source file the viewer reads, in bytes. */
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+
+export interface NodeInfo {
+  path: string;
+  name: string;
+  kind: string;
+  calls: number;
+  subrs: number;
+  excl: number;
+  incl: number;
+  derived: boolean;
+  childCount: number;
+  source?: { file: string; line: number };
+}
+
+export class ProfileApi {
+  private cache = new Map<string, View>();
+  private sources: Set<string> | undefined;
+
+  constructor(readonly profile: TauProfile) {}
+
+  private metricIndex(q: Query): number {
+    const m = q.get('metric');
+    if (m === null || m === '') return 0;
+    if (/^\d+$/.test(m) && +m < this.profile.metrics.length) return +m;
+    const i = this.profile.metrics.indexOf(m);
+    if (i < 0) throw new ApiError(400, `unknown metric "${m}"; metrics: ${this.profile.metrics.join(', ')}`);
+    return i;
+  }
+
+  private threadKey(q: Query, metric: number): Stat | number {
+    const t = q.get('thread') ?? 'mean';
+    if (isStat(t)) return t;
+    const n = this.profile.threads[metric].length;
+    if (/^\d+$/.test(t) && +t < n) return +t;
+    throw new ApiError(400, `unknown thread "${t}"; use ${STATS.join(', ')} or 0..${n - 1}`);
+  }
+
+  private view(metric: number, thread: Stat | number): View {
+    const key = `${metric}|${thread}`;
+    let v = this.cache.get(key);
+    if (v) {
+      this.cache.delete(key);
+      this.cache.set(key, v);
+      return v;
+    }
+    const threads = this.profile.threads[metric];
+    const events = typeof thread === 'number' ? threads[thread].events : aggregateEvents(threads, thread);
+    v = { events };
+    this.cache.set(key, v);
+    if (this.cache.size > 24) this.cache.delete(this.cache.keys().next().value!);
+    return v;
+  }
+
+  private treeOf(q: Query): EventTree {
+    const metric = this.metricIndex(q);
+    const v = this.view(metric, this.threadKey(q, metric));
+    v.tree ??= eventTree(v.events);
+    return v.tree;
+  }
+
+  summary(): unknown {
+    const p = this.profile;
+    const events0 = new Set<string>();
+    for (const t of p.threads[0]) for (const e of t.events) events0.add(e.name);
+    const names = [...events0];
+    return {
+      dir: p.dir,
+      metrics: p.metrics,
+      threadCount: p.threads[0].length,
+      eventCount: names.length,
+      hasCallpaths: names.some((n) => n.includes('=>')),
+      hasSamples: names.some((n) => kindOf(n) === 'sample'),
+      stats: STATS,
+    };
+  }
+
+  /**
+   * Per-thread bars of the main window: exclusive value of the top events of the chosen kind
+   * (timers, or sample nodes), the same events and colours on every row, the rest as "other".
+   */
+  threads(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const kind = q.get('kind') === 'samples' ? 'samples' : 'timers';
+    // Timers' exclusive values add up to the thread's time; sample lines add up to the sampled
+    // time. [CONTEXT] and [UNWIND] entries repeat their samples' values, so neither bar shows them.
+    const wantKind = kind === 'samples' ? 'sample' : 'timer';
+    const want = (e: TauEvent): boolean => !e.name.includes('=>') && !isParamEvent(e.group) && kindOf(e.name) === wantKind;
+    const k = clampInt(q.get('top'), 10, 1, 40);
+    const mean = this.view(metric, 'mean').events.filter(want).sort((a, b) => b.excl - a.excl);
+    const top = mean.slice(0, k).map((e) => e.name);
+    const topIndex = new Map(top.map((n, i) => [n, i]));
+    const row = (events: TauEvent[]): { values: number[]; other: number; total: number } => {
+      const values = top.map(() => 0);
+      let other = 0;
+      for (const e of events) {
+        if (!want(e)) continue;
+        const i = topIndex.get(e.name);
+        if (i === undefined) other += e.excl;
+        else values[i] += e.excl;
+      }
+      return { values, other, total: values.reduce((s, v) => s + v, other) };
+    };
+    const threads = this.profile.threads[metric];
+    const offset = clampInt(q.get('offset'), 0, 0, threads.length);
+    const limit = clampInt(q.get('limit'), 100, 1, 1000);
+    return {
+      metric: this.profile.metrics[metric],
+      kind,
+      top: top.map(displayName),
+      total: threads.length,
+      offset,
+      stats: STATS.map((s) => ({ key: s, label: s, ...row(this.view(metric, s).events) })),
+      rows: threads.slice(offset, offset + limit).map((t, i) => ({ key: String(offset + i), label: threadLabel(t), ...row(t.events) })),
+    };
+  }
+
+  /** Metadata attributes of one thread's file (TAU's and hyprof's), in file order. */
+  metadata(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const thread = this.threadKey(q, metric);
+    const t = this.profile.threads[metric][typeof thread === 'number' ? thread : 0];
+    return { thread: threadLabel(t), attributes: t.metadata };
+  }
+
+  /** The statistics table: flat events (event paths too on request), sorted, searched, paged. */
+  table(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const thread = this.threadKey(q, metric);
+    const events = this.view(metric, thread).events;
+    const paths = q.get('paths') === '1';
+    const search = (q.get('q') ?? '').toLowerCase();
+    const sort = q.get('sort') ?? 'excl';
+    if (!['name', 'calls', 'subrs', 'excl', 'incl', 'percall'].includes(sort)) throw new ApiError(400, `unknown sort "${sort}"`);
+    const asc = q.get('order') === 'asc';
+    const base = events.reduce((m, e) => Math.max(m, e.incl), 0);
+    let rows = events
+      .filter((e) => paths || !e.name.includes('=>'))
+      .map((e) => ({
+        name: displayName(e.name),
+        group: e.group,
+        kind: kindOf(splitPath(e.name).at(-1)!),
+        calls: e.calls,
+        subrs: e.subrs,
+        excl: e.excl,
+        incl: e.incl,
+        percall: e.calls > 0 ? e.incl / e.calls : 0,
+        exclPct: base > 0 ? (100 * e.excl) / base : 0,
+        inclPct: base > 0 ? (100 * e.incl) / base : 0,
+      }));
+    if (search) rows = rows.filter((r) => r.name.toLowerCase().includes(search));
+    const key = sort as 'name' | 'calls' | 'subrs' | 'excl' | 'incl' | 'percall';
+    rows.sort((a, b) => {
+      const c = key === 'name' ? a.name.localeCompare(b.name) : (a[key] as number) - (b[key] as number);
+      return asc ? c : -c;
+    });
+    const offset = clampInt(q.get('offset'), 0, 0, rows.length);
+    const limit = clampInt(q.get('limit'), 100, 1, 2000);
+    return { metric: this.profile.metrics[metric], thread: String(thread), total: rows.length, offset, base, rows: rows.slice(offset, offset + limit) };
+  }
+
+  /** Children of one node of the event-path tree (the roots without a path), paged. */
+  tree(q: Query): unknown {
+    const tree = this.treeOf(q);
+    const path = q.get('path');
+    let list: TreeNode[];
+    let node: TreeNode | undefined;
+    if (path) {
+      node = tree.byPath.get(path);
+      if (!node) throw new ApiError(404, `no node "${path}" in this tree`);
+      list = node.children;
+    } else list = tree.roots;
+    const offset = clampInt(q.get('offset'), 0, 0, list.length);
+    const limit = clampInt(q.get('limit'), 200, 1, 2000);
+    return { node: node && info(node), total: list.length, offset, children: list.slice(offset, offset + limit).map(info) };
+  }
+
+  /** Nodes of the tree whose name contains the search text, with their paths, to expand to. */
+  search(q: Query): unknown {
+    const tree = this.treeOf(q);
+    const s = (q.get('q') ?? '').toLowerCase();
+    if (!s) return { total: 0, nodes: [] };
+    const limit = clampInt(q.get('limit'), 100, 1, 1000);
+    const found = tree.nodes.filter((n) => n.name.toLowerCase().includes(s));
+    found.sort((a, b) => b.incl - a.incl);
+    return { total: found.length, nodes: found.slice(0, limit).map(info) };
+  }
+
+  flame(q: Query): FlameNode {
+    const tree = this.treeOf(q);
+    const minFraction = Number(q.get('min') ?? '0.0005');
+    const f = flameGraph(tree, {
+      root: q.get('root') || undefined,
+      minFraction: minFraction >= 0 && minFraction < 1 ? minFraction : 0.0005,
+      maxNodes: clampInt(q.get('max'), 5000, 10, 50000),
+    });
+    if (!f) throw new ApiError(404, `no node "${q.get('root')}" in this tree`);
+    return f;
+  }
+
+  /** Files named by SAMPLE / UNWIND nodes of this profile: the only files the viewer reads. */
+  private sourceFiles(): Set<string> {
+    if (this.sources) return this.sources;
+    const s = new Set<string>();
+    for (const threads of this.profile.threads)
+      for (const t of threads)
+        for (const e of t.events) {
+          const last = splitPath(e.name).at(-1)!;
+          const k = kindOf(last);
+          if (k !== 'sample' && k !== 'unwind') continue;
+          const src = sourceOf(last);
+          if (src) s.add(src.file);
+        }
+    this.sources = s;
+    return s;
+  }
+
+  source(q: Query): unknown {
+    const file = q.get('file') ?? '';
+    const line = clampInt(q.get('line'), 1, 0, 1e9);
+    const around = clampInt(q.get('context'), 8, 0, 200);
+    if (!this.sourceFiles().has(file)) throw new ApiError(403, `${file}: not a source file of a sample in this profile`);
+    let text: string;
+    try {
+      const real = realpathSync(file);
+      const st = statSync(real);
+      if (!st.isFile()) throw new ApiError(404, `${file}: not a regular file`);
+      if (st.size > MAX_SOURCE_BYTES) throw new ApiError(413, `${file}: larger than ${MAX_SOURCE_BYTES} bytes, not shown`);
+      text = readFileSync(real, 'utf8');
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError(404, `${file}: not readable here (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    const lines = text.split('\n');
+    const first = Math.max(1, line - around);
+    const last = Math.min(lines.length, line + around);
+    const out = [];
+    for (let i = first; i <= last; i++) out.push({ line: i, text: lines[i - 1] });
+    return { file, line, lines: out };
+  }
+}
+
+function info(n: TreeNode): NodeInfo {
+  const src = n.kind === 'sample' || n.kind === 'unwind' ? sourceOf(n.name) : undefined;
+  return {
+    path: n.path,
+    name: n.name,
+    kind: n.kind,
+    calls: n.calls,
+    subrs: n.subrs,
+    excl: n.excl,
+    incl: n.incl,
+    derived: n.derived,
+    childCount: n.children.length,
+    ...(src ? { source: src } : {}),
+  };
+}
+
+function clampInt(s: string | null, dflt: number, min: number, max: number): number {
+  if (s === null || s === '' || !/^\d+$/.test(s)) return dflt;
+  return Math.min(max, Math.max(min, Number(s)));
+}

@@ -1,0 +1,76 @@
+/**
+ * Flame graph data from the event tree: a node's width is its own unexplained value plus its
+ * children's widths (tree.ts selfValue), so samples nest inside the timer they were taken in.
+ * The server prunes what would be narrower than a pixel and bounds the node count, so a profile
+ * with 100,000 events still sends a small answer.
+ */
+import { selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from './tree.js';
+
+export interface FlameNode {
+  name: string;
+  path: string;
+  kind: NodeKind;
+  /** Width: self + children's widths. */
+  value: number;
+  self: number;
+  incl: number;
+  calls: number;
+  children: FlameNode[];
+}
+
+const widths = new WeakMap<EventTree, Map<TreeNode, number>>();
+
+/** Width of every node of a tree (computed once per tree). */
+export function flameWidths(tree: EventTree): Map<TreeNode, number> {
+  let w = widths.get(tree);
+  if (w) return w;
+  w = new Map();
+  const m = w;
+  const walk = (n: TreeNode): number => {
+    let v = selfValue(n);
+    for (const c of n.children) v += walk(c);
+    m.set(n, v);
+    return v;
+  };
+  for (const r of tree.roots) walk(r);
+  widths.set(tree, m);
+  return m;
+}
+
+export interface FlameOptions {
+  /** Path of the node to start from; default all roots under a synthetic "all". */
+  root?: string;
+  /** Drop nodes narrower than this fraction of the root. */
+  minFraction?: number;
+  maxNodes?: number;
+}
+
+export function flameGraph(tree: EventTree, opts: FlameOptions = {}): FlameNode | undefined {
+  const w = flameWidths(tree);
+  const minFraction = opts.minFraction ?? 0.0005;
+  let budget = opts.maxNodes ?? 5000;
+  const start = opts.root ? tree.byPath.get(opts.root) : undefined;
+  if (opts.root && !start) return undefined;
+  const tops = start ? [start] : stackRoots(tree);
+  const total = tops.reduce((s, r) => s + (w.get(r) ?? 0), 0);
+  const threshold = total * minFraction;
+  const convert = (n: TreeNode): FlameNode => {
+    budget--;
+    const kids = n.children
+      .filter((c) => (w.get(c) ?? 0) > threshold)
+      .sort((a, b) => (w.get(b) ?? 0) - (w.get(a) ?? 0));
+    const children: FlameNode[] = [];
+    for (const c of kids) {
+      if (budget <= 0) break;
+      children.push(convert(c));
+    }
+    return { name: n.name, path: n.path, kind: n.kind, value: w.get(n) ?? 0, self: selfValue(n), incl: n.incl, calls: n.calls, children };
+  };
+  if (start) return convert(start);
+  const children: FlameNode[] = [];
+  for (const r of [...tops].sort((a, b) => (w.get(b) ?? 0) - (w.get(a) ?? 0))) {
+    if (budget <= 0 || (w.get(r) ?? 0) <= threshold) break;
+    children.push(convert(r));
+  }
+  return { name: 'all', path: '', kind: 'timer', value: total, self: 0, incl: total, calls: 0, children };
+}

@@ -1,0 +1,113 @@
+/**
+ * The viewer's HTTP server: the built page (dist/web) and the JSON API, on a loopback address only.
+ * Requests whose Host header is not loopback are refused, so a web page elsewhere cannot reach the
+ * profile through DNS rebinding.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../cli/errors.js';
+import type { TauProfile } from '../output/tau-model.js';
+import { ApiError, ProfileApi, type Query } from './api.js';
+
+/** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
+export const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+export interface ViewServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startViewServer(profile: TauProfile, opts: { host: string; port: number; webDir?: string }): Promise<ViewServer> {
+  if (!isLoopback(opts.host)) {
+    throw new UserError(`--host ${opts.host}: the viewer listens on a loopback address only (127.0.0.1, ::1, localhost)`);
+  }
+  const web = opts.webDir ?? webRoot;
+  if (!existsSync(join(web, 'index.html'))) {
+    throw new UserError(`${web}: the viewer page is not built (run "npm run build:web")`, 1);
+  }
+  const api = new ProfileApi(profile);
+  const routes: Record<string, (q: Query) => unknown> = {
+    '/api/summary': () => api.summary(),
+    '/api/threads': (q) => api.threads(q),
+    '/api/table': (q) => api.table(q),
+    '/api/tree': (q) => api.tree(q),
+    '/api/search': (q) => api.search(q),
+    '/api/flame': (q) => api.flame(q),
+    '/api/source': (q) => api.source(q),
+    '/api/metadata': (q) => api.metadata(q),
+  };
+  const server = createServer((req, res) => handle(req, res, routes, web));
+  await new Promise<void>((ok, fail) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE') fail(new UserError(`port ${opts.port} on ${opts.host} is in use; choose another with --port (0 picks a free one)`, 1));
+      else if (e.code === 'EACCES') fail(new UserError(`port ${opts.port} on ${opts.host}: permission denied; choose a port above 1023 or 0`, 1));
+      else fail(new UserError(`cannot listen on ${opts.host}:${opts.port}: ${e.message}`, 1));
+    });
+    server.listen(opts.port, opts.host, () => ok());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const hostPart = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    server,
+    url: `http://${hostPart}:${port}/`,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string, (q: Query) => unknown>, web: string): void {
+  const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed');
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const route = routes[url.pathname];
+  if (route) {
+    try {
+      return send(res, 200, 'application/json', JSON.stringify(route(url.searchParams)));
+    } catch (e) {
+      if (e instanceof ApiError) return send(res, e.status, 'application/json', JSON.stringify({ error: e.message }));
+      return send(res, 500, 'application/json', JSON.stringify({ error: String((e as Error).message ?? e) }));
+    }
+  }
+  if (url.pathname.startsWith('/api/')) return send(res, 404, 'application/json', JSON.stringify({ error: `no API ${url.pathname}` }));
+  const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+  const file = resolve(web, rel);
+  if (!file.startsWith(web + sep)) return send(res, 403, 'text/plain', 'forbidden');
+  let body: Buffer;
+  try {
+    if (!statSync(file).isFile()) throw new Error('not a file');
+    body = readFileSync(file);
+  } catch {
+    return send(res, 404, 'text/plain', 'not found');
+  }
+  send(res, 200, TYPES[extname(file)] ?? 'application/octet-stream', body);
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+  });
+  res.end(body);
+}

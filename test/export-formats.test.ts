@@ -1,0 +1,162 @@
+/**
+ * Every export format on TAU's own reference profiles (shared/reference/tau, beside the repository):
+ * the numbers that come out are checked against the numbers in the profile files, computed here
+ * from the events directly, not through the tree the exporters use.
+ */
+import test from 'ava';
+import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { Profile } from 'pprof-format';
+import { buildPprof, exportPprof } from '../src/output/export-pprof.js';
+import { exportSpeedscope } from '../src/output/export-speedscope.js';
+import { exportChrome, type ChromeEvent } from '../src/output/export-chrome.js';
+import { exportCollapsed } from '../src/output/export-collapsed.js';
+import type { TauEvent } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { repoRoot } from './helpers/native.js';
+
+const ref = (v: string): string => join(repoRoot, '..', 'shared', 'reference', 'tau', v);
+const VARIANTS = ['probes_callpath', 'hybrid_unwind', 'hybrid_callpath_unwind', 'sampling_tau_exec', 'phase_probes'];
+
+const byName = (events: TauEvent[]): Map<string, TauEvent> => new Map(events.map((e) => [e.name.trimEnd(), e]));
+
+/**
+ * What the stacks of one thread must add up to: the root's inclusive time, plus what a timer's
+ * samples exceed its exclusive time by (sample time is measured beside timer time, TAU-FORMAT.md).
+ */
+function expectedTotal(events: TauEvent[]): number {
+  const names = byName(events);
+  let total = names.get('.TAU application')!.incl;
+  for (const e of events) {
+    const g = e.group.split('|');
+    if (!g.includes('TAU_SAMPLE_CONTEXT') || !g.includes('TAU_CALLPATH')) continue;
+    const timer = names.get(e.name.slice(0, e.name.lastIndexOf(' => [CONTEXT]')).trimEnd());
+    if (!timer) throw new Error(`no timer event for ${e.name}`);
+    total += Math.max(0, e.incl - timer.excl);
+  }
+  return total;
+}
+
+/** A timer's [CONTEXT] path entry: what the file says that timer's samples add up to. */
+function contextEvent(events: TauEvent[], timer: string): TauEvent {
+  const e = events.find((x) => x.group === 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH' && collapse(x.name.split(' => ').at(-1)!) === `[CONTEXT] ${timer}`);
+  if (!e) throw new Error(`no context entry for ${timer}`);
+  return e;
+}
+
+const collapse = (s: string): string => s.replace(/ {2,}/g, ' ').trim();
+
+for (const v of VARIANTS) {
+  test(`pprof of ${v} decodes back and its totals equal the profile's`, (t) => {
+    const profile = readTauProfileDir(ref(v));
+    const events = profile.threads[0][0].events;
+    const decoded = Profile.decode(gunzipSync(exportPprof(profile)));
+    const str = (i: number | bigint): string => decoded.stringTable.strings[Number(i)];
+    t.deepEqual(decoded.sampleType.map((s) => [str(s.type), str(s.unit)]), [['calls', 'count'], ['time', 'nanoseconds']]);
+    const total = decoded.sample.reduce((s, x) => s + Number(x.value[1]), 0);
+    t.is(total, Math.round(expectedTotal(events) * 1000));
+    const fname = new Map(decoded.function.map((f) => [Number(f.id), str(f.name)]));
+    const locName = new Map(decoded.location.map((l) => [Number(l.id), fname.get(Number(l.line[0].functionId))!]));
+    // Leaf first, as pprof wants; every stack ends at a root timer.
+    for (const s of decoded.sample) {
+      const names = s.locationId.map((id) => locName.get(Number(id))!);
+      t.false(names.at(-1)!.startsWith('['), `stack ends in a timer: ${names.join(' <- ')}`);
+      t.is(str(s.label[0].key), 'thread');
+      t.is(str(s.label[0].str), 'n,c,t 0,0,0');
+    }
+    if (v.startsWith('hybrid')) {
+      // The samples under [CONTEXT] Iteration 0 add up to that context's entry in the file.
+      const ctx = contextEvent(events, 'Iteration 0');
+      const under = decoded.sample
+        .filter((s) => s.locationId.some((id) => locName.get(Number(id)) === '[CONTEXT] Iteration 0'))
+        .reduce((a, s) => a + Number(s.value[1]), 0);
+      t.is(under, ctx.incl * 1000);
+      // A sample below its context and unwound frames: CONTEXT, then UNWIND..., then SAMPLE.
+      const deep = decoded.sample.find((s) => locName.get(Number(s.locationId[0]))!.startsWith('[SAMPLE]'))!;
+      const kinds = deep.locationId.map((id) => /^\[(\w+)\]/.exec(locName.get(Number(id))!)?.[1] ?? 'timer').reverse();
+      const ci = kinds.indexOf('CONTEXT');
+      t.true(ci > 0);
+      t.true(kinds.slice(0, ci).every((k) => k === 'timer'));
+      t.true(kinds.slice(ci + 1, -1).every((k) => k === 'UNWIND'));
+      t.is(kinds.at(-1), 'SAMPLE');
+      // Source positions of sample frames become the functions' file and line.
+      const add = decoded.function.find((f) => str(f.name).startsWith('[SAMPLE] add '))!;
+      t.is(str(add.filename), '/home/user/tau-example/matmult.c');
+      t.is(Number(add.startLine), 14);
+    }
+  });
+
+  test(`speedscope of ${v} has the file format's shape and weights sum to the profile's total`, (t) => {
+    const profile = readTauProfileDir(ref(v));
+    const s = JSON.parse(JSON.stringify(exportSpeedscope(profile)));
+    t.is(s.$schema, 'https://www.speedscope.app/file-format-schema.json');
+    t.true(Array.isArray(s.shared.frames) && s.shared.frames.every((f: { name: unknown }) => typeof f.name === 'string'));
+    t.is(s.profiles.length, 1);
+    const p = s.profiles[0];
+    t.is(p.type, 'sampled');
+    t.is(p.unit, 'microseconds');
+    t.is(p.samples.length, p.weights.length);
+    for (const stack of p.samples) for (const i of stack) t.true(Number.isInteger(i) && i >= 0 && i < s.shared.frames.length);
+    const sum = p.weights.reduce((a: number, b: number) => a + b, 0);
+    t.is(sum, expectedTotal(profile.threads[0][0].events));
+    t.is(p.endValue - p.startValue, sum);
+  });
+
+  test(`chrome trace of ${v} parses and its events nest`, (t) => {
+    const profile = readTauProfileDir(ref(v));
+    const trace = JSON.parse(JSON.stringify(exportChrome(profile))) as { traceEvents: ChromeEvent[] };
+    const xs = trace.traceEvents.filter((e) => e.ph === 'X').sort((a, b) => a.ts! - b.ts! || b.dur! - a.dur!);
+    t.true(xs.length > 0);
+    const eps = 1e-6;
+    const stack: ChromeEvent[] = [];
+    for (const e of xs) {
+      while (stack.length && stack.at(-1)!.ts! + stack.at(-1)!.dur! <= e.ts! + eps && !(e.dur === 0 && e.ts === stack.at(-1)!.ts)) stack.pop();
+      const parent = stack.at(-1);
+      if (parent) t.true(e.ts! + e.dur! <= parent.ts! + parent.dur! + eps, `${e.name} inside ${parent.name}`);
+      stack.push(e);
+    }
+    const root = xs.find((e) => e.name === '.TAU application')!;
+    t.is(root.dur, byName(profile.threads[0][0].events).get('.TAU application')!.incl);
+    t.true(trace.traceEvents.some((e) => e.ph === 'M' && e.name === 'thread_name'));
+  });
+
+  test(`collapsed stacks of ${v} sum to the profile's total`, (t) => {
+    const profile = readTauProfileDir(ref(v));
+    const text = exportCollapsed(profile);
+    const lines = text.trimEnd().split('\n');
+    let sum = 0;
+    for (const l of lines) {
+      const m = /^(.+) (\d+(?:\.\d+)?)$/.exec(l);
+      t.truthy(m, l);
+      sum += Number(m![2]);
+    }
+    t.is(sum, expectedTotal(profile.threads[0][0].events));
+    if (v === 'hybrid_unwind') {
+      t.true(lines.some((l) => /^Iteration 0;\[CONTEXT\] Iteration 0;(\[UNWIND\] [^;]+;)+\[SAMPLE\] add \[\{\/home\/user\/tau-example\/matmult.c\} \{14\}\] \d+$/.test(l)));
+    }
+  });
+}
+
+test('exports of a two-thread OpenMP profile keep the threads apart', (t) => {
+  const profile = readTauProfileDir(ref('openmp_ompt_full'));
+  const s = exportSpeedscope(profile);
+  t.deepEqual(s.profiles.map((p) => p.name), ['n,c,t 0,0,0 TIME', 'n,c,t 0,0,1 TIME']);
+  const lines = exportCollapsed(profile).trimEnd().split('\n');
+  t.true(lines.some((l) => l.startsWith('n,c,t 0,0,0;')));
+  t.true(lines.some((l) => l.startsWith('n,c,t 0,0,1;')));
+  t.true(lines.every((l) => /^n,c,t 0,0,[01];/.test(l)));
+  const chrome = exportChrome(profile);
+  t.deepEqual([...new Set(chrome.traceEvents.map((e) => e.tid))].sort(), [0, 1]);
+  const one = buildPprof(profile, { thread: '1' });
+  t.true(one.sample.length > 0);
+  t.true(one.sample.every((x) => one.stringTable.strings[Number(x.label[0].str)] === 'n,c,t 0,0,1'));
+  const only = exportSpeedscope(profile, { thread: '0,0,1' });
+  t.is(only.profiles.length, 1);
+});
+
+test('export selections the profile does not have are refused with a clear message', (t) => {
+  const profile = readTauProfileDir(ref('openmp_ompt_full'));
+  t.throws(() => exportCollapsed(profile, { thread: '7' }), { message: /--thread 7: no such thread in .*openmp_ompt_full \(threads: 0,0,0 0,0,1\)/ });
+  t.throws(() => exportCollapsed(profile, { thread: 'x' }), { message: /--thread x: expected <node>,<context>,<thread> or a thread number/ });
+  t.throws(() => exportCollapsed(profile, { metric: 'PAPI_TOT_CYC' }), { message: /--metric PAPI_TOT_CYC: not in .* \(metrics: TIME\)/ });
+});

@@ -1,0 +1,270 @@
+/**
+ * `hyprof view` in a real browser (Debian's chromium through playwright-core): the page loads a
+ * copy of a TAU reference profile, a [CONTEXT] node unfolds under its timer with the file's
+ * numbers, source lines of a sample show, and screenshots of the main views are non-blank.
+ */
+import test from 'ava';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import type { ChildProcess } from 'node:child_process';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { hyprof, tmpDir } from './helpers/native.js';
+import { profileCopy, referenceDir, sourceLine } from './view-fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const VIEWPORT = { width: 1280, height: 800 };
+
+async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Start `hyprof view DIR`; resolves with the URL it prints and the process (to stop). */
+function startView(dir: string): Promise<{ url: string; child: ChildProcess; stdout: () => string }> {
+  return new Promise((ok, fail) => {
+    let out = '';
+    let child: ChildProcess;
+    const done = hyprof(['view', dir], {
+      onSpawn: (c) => {
+        child = c;
+        c.stdout!.on('data', (d: Buffer | string) => {
+          out += d.toString();
+          const m = /hyprof: viewing (.*) at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
+          if (m) ok({ url: m[2], child, stdout: () => out });
+        });
+      },
+    });
+    void done.then((r) => fail(new Error(`hyprof view exited (${r.code}): ${r.stderr}`)));
+  });
+}
+
+/** Width, height and whether the picture has content (not one flat colour). */
+function pngFacts(png: Buffer): { width: number; height: number; varied: boolean } {
+  t_assert(png.subarray(1, 4).toString() === 'PNG', 'not a PNG');
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const idat: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const len = png.readUInt32BE(at);
+    const type = png.subarray(at + 4, at + 8).toString();
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  // Count distinct RGB triples over a sample of pixels (filter bytes make this approximate but a
+  // blank page still gives a handful at most).
+  const colours = new Set<number>();
+  const stride = raw.length / height;
+  for (let y = 0; y < height; y += 7) {
+    const row = raw.subarray(y * stride + 1, (y + 1) * stride);
+    for (let x = 0; x + 2 < row.length; x += 3 * 11) colours.add((row[x] << 16) | (row[x + 1] << 8) | row[x + 2]);
+  }
+  return { width, height, varied: colours.size > 20 };
+}
+function t_assert(ok: boolean, what: string): void {
+  if (!ok) throw new Error(what);
+}
+
+const haveChromium = existsSync(CHROMIUM);
+const shots = tmpDir('view-shots');
+const fx = profileCopy('hybrid_callpath_unwind');
+const fileText = readFileSync(join(fx.dir, 'profile.0.0.0'), 'utf8');
+const fileValues = (name: string): number[] => {
+  const line = fileText.split('\n').find((l) => l.startsWith(`"${name}" `))!;
+  return line.slice(name.length + 3).split(' ').slice(0, 4).map(Number);
+};
+const fmt = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
+
+let browser: Browser;
+let server: { url: string; child: ChildProcess };
+
+test.before(async () => {
+  if (!haveChromium) return;
+  server = await startView(fx.dir);
+  browser = await launch();
+});
+test.after.always(async () => {
+  await browser?.close();
+  server?.child.kill('SIGTERM');
+});
+
+async function open(url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  (page as Page & { errors?: string[] }).errors = errors;
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]');
+  return page;
+}
+
+async function tab(page: Page, name: string): Promise<void> {
+  await page.click(`#tabs button[data-tab="${name}"]`);
+  await page.waitForSelector(`#tab-${name}:not([hidden])`);
+  await page.waitForSelector('body[data-ready="1"]');
+}
+
+async function shot(page: Page, name: string): Promise<{ width: number; height: number; varied: boolean }> {
+  const file = join(shots, `${name}.png`);
+  const png = await page.screenshot({ path: file });
+  return pngFacts(png);
+}
+
+const t2 = haveChromium ? test.serial : test.serial.skip;
+
+t2('the main window shows a bar per thread and statistic', async (t) => {
+  const page = await open(server.url);
+  t.regex(await page.textContent('#dir') ?? '', /profile$/);
+  const rows = await page.$$eval('.bars .row', (rs) => rs.map((r) => r.getAttribute('data-thread')));
+  t.deepEqual(rows, ['mean', 'min', 'max', 'std', '0']);
+  const total = await page.textContent('.bars .row[data-thread="0"] .total');
+  t.is(total, fmt(fileValues('.TAU application')[3]));
+  t.true((await page.$$('.bars .row[data-thread="0"] rect')).length >= 5);
+  const facts = await shot(page, 'threads');
+  t.deepEqual([facts.width, facts.height], [VIEWPORT.width, VIEWPORT.height]);
+  t.true(facts.varied);
+  t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+  t.log(`screenshots in ${shots}`);
+  await page.close();
+});
+
+t2('a [CONTEXT] node unfolds under its timer with the profile\'s numbers', async (t) => {
+  const page = await open(server.url);
+  await tab(page, 'tree');
+  const path = ['.TAU application', 'main', 'Iteration 2', '[CONTEXT] Iteration 2'];
+  for (let i = 1; i <= path.length; i++) {
+    const p = path.slice(0, i).join(' => ');
+    const sel = `tr[data-path="${p}"]`;
+    await page.waitForSelector(sel);
+    await page.click(sel);
+    await page.waitForSelector(`${sel}[data-open="1"]`);
+  }
+  const ctxPath = path.join(' => ');
+  const cells = await page.$$eval(`tr[data-path="${ctxPath}"] td.num`, (tds) => tds.map((td) => td.textContent));
+  const [calls, , excl, incl] = fileValues('main => Iteration 2  => [CONTEXT]  Iteration 2');
+  t.deepEqual(cells.slice(0, 3), [fmt(incl), fmt(excl), fmt(calls)]);
+  t.is(await page.getAttribute(`tr[data-path="${ctxPath}"]`, 'class'), 'kind-context');
+  // Its children are the unwound frames and samples, one level deeper.
+  const kids = await page.$$eval(`tr[data-depth="4"]`, (rs) => rs.map((r) => [r.className, r.getAttribute('data-path')]));
+  t.true(kids.length > 0);
+  t.true(kids.every(([cls, p]) => (cls === 'kind-unwind' || cls === 'kind-sample') && p!.startsWith(`${ctxPath} => `)));
+  // Timer values too.
+  const it2 = await page.$$eval(`tr[data-path=".TAU application => main => Iteration 2"] td.num`, (tds) => tds.map((td) => td.textContent));
+  t.deepEqual(it2.slice(0, 3), [fmt(fileValues('main => Iteration 2')[3]), fmt(fileValues('main => Iteration 2')[2]), '1']);
+  const facts = await shot(page, 'tree');
+  t.true(facts.varied);
+  await page.close();
+});
+
+t2('source lines of a sample show when its file is readable', async (t) => {
+  const page = await open(server.url);
+  await tab(page, 'tree');
+  await page.fill('#search', '[SAMPLE] add');
+  await page.waitForSelector('.results div[title]');
+  await page.click('.results div[title]');
+  const target = await page.waitForSelector('tr.kind-sample[style*="outline"]');
+  t.regex((await target.getAttribute('data-path'))!, /\[SAMPLE\] add \[\{.*matmult\.c\} \{14\}\]$/);
+  await target.$eval('.src-link', (e) => (e as HTMLElement).click());
+  await page.waitForSelector('#source .hot');
+  t.is(await page.getAttribute('#source .hot', 'data-line'), '14');
+  t.is((await page.textContent('#source .hot'))!.trim(), `14${sourceLine(14)}`);
+  const facts = await shot(page, 'source');
+  t.true(facts.varied);
+  await page.close();
+});
+
+t2('the statistics table and flame graph show the same numbers', async (t) => {
+  const page = await open(server.url);
+  await tab(page, 'table');
+  const first = await page.$eval('table.stats tbody tr', (tr) => [tr.getAttribute('data-name'), tr.querySelector('td.excl')!.getAttribute('data-value')]);
+  t.deepEqual(first, [`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`, String(fileValues(`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`)[2])]);
+  await page.click('table.stats th[data-sort="name"]');
+  await page.waitForSelector('body[data-ready="1"]');
+  t.true((await shot(page, 'table')).varied);
+  await tab(page, 'flame');
+  const ctx = '.TAU application => main => Iteration 2 => [CONTEXT] Iteration 2';
+  const w = async (p: string): Promise<number> => Number(await page.getAttribute(`#flame g[data-path="${p}"] rect`, 'width'));
+  const [wCtx, wTimer, wRoot] = [await w(ctx), await w('.TAU application => main => Iteration 2'), await w('.TAU application')];
+  t.true(wCtx > 0 && wCtx <= wTimer && wTimer < wRoot);
+  t.true((await shot(page, 'flame')).varied);
+  await tab(page, 'metadata');
+  t.is(await page.textContent('#tab-metadata tr[data-name="Metric Name"] td.value'), 'TIME');
+  await tab(page, 'flame');
+  // Zoom into the timer: its context fills (almost) the width.
+  await page.click(`#flame g[data-path=".TAU application => main => Iteration 2"]`);
+  t.true((await w(ctx)) > 0.9 * VIEWPORT.width * 0.9);
+  await page.close();
+});
+
+t2('several metrics and threads: metric and thread selectors', async (t) => {
+  const root = tmpDir('view-multi');
+  const src = readFileSync(join(referenceDir('openmp_ompt_full'), 'profile.0.0.0'), 'utf8');
+  const src1 = readFileSync(join(referenceDir('openmp_ompt_full'), 'profile.0.0.1'), 'utf8');
+  for (const metric of ['TIME', 'CPU_TIME']) {
+    const d = join(root, `MULTI__${metric}`);
+    mkdirSync(d);
+    for (const [f, text] of [['profile.0.0.0', src], ['profile.0.0.1', src1]]) {
+      writeFileSync(join(d, f), text.replace('<name>Metric Name</name><value>TIME</value>', `<name>Metric Name</name><value>${metric}</value>`));
+    }
+  }
+  const multi = await startView(root);
+  try {
+    const page = await open(multi.url);
+    t.false(await page.isHidden('#metric-box'));
+    t.deepEqual(await page.$$eval('#metric option', (o) => o.map((x) => x.textContent)), ['CPU_TIME', 'TIME']);
+    t.deepEqual(await page.$$eval('#thread option', (o) => o.map((x) => x.textContent)), ['mean', 'min', 'max', 'std', 'n,c,t 0,0,0', 'n,c,t 0,0,1']);
+    t.deepEqual(await page.$$eval('.bars .row', (rs) => rs.map((r) => r.getAttribute('data-thread'))), ['mean', 'min', 'max', 'std', '0', '1']);
+    await page.selectOption('#metric', '1');
+    await page.waitForSelector('body[data-ready="1"]');
+    t.regex((await page.textContent('#tab-threads .controls'))!, /2 threads, metric TIME/);
+    // Clicking a thread's bar opens its statistics.
+    await page.click('.bars .row[data-thread="1"]');
+    await page.waitForSelector('#tab-table:not([hidden]) table.stats');
+    t.is(await page.inputValue('#thread'), '1');
+    t.true((await shot(page, 'multi-table')).varied);
+    await page.close();
+  } finally {
+    multi.child.kill('SIGTERM');
+  }
+});
+
+t2('250 threads page by 100 in the main window; a bar opens its thread', async (t) => {
+  const dir = tmpDir('view-250');
+  const text = readFileSync(join(referenceDir('probes'), 'profile.0.0.0'), 'utf8');
+  for (let i = 0; i < 250; i++) writeFileSync(join(dir, `profile.0.0.${i}`), text);
+  const many = await startView(dir);
+  try {
+    const page = await open(many.url);
+    t.is(await page.textContent('.pager span'), 'threads 1–100 of 250');
+    t.is((await page.$$('.bars .row')).length, 4 + 100);
+    await page.click('.pager button:last-child');
+    await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'threads 101–200 of 250');
+    t.is(await page.getAttribute('.bars .row:not(.stat)', 'data-thread'), '100');
+    t.true((await shot(page, 'threads-250')).varied);
+    await page.click('.bars .row[data-thread="150"]');
+    await page.waitForSelector('#tab-table:not([hidden]) table.stats');
+    t.is(await page.inputValue('#thread'), '150');
+    const main = await page.getAttribute('#tab-table tr[data-name="main"] td.excl', 'data-value');
+    t.is(main, text.split('\n').find((l) => l.startsWith('"main" '))!.split(' ')[3]);
+    await page.close();
+  } finally {
+    many.child.kill('SIGTERM');
+  }
+});
+
+t2('search highlights matching frames in the flame graph', async (t) => {
+  const page = await open(server.url);
+  await tab(page, 'flame');
+  await page.fill('#search', 'multiply [');
+  await page.waitForFunction(() => document.querySelectorAll('#flame g.hit').length > 0);
+  const hits = await page.$$eval('#flame g.hit', (gs) => gs.map((g) => g.getAttribute('data-path')!));
+  t.true(hits.length > 0);
+  t.true(hits.every((p) => /\[SAMPLE\] multiply \[|matrixMultiply \[/i.test(p.split(' => ').at(-1)!)));
+  t.true((await shot(page, 'flame-search')).varied);
+  await page.close();
+});

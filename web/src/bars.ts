@@ -1,0 +1,87 @@
+/**
+ * ParaProf's main window: one stacked bar per thread (and per statistic) of the exclusive value of
+ * the top events, same colour for the same event on every row. Threads arrive a page at a time.
+ */
+import * as d3 from 'd3';
+import { el, fmt, getJson } from './api.js';
+import { state, showError } from './state.js';
+
+interface Row {
+  key: string;
+  label: string;
+  values: number[];
+  other: number;
+  total: number;
+}
+interface ThreadsAnswer {
+  metric: string;
+  top: string[];
+  total: number;
+  offset: number;
+  stats: Row[];
+  rows: Row[];
+}
+
+const PAGE = 100;
+const palette = [...d3.schemeTableau10, ...d3.schemeSet3];
+export const colorOf = (i: number): string => palette[i % palette.length];
+
+export async function renderBars(root: HTMLElement, onPick: (thread: string, label: string) => void, offset = 0): Promise<void> {
+  const kind = (root.querySelector('select.kind') as HTMLSelectElement | null)?.value ?? 'timers';
+  let a: ThreadsAnswer;
+  try {
+    a = await getJson<ThreadsAnswer>('/api/threads', { metric: state.metric, kind, offset, limit: PAGE });
+  } catch (e) {
+    return showError(e);
+  }
+  root.replaceChildren();
+  const controls = el('div', { class: 'controls' });
+  const sel = el('select', { class: 'kind' });
+  for (const k of ['timers', 'samples']) sel.append(el('option', { value: k, ...(k === kind ? { selected: '' } : {}) }, k === 'timers' ? 'timers (exclusive)' : 'samples'));
+  sel.onchange = () => void renderBars(root, onPick, 0);
+  controls.append(el('span', {}, `${a.total} thread${a.total === 1 ? '' : 's'}, metric ${a.metric}; bars: `), sel);
+  root.append(controls);
+
+  const legend = el('div', { class: 'legend' });
+  a.top.forEach((name, i) => {
+    const s = el('span', { title: name });
+    s.append(el('i', { class: 'swatch', style: `background:${colorOf(i)}` }), name);
+    legend.append(s);
+  });
+  const o = el('span');
+  o.append(el('i', { class: 'swatch', style: 'background:#c8ccd4' }), 'other');
+  legend.append(o);
+  root.append(legend);
+
+  const rows = [...a.stats.map((r) => ({ ...r, stat: true })), ...a.rows.map((r) => ({ ...r, stat: false }))];
+  const max = d3.max(rows, (r) => r.total) ?? 1;
+  const x = d3.scaleLinear().domain([0, max || 1]).range([0, 100]);
+  const list = el('div', { class: 'bars' });
+  for (const r of rows) {
+    const row = el('div', { class: `row${r.stat ? ' stat' : ''}`, 'data-thread': r.key, title: `${r.label}: click for its statistics` });
+    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total' }, fmt(r.total)));
+    const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
+    let at = 0;
+    const parts = [...r.values.map((v, i) => ({ v, c: colorOf(i), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
+    for (const p of parts) {
+      if (p.v <= 0) continue;
+      svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${fmt(p.v)}`);
+      at += p.v;
+    }
+    row.onclick = () => onPick(r.key, r.label);
+    list.append(row);
+  }
+  root.append(list);
+  if (a.total > PAGE) {
+    const pager = el('div', { class: 'pager' });
+    const prev = el('button', {}, '◀ previous');
+    const next = el('button', {}, 'next ▶');
+    prev.disabled = offset === 0;
+    next.disabled = offset + PAGE >= a.total;
+    const go = (to: number): void => void renderBars(root, onPick, to).then(() => window.scrollTo(0, 0));
+    prev.onclick = () => go(Math.max(0, offset - PAGE));
+    next.onclick = () => go(offset + PAGE);
+    pager.append(prev, el('span', {}, `threads ${offset + 1}–${Math.min(a.total, offset + PAGE)} of ${a.total}`), next);
+    root.append(pager);
+  }
+}

@@ -1,0 +1,97 @@
+/** hyprof's viewer page: wires the header controls to the four views. */
+import { el, getJson } from './api.js';
+import { renderBars } from './bars.js';
+import { renderFlame } from './flame.js';
+import { state, showError } from './state.js';
+import { renderTable, resetTable } from './table.js';
+import { renderTree } from './tree.js';
+import { renderMetadata } from './metadata.js';
+
+interface Summary {
+  dir: string;
+  metrics: string[];
+  threadCount: number;
+  stats: string[];
+}
+
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'metadata';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'metadata'];
+let tab: Tab = 'threads';
+
+function section(t: Tab): HTMLElement {
+  return document.getElementById(`tab-${t}`)!;
+}
+
+async function render(): Promise<void> {
+  document.body.dataset.ready = '0';
+  const root = section(tab);
+  if (tab === 'threads') await renderBars(root, pickThread);
+  else if (tab === 'table') await renderTable(root);
+  else if (tab === 'tree') await renderTree(root);
+  else if (tab === 'flame') await renderFlame(root);
+  else await renderMetadata(root);
+  document.body.dataset.ready = '1';
+}
+
+function select(t: Tab): void {
+  tab = t;
+  for (const b of document.querySelectorAll<HTMLButtonElement>('#tabs button')) b.classList.toggle('active', b.dataset.tab === t);
+  for (const s of TABS) section(s).hidden = s !== t;
+  void render();
+}
+
+function pickThread(thread: string, label?: string): void {
+  state.thread = thread;
+  const sel = document.getElementById('thread') as HTMLSelectElement;
+  // The selector lists the first 1,000 threads; a bar further down adds its own entry.
+  if (![...sel.options].some((o) => o.value === thread)) sel.append(el('option', { value: thread }, label ?? thread));
+  sel.value = thread;
+  resetTable();
+  select('table');
+}
+
+async function start(): Promise<void> {
+  let s: Summary;
+  try {
+    s = await getJson<Summary>('/api/summary');
+  } catch (e) {
+    return showError(e);
+  }
+  document.getElementById('dir')!.textContent = s.dir;
+  document.title = `hyprof view — ${s.dir}`;
+  const metric = document.getElementById('metric') as HTMLSelectElement;
+  s.metrics.forEach((m, i) => metric.append(el('option', { value: String(i) }, m)));
+  document.getElementById('metric-box')!.hidden = s.metrics.length < 2;
+  metric.onchange = () => {
+    state.metric = metric.value;
+    resetTable();
+    void render();
+  };
+  const thread = document.getElementById('thread') as HTMLSelectElement;
+  for (const st of s.stats) thread.append(el('option', { value: st }, st));
+  // Thread labels come from /api/threads a page at a time; the selector lists indexes up to a bound.
+  const threads = await getJson<{ rows: Array<{ key: string; label: string }> }>('/api/threads', { limit: 1000 });
+  for (const r of threads.rows) thread.append(el('option', { value: r.key }, r.label));
+  state.thread = s.threadCount === 1 ? '0' : 'mean';
+  thread.value = state.thread;
+  thread.onchange = () => {
+    state.thread = thread.value;
+    resetTable();
+    void render();
+  };
+  const search = document.getElementById('search') as HTMLInputElement;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  search.oninput = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      state.search = search.value.trim();
+      resetTable();
+      if (tab === 'threads' && state.search) select('table');
+      else void render();
+    }, 250);
+  };
+  for (const b of document.querySelectorAll<HTMLButtonElement>('#tabs button')) b.onclick = () => select(b.dataset.tab as Tab);
+  await render();
+}
+
+void start();
