@@ -12,7 +12,7 @@ import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { TauEvent } from '../src/output/tau-model.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import type { RawProcess } from '../src/samples/raw-model.js';
-import { compileC, libPath, repoRoot, run, tmpDir } from './helpers/native.js';
+import { compileC, libPath, repoRoot, run, tmpDir, tauReferenceDir } from './helpers/native.js';
 
 const haveRuntime = existsSync(libPath);
 let exe: string | undefined;
@@ -63,7 +63,7 @@ const iterations = [0, 1, 2, 3, 4].map((i) => `Iteration ${i}`);
 
 /** The groups in one of TAU's reference profiles (shared/reference/tau), when they are present. */
 function referenceGroups(variant: string): Set<string> | null {
-  const dir = join(process.env.HYPROF_TAU_REFERENCE ?? join(repoRoot, '..', 'shared', 'reference', 'tau'), variant);
+  const dir = join(tauReferenceDir, variant);
   if (!existsSync(dir)) return null;
   return new Set(readTauProfileDir(dir).threads[0][0].events.map((e) => e.group));
 }

@@ -7,9 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { cliPath, haveTool, hyprof, repoRoot, run, tmpDir } from './helpers/native.js';
+import { cliPath, haveTool, hyprof, repoRoot, run, tmpDir, tauReferenceDir } from './helpers/native.js';
 
-const ref = (v: string): string => join(repoRoot, '..', 'shared', 'reference', 'tau', v);
+const ref = (v: string): string => join(tauReferenceDir, v);
 
 test('export writes each format to a file with -o', async (t) => {
   const out = tmpDir('export-cli');

@@ -13,9 +13,9 @@ import { exportChrome, type ChromeEvent } from '../src/output/export-chrome.js';
 import { exportCollapsed } from '../src/output/export-collapsed.js';
 import type { TauEvent } from '../src/output/tau-model.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { repoRoot } from './helpers/native.js';
+import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
-const ref = (v: string): string => join(repoRoot, '..', 'shared', 'reference', 'tau', v);
+const ref = (v: string): string => join(tauReferenceDir, v);
 const VARIANTS = ['probes_callpath', 'hybrid_unwind', 'hybrid_callpath_unwind', 'sampling_tau_exec', 'phase_probes'];
 
 const byName = (events: TauEvent[]): Map<string, TauEvent> => new Map(events.map((e) => [e.name.trimEnd(), e]));

@@ -5,9 +5,9 @@ import test from 'ava';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { repoRoot, tmpDir } from './helpers/native.js';
+import { repoRoot, tmpDir, tauReferenceDir } from './helpers/native.js';
 
-const reference = join(repoRoot, '..', 'shared', 'reference', 'tau', 'probes', 'profile.0.0.0');
+const reference = join(tauReferenceDir, 'probes', 'profile.0.0.0');
 
 test('an empty MULTI__ directory does not hide the profile files beside it', (t) => {
   const dir = tmpDir('reader');

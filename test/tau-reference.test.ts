@@ -3,10 +3,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { formatThreadProfile } from '../src/output/tau-writer.js';
-import { repoRoot } from './helpers/native.js';
+import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
 /** TAU-written reference profiles (shared/reference/tau beside the checkout, or HYPROF_TAU_REFERENCE). */
-const REF = process.env.HYPROF_TAU_REFERENCE ?? join(repoRoot, '..', 'shared', 'reference', 'tau');
+const REF = tauReferenceDir;
 const variants = existsSync(REF) ? readdirSync(REF).filter((d) => existsSync(join(REF, d, 'profile.0.0.0'))) : [];
 
 test('every reference profile parses; event counts equal line 1', (t) => {

@@ -5,9 +5,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, tmpDir } from './helpers/native.js';
+import { repoRoot, tmpDir, tauReferenceDir } from './helpers/native.js';
 
-export const referenceDir = (variant: string): string => join(repoRoot, '..', 'shared', 'reference', 'tau', variant);
+export const referenceDir = (variant: string): string => join(tauReferenceDir, variant);
 
 /** Line `n` of the stand-in source file. */
 export const sourceLine = (n: number): string => `/* matmult.c line ${n} */ int line_${n} = ${n};`;

@@ -9,9 +9,9 @@ import type { TauEvent } from '../src/output/tau-model.js';
 import { aggregateEvents } from '../src/view/aggregate.js';
 import { flameGraph, flameWidths } from '../src/view/flame.js';
 import { eventTree, selfValue, sourceOf, splitPath } from '../src/view/tree.js';
-import { repoRoot } from './helpers/native.js';
+import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
-const ref = (v: string): string => join(repoRoot, '..', 'shared', 'reference', 'tau', v);
+const ref = (v: string): string => join(tauReferenceDir, v);
 const event = (events: TauEvent[], name: string): TauEvent => {
   const e = events.find((x) => x.name === name);
   if (!e) throw new Error(`no event ${name}`);

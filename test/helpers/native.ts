@@ -103,3 +103,7 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
 export function hyprof(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return run(process.execPath, [cliPath, ...args], opts);
 }
+
+/** TAU-written reference profiles (a copy of shared/reference/tau kept with the tests, so a clone
+ * anywhere runs them), or HYPROF_TAU_REFERENCE. */
+export const tauReferenceDir = process.env.HYPROF_TAU_REFERENCE ?? join(repoRoot, 'test', 'fixtures', 'tau-reference');

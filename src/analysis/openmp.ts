@@ -1,0 +1,162 @@
+/**
+ * The OpenMP part of turning raw files into a profile: rename construct events after their source
+ * location (before assembly), analyse each process that ran the OpenMP tool, and keep the analysis
+ * beside the TAU profile as `openmp.json` (TAU's readers ignore files that are not profile.*), where
+ * `hyprof report --openmp / --diagnose` finds it.
+ */
+import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../cli/errors.js';
+import type { RawProcess } from '../samples/raw-model.js';
+import { readRawFile } from '../samples/raw-reader.js';
+import { AddressMap } from '../symbolize/address-map.js';
+import { moduleKey, Symbolizer } from '../symbolize/symbolizer.js';
+import { analyzeOpenmp, type OpenmpAnalysis } from './openmp-analysis.js';
+import { applyConstructNames, nameConstructs } from './openmp-names.js';
+import { readOmptSection, type OmptData } from './openmp-raw.js';
+
+export const OPENMP_FILE = 'openmp.json';
+
+export interface OpenmpFile {
+  /** One entry per process that ran the OpenMP tool. */
+  processes: OpenmpAnalysis[];
+  /** Processes without an active OpenMP tool (no OMPT runtime, or HYPROF_OPENMP=off). */
+  withoutTool: string[];
+}
+
+/** Rename construct events of every process in place and analyse those that ran the tool. */
+export async function prepareOpenmp(procs: RawProcess[], symbolizer: Symbolizer): Promise<OpenmpFile> {
+  const out: OpenmpFile = { processes: [], withoutTool: [] };
+  for (const proc of procs) {
+    const omp = readOmptSection(proc.file);
+    if (!omp) {
+      out.withoutTool.push(proc.file);
+      continue;
+    }
+    out.processes.push(await analyzeProcess(proc, omp, symbolizer));
+  }
+  return out;
+}
+
+async function analyzeProcess(proc: RawProcess, omp: OmptData, symbolizer: Symbolizer): Promise<OpenmpAnalysis> {
+  const names = await nameConstructs(proc, omp, symbolizer);
+  applyConstructNames(proc, names);
+  await symbolizer.prepare([proc]);
+  const map = new AddressMap(proc.maps);
+  // The hottest sampled line of a context (for naming serial sections).
+  const hotLine = (ctx: bigint): string | null => {
+    const counts = new Map<string, number>();
+    for (const t of proc.threads) {
+      for (const s of t.samples) {
+        if (s.context !== ctx || s.pcs.length === 0) continue;
+        // The innermost frame in the program's own sources (not the runtime's or libc's, whose
+        // files are not on this machine) names the line.
+        let key: string | null = null;
+        for (let i = 0; i < s.pcs.length && key === null; i++) {
+          const r = symbolizer.resolve(proc, s.pcs[i], i > 0);
+          if (!r.resolved) continue;
+          const f = r.frames[0];
+          if (f.line > 0 && ownSource(f.file)) key = `${f.file}:${f.line} (${r.frames[r.frames.length - 1].function})`;
+        }
+        if (key === null) continue;
+        counts.set(key, (counts.get(key) ?? 0) + s.count);
+      }
+    }
+    let best: string | null = null;
+    let n = 0;
+    for (const [k, c] of counts) if (c > n) [best, n] = [k, c];
+    return best;
+  };
+  // Release sites: symbolized like construct addresses (return addresses: at − 1).
+  const releaseAddrs = omp.threads.flatMap((t) => t.releases.map((r) => r.codeptr));
+  const located = new Map<bigint, string>();
+  const byModule = new Map<string, { path: string; buildId: string; pairs: Array<[bigint, bigint]> }>();
+  for (const a of releaseAddrs) {
+    const hit = a > 0n ? map.lookup(a - 1n) : null;
+    if (!hit || hit.mapping.path.startsWith('[')) continue;
+    const key = moduleKey(hit.mapping);
+    let m = byModule.get(key);
+    if (!m) byModule.set(key, (m = { path: hit.mapping.path, buildId: hit.mapping.buildId, pairs: [] }));
+    m.pairs.push([a, hit.moduleAddress]);
+  }
+  for (const m of byModule.values()) {
+    const res = await symbolizer.symbolizeModule(m.path, m.buildId, m.pairs.map((p) => p[1]));
+    m.pairs.forEach(([a], i) => {
+      const fr = res[i];
+      if (fr && fr.length > 0 && fr[0].line > 0) located.set(a, `${fr[0].file}:${fr[0].line} (${fr[fr.length - 1].function})`);
+    });
+  }
+  return analyzeOpenmp({
+    proc,
+    omp,
+    names,
+    hotLine,
+    locate: (a) => located.get(a) ?? `0x${a.toString(16)}`,
+  });
+}
+
+const sourceSeen = new Map<string, boolean>();
+function ownSource(file: string): boolean {
+  let ok = sourceSeen.get(file);
+  if (ok === undefined) sourceSeen.set(file, (ok = file.startsWith('/') && !file.startsWith('/usr/') && existsSync(file)));
+  return ok;
+}
+
+/** Write the analysis next to the profile (temporary name, then renamed). */
+export function writeOpenmpFile(outDir: string, data: OpenmpFile): string | null {
+  if (data.processes.length === 0) return null;
+  const path = join(outDir, OPENMP_FILE);
+  const tmp = `${path}.tmp.${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(data, null, 1));
+  renameSync(tmp, path);
+  return path;
+}
+
+/** Read `openmp.json` of a profile directory, with a message a user can act on when it is absent. */
+export function readOpenmpFile(dir: string): OpenmpFile {
+  const path = join(dir, OPENMP_FILE);
+  if (!existsSync(path)) {
+    throw new UserError(
+      `${dir}: no OpenMP measurements (${OPENMP_FILE} is missing). They are recorded when the program ran with an ` +
+        'OpenMP runtime that has the OpenMP tools interface (LLVM libomp; for gcc-built programs `hyprof run` substitutes ' +
+        'it) and HYPROF_OPENMP is not off.',
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UserError(`${path}: not valid JSON: ${(e as Error).message}`);
+  }
+  const d = data as OpenmpFile;
+  if (!d || !Array.isArray(d.processes) || !Array.isArray(d.withoutTool)) {
+    throw new UserError(`${path}: not an OpenMP analysis written by hyprof (no "processes" list)`);
+  }
+  return d;
+}
+
+/**
+ * What a user must know about OpenMP in these processes: a process that loaded libgomp (which has no
+ * OpenMP tools interface) has no OpenMP events or metrics; a process where `hyprof run` put LLVM's
+ * libomp in libgomp's place ran on another runtime than usual.
+ */
+export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
+  const notes: string[] = [];
+  for (const p of procs) {
+    const gomp = p.maps.some((m) => /\/libgomp\.so/.test(m.path));
+    if (data.withoutTool.includes(p.file) && gomp) {
+      notes.push(
+        `${p.file}: the program uses GNU libgomp, which has no OpenMP tools interface: no OpenMP events or metrics were ` +
+          "recorded (run it under `hyprof run`, which substitutes LLVM's libomp when it is installed)",
+      );
+    }
+  }
+  for (const a of data.processes) if (a.substituted) notes.push(`${a.file}: ${a.substituted}`);
+  return notes;
+}
+
+/** Analyse raw files directly (tests, and `hyprof resolve` before the profile is written). */
+export async function analyzeRawFiles(files: string[]): Promise<OpenmpFile> {
+  const procs = files.map((f) => readRawFile(f));
+  return prepareOpenmp(procs, new Symbolizer());
+}

@@ -1,0 +1,54 @@
+/**
+ * `hyprof resolve`: raw measurement files (from a linked program, or kept by `hyprof run --keep-raw`)
+ * → a TAU profile directory. Symbolization happens here, after the run, never in the measured process.
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import type { Command } from 'commander';
+import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
+import { resolveStep } from './resolve-step.js';
+import type { ResolveStepOptions } from './resolve-step.js';
+import { describeOutput, resolveNotes } from './run-messages.js';
+
+interface ResolveCliOptions {
+  output?: string;
+  callpath?: boolean;
+  callpathDepth?: number;
+  keepAddresses?: boolean;
+  symbolizer: ResolveStepOptions['symbolizer'];
+}
+
+function depth(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw new InvalidArgumentError(`the depth must be a whole number of at least 1, not '${value}'.`);
+  }
+  return Number(value);
+}
+
+export function register(program: Command): void {
+  program
+    .command('resolve')
+    .description('turn raw measurement files (*.raw) into a TAU profile directory')
+    .argument('<raw...>', 'raw files, or directories whose *.raw files are all resolved')
+    .option('-o, --output <dir>', 'output directory (default: HYPROF_DIR, PROFILEDIR, else the current directory)')
+    .option('--callpath', 'write event paths (a => b) (default: as measured)')
+    .option('--no-callpath', 'write flat profiles only')
+    .option('--callpath-depth <n>', 'events per path, counted from the leaf', depth)
+    .option('--keep-addresses', 'append ADDR 0x... to samples that cannot be resolved')
+    .addOption(
+      new Option('--symbolizer <tool>', 'how addresses become function, file and line')
+        .choices(['auto', 'llvm-symbolizer', 'addr2line'])
+        .default('auto'),
+    )
+    .action(async (raw: string[], opts: ResolveCliOptions) => {
+      const files = collectRawFiles(raw);
+      const outDir = opts.output ?? defaultOutputDir();
+      const summary = await resolveStep(files, outDir, {
+        callpath: opts.callpath,
+        callpathDepth: opts.callpathDepth,
+        keepAddresses: opts.keepAddresses,
+        symbolizer: opts.symbolizer,
+      });
+      for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
+      process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);
+    });
+}

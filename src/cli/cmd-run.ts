@@ -1,0 +1,200 @@
+/**
+ * `hyprof run -- program args...`: run an unmodified program with the runtime preloaded, then
+ * resolve its raw measurements into a TAU profile. The program's status is hyprof's status, so
+ * job scripts behave as without hyprof.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { Command } from 'commander';
+import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
+import { positiveInt } from './cmd-report.js';
+import { UserError } from './errors.js';
+import { requireRuntime } from './package-root.js';
+import { defaultOutputDir } from './raw-inputs.js';
+import { resolveStep } from './resolve-step.js';
+import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
+
+interface RunCliOptions {
+  dir?: string;
+  sampling: boolean;
+  period?: number;
+  keepRaw?: boolean;
+}
+
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+
+/** The environment of the measured program. */
+export function childEnv(base: NodeJS.ProcessEnv, lib: string, rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
+  const env = { ...base };
+  env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
+  env.HYPROF_RAW_DIR = rawDir;
+  // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
+  env.HYPROF_RESOLVE = '0';
+  if (!opts.sampling) env.HYPROF_SAMPLING = '0';
+  else if (base.HYPROF_SAMPLING === undefined && base.TAU_SAMPLING === undefined) env.HYPROF_SAMPLING = '1';
+  if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
+  // The runtime marks the process whose parent is this one as the root of the run.
+  env.HYPROF_RUN_PARENT = String(process.pid);
+  return env;
+}
+
+/** The file `program` names, as the shell would find it on PATH; null when there is none. */
+export function findProgram(program: string, path = process.env.PATH ?? ''): string | null {
+  const runnable = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/')) return runnable(program) ? program : null;
+  for (const dir of path.split(delimiter)) {
+    const candidate = join(dir || '.', program);
+    if (runnable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function rawFilesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.raw'))
+      .sort()
+      .map((f) => join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+interface ChildEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Start the program and wait for it, forwarding signals; rejects with a UserError when it cannot start. */
+function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<ChildEnd> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(program, args, { stdio: 'inherit', env });
+    const handlers = new Map<NodeJS.Signals, () => void>();
+    // Every signal is passed on, Ctrl-C too: the terminal also sends that to the program (same process
+    // group), but hyprof cannot tell it from `kill -INT <hyprof>`, which must reach the program; a copy
+    // arriving while the first is still pending or being handled merges with it.
+    const forward = (signal: NodeJS.Signals) => () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    for (const s of FORWARDED) {
+      const h = forward(s);
+      handlers.set(s, h);
+      process.on(s, h);
+    }
+    const cleanup = () => {
+      for (const [s, h] of handlers) process.off(s, h);
+    };
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      cleanup();
+      const why =
+        e.code === 'ENOENT'
+          ? { text: 'no such file or command', status: 127 }
+          : e.code === 'EACCES'
+            ? { text: 'permission denied (is it executable?)', status: 126 }
+            : { text: e.message, status: 126 };
+      reject(new UserError(`cannot run '${program}': ${why.text}`, why.status));
+    });
+    child.once('exit', (code, signal) => {
+      cleanup();
+      resolvePromise({ code, signal });
+    });
+  });
+}
+
+export async function runMeasured(program: string, args: string[], opts: RunCliOptions): Promise<number> {
+  const lib = requireRuntime();
+  const outDir = opts.dir ?? defaultOutputDir();
+  const rawDir = mkdtempSync(join(tmpdir(), 'hyprof-run-'));
+  let end: ChildEnd;
+  // Notes already printed before the run, not repeated by the resolve step.
+  const said: string[] = [];
+  try {
+    const env = childEnv(process.env, lib, rawDir, opts);
+    // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
+    const file = findProgram(program);
+    if (file) {
+      // The user's environment: the runtime must not be preloaded into the ldd this runs.
+      const plan = planOpenmpRuntime(file, rawDir, process.env);
+      Object.assign(env, plan.env);
+      if (plan.note) {
+        process.stderr.write(`${plan.note}\n`);
+        said.push(plan.note.replace(/^hyprof: /, ''));
+      }
+    }
+    end = await runChild(program, args, env);
+  } catch (e) {
+    rmSync(rawDir, { recursive: true, force: true });
+    throw e;
+  }
+  const status = end.code ?? 128 + signalNumber(end.signal ?? 'SIGKILL');
+  const how = end.signal
+    ? `program killed by ${end.signal}`
+    : end.code !== 0
+      ? `program exited with status ${end.code}`
+      : '';
+  const raws = rawFilesIn(rawDir);
+  if (raws.length === 0) {
+    rmSync(rawDir, { recursive: true, force: true });
+    const msg = end.signal
+      ? `${how}: it could not write its measurements; no profile`
+      : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
+    process.stderr.write(`hyprof: ${msg}\n`);
+    return status;
+  }
+  // Interrupting the resolve step must not lose the measurements: say where they are.
+  const keepOnSignal = (s: NodeJS.Signals) => () => {
+    process.stderr.write(`\nhyprof: interrupted; the raw measurements are kept in ${rawDir} (hyprof resolve ${rawDir})\n`);
+    process.exit(128 + signalNumber(s));
+  };
+  const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
+  for (const [s, h] of interrupts) process.on(s, h);
+  try {
+    const summary = await resolveStep(raws, outDir, {});
+    for (const note of resolveNotes(summary)) if (!said.some((x) => note.endsWith(x))) process.stderr.write(`${note}\n`);
+    process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}${describeOutput(summary, outDir)}\n`);
+  } catch (e) {
+    const kept = `hyprof: the raw measurements are kept in ${rawDir}; once that is fixed: hyprof resolve ${rawDir} -o <dir>\n`;
+    // An internal error is printed by the top level, after this line.
+    if (!(e instanceof UserError)) {
+      process.stderr.write(kept);
+      throw e;
+    }
+    process.stderr.write(`hyprof: ${e.message}\n${kept}`);
+    return status !== 0 ? status : e.exitCode;
+  } finally {
+    for (const [s, h] of interrupts) process.off(s, h);
+  }
+  if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
+  else rmSync(rawDir, { recursive: true, force: true });
+  return status;
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run a program with the hyprof runtime preloaded and write its TAU profile')
+    .usage('[options] -- <program> [args...]')
+    .argument('<program>', 'the program to measure (searched on PATH)')
+    .argument('[args...]', 'its arguments')
+    .option('--dir <dir>', 'output directory (default: HYPROF_DIR, PROFILEDIR, else the current directory)')
+    .option('--no-sampling', 'probes only: no sampling (default: sampling on unless HYPROF_SAMPLING / TAU_SAMPLING say otherwise)')
+    .option('--period <us>', 'sampling period in microseconds (HYPROF_PERIOD_US)', positiveInt('--period'))
+    .option('--keep-raw', 'keep the raw measurement files (their directory is printed)')
+    .passThroughOptions()
+    .addHelpText(
+      'after',
+      '\nThe program gets every signal hyprof gets (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2);\nhyprof exits with the program\'s status (128+signal when a signal ended it).\nExample:\n  hyprof run --dir prof -- ./app -n 100',
+    )
+    .action(async (prog: string, args: string[], opts: RunCliOptions) => {
+      process.exitCode = await runMeasured(prog, args, opts);
+    });
+}

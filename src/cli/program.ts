@@ -1,0 +1,82 @@
+/**
+ * The `hyprof` program: every subcommand registered (one cmd-*.ts file each), and the mapping of
+ * errors to messages and exit statuses. Errors a user can cause (UserError) print one line and exit
+ * with their status; anything else is a bug in hyprof and says so (exit 70, EX_SOFTWARE), with the
+ * stack only under HYPROF_DEBUG=1.
+ */
+import { Command, CommanderError } from 'commander';
+import { register as registerConfig } from './cmd-config.js';
+import { register as registerExport } from './cmd-export.js';
+import { register as registerReport } from './cmd-report.js';
+import { register as registerResolve } from './cmd-resolve.js';
+import { register as registerRun } from './cmd-run.js';
+import { register as registerView } from './cmd-view.js';
+import { UserError } from './errors.js';
+import { packageVersion } from './package-root.js';
+
+/** EX_SOFTWARE from sysexits.h: an internal error. */
+export const EXIT_INTERNAL = 70;
+/** Usage errors (unknown command or option, bad option value). */
+export const EXIT_USAGE = 2;
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('hyprof')
+    .description('hybrid probe + sampling profiler in the style of TAU: measure programs, write TAU profiles, report them')
+    .version(packageVersion(), '-V, --version')
+    .showSuggestionAfterError(true)
+    // Options after `run <program>` belong to the program (passThroughOptions needs this).
+    .enablePositionalOptions()
+    // Commander's messages start with "error: "; hyprof's all start with "hyprof: ".
+    .configureOutput({ outputError: (str, write) => write(`hyprof: ${str.replace(/^error: /, '')}`) })
+    .exitOverride();
+  // Settings above are inherited by subcommands created after this point.
+  registerRun(program);
+  registerResolve(program);
+  registerReport(program);
+  registerView(program);
+  registerExport(program);
+  registerConfig(program);
+  return program;
+}
+
+function debug(): boolean {
+  return process.env.HYPROF_DEBUG === '1';
+}
+
+/** Map a thrown error to the exit status, printing what the user needs to see. */
+export function reportError(e: unknown): number {
+  if (e instanceof CommanderError) {
+    // Help and version are printed by commander and end successfully.
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+    if (e.code === 'commander.executeSubCommandAsync') return e.exitCode;
+    return e.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  if (e instanceof UserError) {
+    process.stderr.write(`hyprof: ${e.message}\n`);
+    if (debug() && e.stack) process.stderr.write(`${e.stack}\n`);
+    return e.exitCode;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  process.stderr.write(`hyprof: internal error: ${err.message}\n`);
+  process.stderr.write(
+    debug() && err.stack
+      ? `${err.stack}\n`
+      : 'hyprof: this is a bug in hyprof; please report it with the command line (HYPROF_DEBUG=1 shows the stack)\n',
+  );
+  return EXIT_INTERNAL;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  // `hyprof report | head`: the reader is gone, which is not an error of hyprof.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    process.exitCode = reportError(e);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The raw measurement files named on a command line: files as given, directories expanded to the
+ * `*.raw` files directly inside them. Half-written files (`<name>.tmp.<pid>`) are never picked up.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from './errors.js';
+
+export function collectRawFiles(inputs: string[]): string[] {
+  const files: string[] = [];
+  for (const input of inputs) {
+    let st;
+    try {
+      st = statSync(input);
+    } catch {
+      throw new UserError(`${input}: no such file or directory`);
+    }
+    if (st.isDirectory()) {
+      const found = readdirSync(input)
+        .filter((f) => f.endsWith('.raw'))
+        .sort()
+        .map((f) => join(input, f));
+      if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
+      files.push(...found);
+    } else {
+      files.push(input);
+    }
+  }
+  return [...new Set(files)];
+}
+
+/** The output directory hyprof uses when none is given: HYPROF_DIR, TAU's PROFILEDIR, else the current one. */
+export function defaultOutputDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HYPROF_DIR || env.PROFILEDIR || '.';
+}

@@ -1,0 +1,89 @@
+/**
+ * The resolve step shared by `hyprof resolve` and `hyprof run`: raw files → TAU profile directory,
+ * with progress on a terminal, and no partial output directory left behind when it fails.
+ */
+import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { UserError } from './errors.js';
+import { createProgress } from './progress.js';
+
+export interface ResolveStepOptions {
+  callpath?: boolean;
+  callpathDepth?: number;
+  keepAddresses?: boolean;
+  symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
+}
+
+export interface ResolveSummary {
+  /** Threads written (over all processes). */
+  threads: number;
+  /** How the written files are named, e.g. `profile.0.0.*` or `profile.{0,1}.0.*`. */
+  pattern: string;
+  /** Lost measurements by reason, over every thread of every process. */
+  drops: Record<string, number>;
+  warnings: string[];
+}
+
+/** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
+export function filePattern(files: string[]): string {
+  const nodes = new Set<string>();
+  const contexts = new Set<string>();
+  for (const f of files) {
+    const m = /profile\.(\d+)\.(\d+)\.\d+$/.exec(f);
+    if (m) {
+      nodes.add(m[1]);
+      contexts.add(m[2]);
+    }
+  }
+  const part = (set: Set<string>) => {
+    const v = [...set].sort((a, b) => Number(a) - Number(b));
+    return v.length === 1 ? v[0] : v.length === 0 ? '*' : `{${v.join(',')}}`;
+  };
+  return `profile.${part(nodes)}.${part(contexts)}.*`;
+}
+
+/**
+ * Fail early, with the directory's name, when the profile could not be written there: an existing
+ * non-directory or unwritable directory, or a missing one whose nearest existing parent is unwritable.
+ */
+export function checkOutputDir(outDir: string): void {
+  let dir = resolve(outDir);
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new UserError(`cannot write the profile to ${outDir}: it exists and is not a directory`, 1);
+  } else {
+    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+    if (!statSync(dir).isDirectory()) throw new UserError(`cannot create the output directory ${outDir}: ${dir} is not a directory`, 1);
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new UserError(
+      dir === resolve(outDir)
+        ? `cannot write the profile to ${outDir}: permission denied`
+        : `cannot create the output directory ${outDir}: ${dir} is not writable`,
+      1,
+    );
+  }
+}
+
+export async function resolveStep(files: string[], outDir: string, opts: ResolveStepOptions): Promise<ResolveSummary> {
+  checkOutputDir(outDir);
+  const existed = existsSync(outDir);
+  const progress = createProgress();
+  try {
+    // Loaded on use: `report` and `config` never pay for the symbolization machinery.
+    const { resolveRawFiles } = await import('../output/resolve.js');
+    const result = await resolveRawFiles(files, {
+      ...opts,
+      outDir,
+      onProgress: (done, total, what) => progress.update(`hyprof: ${what} (${done}/${total})`),
+    });
+    progress.done();
+    return { threads: result.threads, pattern: filePattern(result.files), drops: result.drops, warnings: result.warnings };
+  } catch (e) {
+    progress.done();
+    // A directory this step created holds at most a partial profile: never leave one behind.
+    if (!existed && existsSync(outDir)) rmSync(outDir, { recursive: true, force: true });
+    throw e;
+  }
+}

@@ -1,0 +1,33 @@
+/** The one-line messages `hyprof run` and `hyprof resolve` print about what happened. */
+import { constants } from 'node:os';
+import { isAbsolute, relative } from 'node:path';
+import type { ResolveSummary } from './resolve-step.js';
+
+/** A directory as the user would type it: relative (./x/) when under the current directory. */
+export function showDir(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  if (rel === '') return './';
+  if (!rel.startsWith('..') && !isAbsolute(rel)) return `./${rel}/`;
+  return dir.endsWith('/') ? dir : `${dir}/`;
+}
+
+export function describeOutput(s: ResolveSummary, dir: string): string {
+  return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})`;
+}
+
+/** `SIGKILL` → 9, for the 128+signal exit status. */
+export function signalNumber(signal: NodeJS.Signals): number {
+  return (constants.signals as Record<string, number>)[signal] ?? 0;
+}
+
+/** Warnings of the resolve step and lost measurements, one line each (nothing is lost silently). */
+export function resolveNotes(s: ResolveSummary): string[] {
+  const lines = s.warnings.map((w) => `hyprof: warning: ${w}`);
+  const lost = Object.entries(s.drops).filter(([, n]) => n > 0);
+  if (lost.length > 0) {
+    const total = lost.reduce((sum, [, n]) => sum + n, 0);
+    const reasons = lost.map(([r, n]) => `${r.replace(/_/g, ' ')}: ${n}`).join(', ');
+    lines.push(`hyprof: ${total} measurement${total === 1 ? '' : 's'} not recorded (${reasons}); counted in the profile's metadata`);
+  }
+  return lines;
+}

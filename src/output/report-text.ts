@@ -1,0 +1,158 @@
+/**
+ * The terminal form of `hyprof report`: TAU pprof's table layout (so a TAU user reads it at a
+ * glance), followed by what pprof does not show — the event-path tree with sample nodes, the hot
+ * lines per context, sample drops and user events.
+ */
+import { formatCount, formatPercent, formatPerCall, formatValue, padLeft, significant, withCommas } from './report-format.js';
+import type { CallTreeNode, Report, ThreadReport } from './report-data.js';
+
+const RULE = '-'.repeat(87);
+
+interface Units {
+  scale: number;
+  excl: string;
+  incl: string;
+  perCall: string;
+  short: string;
+}
+
+function unitsOf(report: Report): Units {
+  return report.unit === 'msec'
+    ? { scale: 1000, excl: 'msec', incl: 'total msec', perCall: 'usec/call', short: 'msec' }
+    : { scale: 1, excl: 'counts', incl: 'total counts', perCall: 'counts/call', short: 'counts' };
+}
+
+function flatTable(t: ThreadReport, u: Units): string[] {
+  const out = [
+    RULE,
+    '%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name',
+    `${padLeft(u.excl, 18)} ${padLeft(u.incl, 12)}${' '.repeat(25)}${padLeft(u.perCall, 10)} `,
+    RULE,
+  ];
+  for (const r of t.rows) {
+    out.push(
+      [
+        padLeft(formatPercent(r.percent), 5),
+        padLeft(formatValue(r.excl, u.scale), 12),
+        padLeft(formatValue(r.incl, u.scale), 12),
+        padLeft(formatCount(r.calls), 11),
+        padLeft(formatCount(r.subrs), 11),
+        padLeft(formatPerCall(r.incl, r.calls), 10),
+        r.name,
+      ].join(' '),
+    );
+  }
+  if (t.rows.length < t.rowCount) out.push(`(${t.rows.length} of ${t.rowCount} events shown; --limit)`);
+  if (t.rowCount === 0) out.push('(no timers)');
+  return out;
+}
+
+function treeLines(nodes: CallTreeNode[], u: Units, depth: number, out: string[]): void {
+  for (const n of nodes) {
+    out.push(
+      `${padLeft(formatValue(n.incl, u.scale), 12)} ${padLeft(formatValue(n.excl, u.scale), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(depth)}${n.name}`,
+    );
+    treeLines(n.children, u, depth + 1, out);
+    if (n.omitted) {
+      out.push(
+        `${padLeft(formatValue(n.omitted.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(depth + 1)}(${n.omitted.count} more)`,
+      );
+    }
+  }
+}
+
+function callTree(report: Report, t: ThreadReport, u: Units): string[] {
+  if (!t.callTree) return [];
+  const out = ['', 'Event paths (a => b), hottest first:'];
+  if (t.callTree.length === 0) {
+    out.push('  (none in this profile: measure with HYPROF_CALLPATH=1, or TAU_CALLPATH=1 under TAU)');
+    return out;
+  }
+  if (report.callpathDepth !== undefined) {
+    out.push(`  (paths were recorded to depth ${report.callpathDepth}; deeper parts start new roots)`);
+  }
+  out.push(`${padLeft('Inclusive', 12)} ${padLeft('Exclusive', 12)} ${padLeft('#Call', 9)}  Name`);
+  out.push(`${padLeft(u.short, 12)} ${padLeft(u.short, 12)}`);
+  treeLines(t.callTree, u, 0, out);
+  return out;
+}
+
+function hotLines(t: ThreadReport, u: Units): string[] {
+  if (t.hotLines.length === 0) return [];
+  const out = ['', 'Hot lines per context (sampled value, share of the context):'];
+  for (const c of t.hotLines) {
+    out.push(`  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${formatValue(c.value, u.scale)} ${u.short}`);
+    out.push(`    ${padLeft('%', 5)} ${padLeft(u.short, 10)} ${padLeft('#Samples', 9)}  Line`);
+    for (const l of c.lines) {
+      out.push(
+        `    ${padLeft(formatPercent(l.percent), 5)} ${padLeft(formatValue(l.value, u.scale), 10)} ${padLeft(formatCount(l.samples), 9)}  ${l.name}`,
+      );
+    }
+    if (c.more > 0) out.push(`    (${c.more} more line${c.more === 1 ? '' : 's'})`);
+  }
+  return out;
+}
+
+function samples(t: ThreadReport, mean: boolean): string[] {
+  if (t.samplesTaken === undefined && t.drops.length === 0) return [];
+  const parts: string[] = [];
+  if (t.samplesTaken !== undefined) parts.push(`${withCommas(t.samplesTaken)} taken`);
+  const lost = t.drops.filter((d) => d.count > 0);
+  const dropped = lost.reduce((s, d) => s + d.count, 0);
+  parts.push(
+    lost.length === 0
+      ? 'none dropped'
+      : `${withCommas(dropped)} dropped (${lost.map((d) => `${d.reason}: ${withCommas(d.count)}`).join(', ')})`,
+  );
+  return ['', `Samples${mean ? ' (all threads)' : ''}: ${parts.join(', ')}`];
+}
+
+function num(v: number): string {
+  return significant(v, 6);
+}
+
+function userEvents(t: ThreadReport, mean: boolean): string[] {
+  if (t.userEvents.length === 0) return [];
+  const out = [
+    '',
+    `USER EVENTS${mean ? ' (all threads)' : ''}:`,
+    RULE,
+    'NumSamples   MaxValue   MinValue  MeanValue  Std. Dev.  Event Name',
+    RULE,
+  ];
+  for (const e of t.userEvents) {
+    out.push(
+      [padLeft(formatCount(e.count), 10), padLeft(num(e.max), 10), padLeft(num(e.min), 10), padLeft(num(e.mean), 10), padLeft(num(e.std), 10), ` ${e.name}`].join(' '),
+    );
+  }
+  return out;
+}
+
+function threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean): string[] {
+  const title =
+    mean || t.node === undefined
+      ? 'FUNCTION SUMMARY (mean):'
+      : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}:`;
+  return [
+    '',
+    title,
+    ...flatTable(t, u),
+    ...callTree(report, t, u),
+    ...hotLines(t, u),
+    ...samples(t, mean),
+    ...userEvents(t, mean),
+  ];
+}
+
+const SORT_WORDS = { excl: 'exclusive', incl: 'inclusive', calls: 'calls', name: 'name' } as const;
+
+/** The whole report as text (ends with a newline). */
+export function renderReport(report: Report): string {
+  const u = unitsOf(report);
+  const lines = [
+    `Profile ${report.dir}: metric ${report.metric}${report.metrics.length > 1 ? ` (of ${report.metrics.join(', ')})` : ''}, sorted by ${SORT_WORDS[report.sort]}`,
+  ];
+  for (const t of report.threads) lines.push(...threadSection(report, t, u, false));
+  if (report.mean) lines.push(...threadSection(report, report.mean, u, true));
+  return `${lines.map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
+}

@@ -1,0 +1,49 @@
+/** The one-line messages of `run` and `resolve`: unit tests. */
+import test from 'ava';
+import { filePattern } from '../src/cli/resolve-step.js';
+import { findProgram } from '../src/cli/cmd-run.js';
+import { describeOutput, resolveNotes, showDir, signalNumber } from '../src/cli/run-messages.js';
+
+test('written files as one glob', (t) => {
+  t.is(filePattern(['/p/profile.0.0.0', '/p/profile.0.0.1']), 'profile.0.0.*');
+  t.is(filePattern(['/p/profile.1.0.0', '/p/profile.0.0.0', '/p/profile.10.0.0']), 'profile.{0,1,10}.0.*');
+  t.is(filePattern(['/p/MULTI__TIME/profile.0.0.0', '/p/MULTI__CPU_TIME/profile.0.0.0']), 'profile.0.0.*');
+});
+
+test('directories as the user would type them', (t) => {
+  t.is(showDir(process.cwd()), './');
+  t.is(showDir(`${process.cwd()}/prof`), './prof/');
+  t.is(showDir('/elsewhere/prof'), '/elsewhere/prof/');
+  t.is(
+    describeOutput({ threads: 3, pattern: 'profile.0.0.*', drops: {}, warnings: [] }, process.cwd()),
+    'profile of 3 threads written to ./ (profile.0.0.*)',
+  );
+  t.is(
+    describeOutput({ threads: 1, pattern: 'profile.0.0.*', drops: {}, warnings: [] }, 'prof'),
+    'profile of 1 thread written to ./prof/ (profile.0.0.*)',
+  );
+});
+
+test('lost measurements and warnings are said, zero counts are not', (t) => {
+  t.deepEqual(resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 0 }, warnings: [] }), []);
+  t.deepEqual(
+    resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 2, table_full: 1, after_stop: 0 }, warnings: ['no symbols in /x/app'] }),
+    [
+      'hyprof: warning: no symbols in /x/app',
+      "hyprof: 3 measurements not recorded (in tool: 2, table full: 1); counted in the profile's metadata",
+    ],
+  );
+});
+
+test('signal numbers for the 128+n status', (t) => {
+  t.is(signalNumber('SIGKILL'), 9);
+  t.is(signalNumber('SIGTERM'), 15);
+  t.is(signalNumber('SIGINT'), 2);
+});
+
+test('the program is found on PATH as a shell finds it', (t) => {
+  t.regex(findProgram('sh') ?? '', /\/sh$/);
+  t.is(findProgram('/nonexistent/prog'), null);
+  t.is(findProgram('hyprof-no-such-command-xyz'), null);
+  t.is(findProgram('sh', '/nonexistent-dir'), null);
+});
