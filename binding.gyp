@@ -3,7 +3,7 @@
   # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime.
   "variables": {
     "hyprof_c_sources": [
-      "<!@(find native/core native/sample native/dump -maxdepth 1 -name '*.c' | sort)"
+      "<!@(find native/core native/sample native/dump native/ompt -maxdepth 1 -name '*.c' | sort)"
     ],
     "hyprof_has_papi": "<!(test -f /usr/include/papi.h && echo 1 || echo 0)"
   },

@@ -21,6 +21,7 @@
 #include "../core/runtime.h"
 #include "../core/userevent.h"
 #include "../sample/sample.h"
+#include "../ompt/ompt_hook.h"
 #include "writer.h"
 
 static int dumping;
@@ -375,6 +376,7 @@ int hp_dump(int why) {
   for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
   section_user_events(&b);
   hp_sample_write_sections(&b);
+  hp_ompt_write_sections(&b);
   size_t at = hp_buf_section_begin(&b, HP_SEC_END);
   hp_buf_u32(&b, b.sections);
   hp_buf_section_end(&b, at);

@@ -137,13 +137,22 @@ export function readOpenmpFile(dir: string): OpenmpFile {
 
 /**
  * What a user must know about OpenMP in these processes: a process that loaded libgomp (which has no
- * OpenMP tools interface) has no OpenMP events or metrics; a process where `hyprof run` put LLVM's
- * libomp in libgomp's place ran on another runtime than usual.
+ * OpenMP tools interface), or an OpenMP runtime that did not start the tool, has no OpenMP events or
+ * metrics; a process where `hyprof run` put LLVM's libomp in libgomp's place ran on another runtime
+ * than usual. Loaded libraries are known from the memory map, which is recorded when sampling is on.
  */
 export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
   const notes: string[] = [];
   for (const p of procs) {
     const gomp = p.maps.some((m) => /\/libgomp\.so/.test(m.path));
+    const other = p.maps.find((m) => /\/lib(i|gnu)?omp[0-9]*(-[0-9.]+)?\.so/.test(m.path) && !/\/libgomp\.so/.test(m.path));
+    const toolOff = p.info.attributes.some(([k, v]) => k === 'OpenMP Tool' && v === 'off');
+    if (data.withoutTool.includes(p.file) && other && !gomp && !toolOff) {
+      notes.push(
+        `${p.file}: the OpenMP runtime ${other.path} did not start the OpenMP tool (OMP_TOOL=disabled, no OMPT support, ` +
+          'or another tool chosen through OMP_TOOL_LIBRARIES): no OpenMP events or metrics were recorded',
+      );
+    }
     if (data.withoutTool.includes(p.file) && gomp) {
       notes.push(
         `${p.file}: the program uses GNU libgomp, which has no OpenMP tools interface: no OpenMP events or metrics were ` +

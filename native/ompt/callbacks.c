@@ -1,0 +1,330 @@
+/* OMPT callbacks for parallel regions, implicit tasks, work-sharing, masked, synchronisation regions
+ * and their waits (level basic), and mutexes (level full).
+ *
+ * Worker threads: the implicit task of a worker pushes the region's event under the encountering
+ * thread's context at parallel begin, so its context is the very context of the master's region
+ * frame: a worker's probes and samples sit under the master's phases, parameters and regions, nested
+ * parallelism included (the encountering thread of an inner region is a member of the outer team).
+ *
+ * Overhead classes (seed 001, ompP), per region and thread:
+ *   Thread management  - fork (parallel begin -> implicit task begin) and join (implicit task end ->
+ *                        parallel end, on the encountering thread);
+ *   Imbalance          - waiting in implicit barriers after loops, sections and at region end, and in
+ *                        "implementation" barriers (how gcc-built code's loop-end barriers appear);
+ *   Limited parallelism - waiting in the implicit barrier after single;
+ *   Synchronization    - explicit barriers, taskwait, taskgroup, mutex waits.
+ * Task execution inside a barrier is work, not waiting: it is subtracted from the wait. */
+#include <stddef.h>
+
+#include "../core/clock.h"
+#include "../core/stack.h"
+#include "ompt_int.h"
+
+#define ENTER(o) hp_tool_enter((o)->t)
+#define LEAVE(o) hp_tool_leave((o)->t)
+
+static hp_omp_itask *cur_itask(hp_omp_thread *o) { return o->nitasks > 0 ? &o->itasks[o->nitasks - 1] : NULL; }
+
+/* libomp reports a worker's wait for the next region as the end of the last region's barrier: what
+ * lies after the region's end is idleness outside it (serial code), not the region's overhead. */
+static uint64_t region_cap(const hp_omp_itask *it, uint64_t now) {
+  if (!it || !it->par) return now;
+  uint64_t end = __atomic_load_n(&it->par->end_ns, __ATOMIC_RELAXED);
+  return end >= it->par_begin_ns && end < now ? end : now;
+}
+
+static hp_omp_region *cur_region(hp_omp_thread *o) {
+  hp_omp_itask *it = cur_itask(o);
+  return it && it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
+}
+
+static void on_parallel_begin(ompt_data_t *enc_task, const ompt_frame_t *enc_frame, ompt_data_t *parallel_data,
+                              unsigned int requested, int flags, const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  parallel_data->ptr = NULL;
+  if (o->npars < HP_OMP_LEVELS) {
+    hp_omp_par *p = &o->pars[o->npars++];
+    p->parent_context = hp_stack_context(o->t);
+    p->event = hp_omp_event(o, HP_OMP_PARALLEL, codeptr);
+    p->codeptr = codeptr;
+    hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context, 0);
+    p->begin_ns = hp_now_ns();
+    parallel_data->ptr = p;
+  }
+  LEAVE(o);
+}
+
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task, int flags, const void *codeptr) {
+  hp_omp_thread *o = hp_omp_current();
+  hp_omp_par *p = parallel_data ? parallel_data->ptr : NULL;
+  if (!o || !p) return;
+  ENTER(o);
+  uint64_t now = hp_now_ns();
+  hp_omp_region *r = hp_omp_region_stat(o, p->event);
+  if (r && o->itask_end_ns > p->begin_ns && now > o->itask_end_ns) r->mgmt_ns += now - o->itask_end_ns;
+  hp_omp_pop_kind(o, HP_OMP_PARALLEL);
+  __atomic_store_n(&p->end_ns, now, __ATOMIC_RELAXED);
+  if (o->npars > 0) o->npars--;
+  LEAVE(o);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
+                             unsigned int actual, unsigned int index, int flags) {
+  if (flags & ompt_task_initial) return; /* the program's initial task: the root frame covers it */
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  uint64_t now = hp_now_ns();
+  if (endpoint == ompt_scope_begin) {
+    task_data->ptr = NULL; /* implicit tasks carry no task record */
+    /* Threads in use at once (seed 000's thread idleness baseline): the initial thread plus the
+     * workers inside an implicit task, nested teams included. Once per region and thread. */
+    if (o->kind == ompt_thread_worker && o->nitasks == 0) {
+      uint32_t in_use = __atomic_add_fetch(&hp_omp_in_use, 1, __ATOMIC_RELAXED);
+      uint32_t m = __atomic_load_n(&hp_omp_max_team, __ATOMIC_RELAXED);
+      while (in_use > m && !__atomic_compare_exchange_n(&hp_omp_max_team, &m, in_use, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      }
+    }
+    hp_omp_par *p = parallel_data ? parallel_data->ptr : NULL;
+    if (o->nitasks < HP_OMP_LEVELS) {
+      hp_omp_itask *it = &o->itasks[o->nitasks++];
+      it->region_event = p ? p->event : HP_NO_EVENT;
+      it->region_codeptr = p ? p->codeptr : NULL;
+      it->par_begin_ns = p ? p->begin_ns : now;
+      it->begin_ns = now;
+      it->pushed = 0;
+      it->par = p;
+      if (p && index != 0) {
+        hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context, 0);
+        it->pushed = 1;
+      }
+      hp_omp_region *r = p ? hp_omp_region_stat(o, p->event) : NULL;
+      if (r && now > p->begin_ns) r->mgmt_ns += now - p->begin_ns;
+    }
+    hp_omp_set_working(o, 1);
+  } else {
+    if (o->nitasks > 0) {
+      hp_omp_itask *it = &o->itasks[--o->nitasks];
+      hp_omp_region *r = it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
+      if (r) {
+        r->count++;
+        uint64_t end = region_cap(it, now);
+        r->exec_ns += end > it->begin_ns ? end - it->begin_ns : 0;
+      }
+      if (it->pushed) hp_omp_pop_kind(o, HP_OMP_PARALLEL);
+    }
+    o->itask_end_ns = now;
+    if (o->kind == ompt_thread_worker && o->nitasks == 0) {
+      hp_omp_set_working(o, 0); /* back to the pool */
+      __atomic_sub_fetch(&hp_omp_in_use, 1, __ATOMIC_RELAXED);
+    }
+  }
+  LEAVE(o);
+}
+
+static int work_kind(ompt_work_t w) {
+  switch (w) {
+    case ompt_work_loop: return HP_OMP_LOOP;
+    case ompt_work_sections: return HP_OMP_SECTIONS;
+    case ompt_work_single_executor: return HP_OMP_SINGLE_EXECUTOR;
+    case ompt_work_single_other: return HP_OMP_SINGLE_OTHER;
+    case ompt_work_workshare: return HP_OMP_WORKSHARE;
+    case ompt_work_distribute: return HP_OMP_DISTRIBUTE;
+    case ompt_work_taskloop: return HP_OMP_TASKLOOP;
+    default: return -1;
+  }
+}
+
+static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                    ompt_data_t *task_data, uint64_t count, const void *codeptr) {
+  int kind = work_kind(wstype);
+  hp_omp_thread *o = hp_omp_self();
+  if (!o || kind < 0) return;
+  ENTER(o);
+  if (endpoint == ompt_scope_begin) {
+    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t), 0);
+  } else {
+    hp_omp_pop_kind(o, kind);
+    o->last_work = kind;
+  }
+  LEAVE(o);
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
+                      const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  if (endpoint == ompt_scope_begin)
+    hp_omp_push(o, HP_OMP_MASKED, hp_omp_event(o, HP_OMP_MASKED, codeptr), hp_stack_context(o->t), 0);
+  else
+    hp_omp_pop_kind(o, HP_OMP_MASKED);
+  LEAVE(o);
+}
+
+static int sync_kind(ompt_sync_region_t k) {
+  switch (k) {
+    case ompt_sync_region_barrier:
+    case ompt_sync_region_barrier_implicit:
+    case ompt_sync_region_barrier_implicit_workshare:
+    case ompt_sync_region_barrier_implicit_parallel: return HP_OMP_BARRIER_IMPLICIT;
+    case ompt_sync_region_barrier_explicit: return HP_OMP_BARRIER_EXPLICIT;
+    case ompt_sync_region_barrier_implementation: return HP_OMP_BARRIER_IMPLEMENTATION;
+    case ompt_sync_region_taskwait: return hp_omp_level >= HP_OMP_FULL ? HP_OMP_TASKWAIT : -1;
+    case ompt_sync_region_taskgroup: return hp_omp_level >= HP_OMP_FULL ? HP_OMP_TASKGROUP : -1;
+    case ompt_sync_region_reduction: return hp_omp_level >= HP_OMP_FULL ? HP_OMP_REDUCTION : -1;
+    default: return -1;
+  }
+}
+
+static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                           ompt_data_t *task_data, const void *codeptr) {
+  int kind = sync_kind(k);
+  hp_omp_thread *o = hp_omp_self();
+  if (!o || kind < 0) return;
+  ENTER(o);
+  if (endpoint == ompt_scope_begin) {
+    /* Workers see no code address at the region's closing barrier: name it after the region. */
+    if (!codeptr && cur_itask(o)) codeptr = cur_itask(o)->region_codeptr;
+    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t), 0);
+  } else {
+    hp_omp_pop_kind(o, kind);
+  }
+  LEAVE(o);
+}
+
+static void on_sync_region_wait(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                ompt_data_t *task_data, const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  uint64_t now = hp_now_ns();
+  if (endpoint == ompt_scope_begin) {
+    o->wait_begin_ns = now;
+    o->wait_task_ns_at_begin = o->task_ns;
+    o->wait_kind = k;
+    o->in_wait = 1;
+    o->in_runtime = 1; /* a task taken from here starts after a dispatch gap */
+    o->last_sched_ns = now;
+    hp_omp_set_working(o, 0);
+  } else {
+    uint64_t end = region_cap(cur_itask(o), now);
+    uint64_t d = end > o->wait_begin_ns ? end - o->wait_begin_ns : 0;
+    uint64_t tasks = o->task_ns - o->wait_task_ns_at_begin;
+    d = d > tasks ? d - tasks : 0;
+    hp_omp_region *r = cur_region(o);
+    if (r) {
+      switch (sync_kind(k)) {
+        case HP_OMP_BARRIER_IMPLICIT:
+          if (o->last_work == HP_OMP_SINGLE_EXECUTOR || o->last_work == HP_OMP_SINGLE_OTHER)
+            r->limpar_ns += d;
+          else
+            r->imbalance_ns += d;
+          break;
+        case HP_OMP_BARRIER_IMPLEMENTATION:
+          /* gcc-built code (through libomp's GOMP entry points) reports loop-end barriers so */
+          r->imbalance_ns += d;
+          break;
+        case HP_OMP_BARRIER_EXPLICIT:
+        case HP_OMP_TASKWAIT:
+        case HP_OMP_TASKGROUP: r->sync_ns += d; break;
+        default: break;
+      }
+    }
+    if (k != ompt_sync_region_taskwait && k != ompt_sync_region_taskgroup) o->last_work = -1;
+    o->in_wait = 0;
+    o->in_runtime = 0;
+    hp_omp_set_working(o, 1);
+  }
+  LEAVE(o);
+}
+
+/* ---- mutexes (level full) ---- */
+
+static int wait_kind(ompt_mutex_t k) {
+  switch (k) {
+    case ompt_mutex_lock:
+    case ompt_mutex_test_lock: return HP_OMP_WAIT_LOCK;
+    case ompt_mutex_critical: return HP_OMP_WAIT_CRITICAL;
+    case ompt_mutex_ordered: return HP_OMP_WAIT_ORDERED;
+    default: return -1; /* nest locks: re-acquisition has no acquired event; atomics have none at all */
+  }
+}
+
+static int held_kind(ompt_mutex_t k) {
+  switch (k) {
+    case ompt_mutex_lock:
+    case ompt_mutex_test_lock: return HP_OMP_LOCK;
+    case ompt_mutex_nest_lock:
+    case ompt_mutex_test_nest_lock: return HP_OMP_NEST_LOCK;
+    case ompt_mutex_critical: return HP_OMP_CRITICAL;
+    case ompt_mutex_ordered: return HP_OMP_ORDERED;
+    default: return -1;
+  }
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                             const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  /* A failed test_lock leaves its wait open: close it. */
+  if (o->depth > 0 && o->stack_kind[o->depth - 1] == HP_OMP_WAIT_LOCK) hp_omp_pop_kind(o, HP_OMP_WAIT_LOCK);
+  __atomic_store_n(&o->mutex_wait_id, wait_id, __ATOMIC_RELAXED);
+  o->mutex_begin_ns = hp_now_ns();
+  o->mutex_kind = kind;
+  int wk = wait_kind(kind);
+  if (wk >= 0) {
+    hp_omp_push(o, wk, hp_omp_event(o, wk, codeptr), hp_stack_context(o->t), 0);
+    hp_omp_set_working(o, 0);
+  }
+  LEAVE(o);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  uint64_t now = hp_now_ns();
+  int wk = wait_kind(kind);
+  if (wk >= 0) hp_omp_pop_kind(o, wk);
+  hp_omp_region *r = cur_region(o);
+  if (r && now > o->mutex_begin_ns) r->sync_ns += now - o->mutex_begin_ns;
+  __atomic_store_n(&o->mutex_wait_id, 0, __ATOMIC_RELAXED);
+  hp_omp_set_working(o, 1);
+  int hk = held_kind(kind);
+  if (hk >= 0) hp_omp_push(o, hk, hp_omp_event(o, hk, codeptr), hp_stack_context(o->t), 0);
+  o->mutex_codeptr = codeptr;
+  LEAVE(o);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  ENTER(o);
+  /* Blame first, while the context is still the one the lock was held in. */
+  /* A critical section is named by its construct (libomp gives some threads no release address);
+   * a lock by where it is unset. */
+  hp_omp_release_blame(o, wait_id, kind == ompt_mutex_critical || !codeptr ? o->mutex_codeptr : codeptr);
+  int hk = held_kind(kind);
+  if (hk >= 0) hp_omp_pop_kind(o, hk);
+  LEAVE(o);
+}
+
+void hp_omp_register_basic(ompt_set_callback_t set) {
+  set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+  set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+  set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+  set(ompt_callback_work, (ompt_callback_t)on_work);
+  set(ompt_callback_masked, (ompt_callback_t)on_masked);
+  set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+  set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+}
+
+void hp_omp_register_full(ompt_set_callback_t set) {
+  set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+  set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+  set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+}

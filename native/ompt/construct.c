@@ -1,0 +1,131 @@
+/* OpenMP constructs as events: one event per (construct kind, code address), with a provisional name
+ * `<TAU prefix> @0x<address>` that the resolver replaces with TAU's
+ * `<prefix> <function> [{<file>} {<line>, 0}]` once the address is symbolized (the OMPT section lists
+ * event -> address). A per-thread cache spares the registry lock on every construct instance.
+ * Also the per-thread frame stack of the tool and the per-thread region / task tables. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/events.h"
+#include "../core/stack.h"
+#include "ompt_int.h"
+
+static const char *const kind_prefix[HP_OMP_NKINDS] = {
+    "OpenMP_Parallel_Region", "OpenMP_Work_Loop", "OpenMP_Work_Sections", "OpenMP_Work_Single_Executor",
+    "OpenMP_Work_Single_Other", "OpenMP_Work_Workshare", "OpenMP_Work_Distribute", "OpenMP_Work_Taskloop",
+    "OpenMP_Masked", "OpenMP_Sync_Region_Barrier_Implicit", "OpenMP_Sync_Region_Barrier_Explicit",
+    "OpenMP_Sync_Region_Barrier_Implementation", "OpenMP_Sync_Region_Taskwait", "OpenMP_Sync_Region_Taskgroup",
+    "OpenMP_Sync_Region_Reduction", "OpenMP_Task", "OpenMP_Mutex_Wait_Lock", "OpenMP_Mutex_Wait_Critical",
+    "OpenMP_Mutex_Wait_Ordered", "OpenMP_Mutex_Wait_Nest_Lock", "OpenMP_Critical", "OpenMP_Lock_Held",
+    "OpenMP_Ordered", "OpenMP_Nest_Lock_Held",
+};
+
+/* event -> (kind, address), in fixed chunks that never move: the dump reads them without the lock. */
+typedef struct cp_entry {
+  uint32_t event, kind;
+  uint64_t codeptr;
+} cp_entry;
+
+#define CP_CHUNK 1024
+#define CP_CHUNKS 256
+static cp_entry *cp_chunks[CP_CHUNKS];
+static uint32_t cp_count;
+static pthread_mutex_t cp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint32_t hp_omp_codeptr_count(void) { return __atomic_load_n(&cp_count, __ATOMIC_ACQUIRE); }
+
+void hp_omp_codeptr_get(uint32_t i, uint32_t *event, uint32_t *kind, uint64_t *codeptr) {
+  cp_entry *e = &cp_chunks[i / CP_CHUNK][i % CP_CHUNK];
+  *event = e->event;
+  *kind = e->kind;
+  *codeptr = e->codeptr;
+}
+
+static uint32_t intern(int kind, const void *codeptr) {
+  char name[128];
+  snprintf(name, sizeof name, "%s @0x%lx", kind_prefix[kind], (unsigned long)(uintptr_t)codeptr);
+  hp_event *e = hp_event_intern(name, "TAU_OPENMP", HP_KIND_OPENMP, 0);
+  if (!e) return HP_NO_EVENT;
+  pthread_mutex_lock(&cp_lock);
+  /* Another thread may have listed it meanwhile: the registry gave both the same id. */
+  uint32_t n = cp_count;
+  int known = 0;
+  for (uint32_t i = n; i-- > 0 && !known;) known = cp_chunks[i / CP_CHUNK][i % CP_CHUNK].event == e->id;
+  if (!known && n / CP_CHUNK < CP_CHUNKS) {
+    if (!cp_chunks[n / CP_CHUNK]) cp_chunks[n / CP_CHUNK] = calloc(CP_CHUNK, sizeof(cp_entry));
+    if (cp_chunks[n / CP_CHUNK]) {
+      cp_chunks[n / CP_CHUNK][n % CP_CHUNK] = (cp_entry){e->id, (uint32_t)kind, (uint64_t)(uintptr_t)codeptr};
+      __atomic_store_n(&cp_count, n + 1, __ATOMIC_RELEASE);
+    }
+  }
+  pthread_mutex_unlock(&cp_lock);
+  return e->id;
+}
+
+uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr) {
+  size_t slot = (((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u;
+  if (o->cache[slot].codeptr == codeptr && o->cache[slot].kind == (uint32_t)kind && o->cache[slot].event)
+    return o->cache[slot].event - 1;
+  uint32_t ev = intern(kind, codeptr);
+  if (ev != HP_NO_EVENT) {
+    o->cache[slot].codeptr = codeptr;
+    o->cache[slot].kind = (uint32_t)kind;
+    o->cache[slot].event = ev + 1;
+  }
+  return ev;
+}
+
+void hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context, uint32_t flags) {
+  if (event == HP_NO_EVENT || o->depth >= HP_OMP_STACK) {
+    o->overflow++;
+    return;
+  }
+  hp_stack_push_under(o->t, event, parent_context, 0, flags);
+  o->stack_kind[o->depth] = (uint8_t)kind;
+  o->stack[o->depth++] = event;
+}
+
+/* End events may carry no code address (a worker's implicit barrier) or come in a slightly different
+ * order than their begins (implicit task end vs. its barrier): pop by kind, closing any tool frame
+ * above it first so the core never sees an out-of-order stop. */
+uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
+  /* Frames beyond the stack's capacity are always the innermost: their end comes first. */
+  if (o->overflow) {
+    o->overflow--;
+    return HP_NO_EVENT;
+  }
+  int32_t i = o->depth - 1;
+  while (i >= 0 && o->stack_kind[i] != kind) i--;
+  if (i < 0) return HP_NO_EVENT;
+  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_event(o->t, o->stack[j]);
+  o->depth = i;
+  return o->stack[i];
+}
+
+hp_omp_region *hp_omp_region_stat(hp_omp_thread *o, uint32_t event) {
+  for (uint32_t i = event % HP_OMP_REGIONS, n = 0; n < HP_OMP_REGIONS; i = (i + 1) % HP_OMP_REGIONS, n++) {
+    hp_omp_region *r = &o->regions[i];
+    if (r->event == event) return r;
+    if (r->event == UINT32_MAX) {
+      r->event = event;
+      return r;
+    }
+  }
+  o->table_full++;
+  return NULL;
+}
+
+hp_omp_taskstat *hp_omp_task_stat(hp_omp_thread *o, uint32_t event) {
+  for (uint32_t i = event % HP_OMP_TASKS, n = 0; n < HP_OMP_TASKS; i = (i + 1) % HP_OMP_TASKS, n++) {
+    hp_omp_taskstat *r = &o->tasks[i];
+    if (r->event == event) return r;
+    if (r->event == UINT32_MAX) {
+      r->min_ns = UINT64_MAX;
+      __atomic_store_n(&r->event, event, __ATOMIC_RELEASE);
+      return r;
+    }
+  }
+  o->table_full++;
+  return NULL;
+}

@@ -1,0 +1,131 @@
+/* The OpenMP tool's entry: ompt_start_tool (found by the OpenMP runtime in libhyprof when it is
+ * linked, preloaded, or put in place by `hyprof run`), initialisation at the level chosen by
+ * HYPROF_OPENMP / TAU_OMPT_SUPPORT_LEVEL, and the per-thread tool state. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/config.h"
+#include "../core/meta.h"
+#include "../core/runtime.h"
+#include "ompt_hook.h"
+#include "ompt_int.h"
+
+int hp_omp_level = HP_OMP_OFF;
+int hp_omp_active;
+ompt_get_state_t hp_omp_get_state;
+volatile uint32_t hp_omp_max_team = 1;
+volatile uint32_t hp_omp_in_use = 1; /* the initial thread */
+char hp_omp_runtime[128];
+hp_omp_flag hp_omp_flags[HP_OMP_MAX_THREADS];
+uint32_t (*volatile hp_sample_state_hook)(hp_thread *t, uint64_t context, uint64_t value_ns);
+
+/* initial-exec: one instruction to read, so the sample hook can use it in the signal handler. */
+static __thread hp_omp_thread *tls_omp __attribute__((tls_model("initial-exec")));
+static hp_omp_thread *omp_threads;
+uint32_t hp_omp_nflags;
+
+hp_omp_thread *hp_omp_current(void) { return tls_omp; }
+hp_omp_thread *hp_omp_thread_list(void) { return __atomic_load_n(&omp_threads, __ATOMIC_ACQUIRE); }
+
+hp_omp_thread *hp_omp_self(void) {
+  hp_omp_thread *o = tls_omp;
+  if (o) return o;
+  hp_thread *t = hp_thread_self();
+  if (!t) return NULL;
+  o = calloc(1, sizeof *o);
+  if (!o) return NULL;
+  o->t = t;
+  o->last_work = -1;
+  for (int i = 0; i < HP_OMP_REGIONS; i++) o->regions[i].event = UINT32_MAX;
+  for (int i = 0; i < HP_OMP_TASKS; i++) o->tasks[i].event = UINT32_MAX;
+  o->index = __atomic_fetch_add(&hp_omp_nflags, 1, __ATOMIC_RELAXED);
+  if (o->index < HP_OMP_MAX_THREADS) {
+    hp_omp_flags[o->index].working = 1;
+    __atomic_store_n(&hp_omp_flags[o->index].used, 1, __ATOMIC_RELEASE);
+  }
+  hp_omp_thread *head = __atomic_load_n(&omp_threads, __ATOMIC_RELAXED);
+  do o->next = head;
+  while (!__atomic_compare_exchange_n(&omp_threads, &head, o, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  tls_omp = o;
+  return o;
+}
+
+#ifndef HYPROF_ADDON
+static const char *const level_names[] = {"off", "basic", "full", NULL};
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data) {
+  hp_omp_thread *o = hp_omp_self();
+  if (!o) return;
+  o->kind = type;
+  thread_data->ptr = o;
+  /* A worker starts in the pool: idle until its first implicit task. */
+  if (type == ompt_thread_worker) hp_omp_set_working(o, 0);
+}
+
+static void on_thread_end(ompt_data_t *thread_data) {
+  hp_omp_thread *o = hp_omp_current();
+  if (o) hp_omp_set_working(o, 0);
+  if (o && o->index < HP_OMP_MAX_THREADS) __atomic_store_n(&hp_omp_flags[o->index].used, 0, __ATOMIC_RELEASE);
+}
+
+/* A forked child keeps the construct table (same addresses) but none of the parent's per-thread
+ * measurements; only the forking thread exists in it. */
+static void after_fork_child(void) {
+  hp_omp_thread *self = tls_omp;
+  __atomic_store_n(&omp_threads, self, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < HP_OMP_MAX_THREADS; i++) hp_omp_flags[i].used = 0;
+  __atomic_store_n(&hp_omp_in_use, 1, __ATOMIC_RELAXED);
+  if (!self) return;
+  self->next = NULL;
+  memset(self->blame, 0, sizeof self->blame);
+  for (int i = 0; i < HP_OMP_REGIONS; i++) self->regions[i] = (hp_omp_region){.event = UINT32_MAX};
+  for (int i = 0; i < HP_OMP_TASKS; i++) self->tasks[i] = (hp_omp_taskstat){.event = UINT32_MAX};
+  memset(self->releases, 0, sizeof self->releases);
+  self->dispatch_ns = self->dispatch_count = self->starve_ns = 0;
+  self->blame_full = self->table_full = 0;
+  if (self->index < HP_OMP_MAX_THREADS) hp_omp_flags[self->index].used = 1;
+}
+
+static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
+  if (!hp_init()) return 0;
+  pthread_atfork(NULL, NULL, after_fork_child);
+  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+  hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
+  if (!set) return 0;
+  set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+  set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+  hp_omp_register_basic(set);
+  if (hp_omp_level >= HP_OMP_FULL) {
+    hp_omp_register_full(set);
+    hp_omp_register_tasks(set);
+  }
+  hp_omp_self(); /* the initial thread */
+  __atomic_store_n(&hp_omp_active, 1, __ATOMIC_RELEASE);
+  if (hp_omp_get_state) hp_sample_state_hook = hp_omp_sample;
+  hp_meta_add("OpenMP Tool", level_names[hp_omp_level]);
+  hp_meta_add("OpenMP Runtime", hp_omp_runtime);
+  const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
+  if (subst && *subst) hp_meta_add("OpenMP Runtime Substituted", subst);
+  return 1; /* keep the tool */
+}
+
+static void finalize(ompt_data_t *tool_data) {
+  /* Statistics stay in place: the dump at exit writes them. */
+}
+
+HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
+  static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+  if (!hp_init()) return NULL;
+  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_FULL);
+  if (hp_omp_level == HP_OMP_OFF) {
+    hp_meta_add("OpenMP Tool", "off");
+    return NULL;
+  }
+  snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",
+           omp_version);
+  return &result;
+}
+#endif

@@ -1,0 +1,155 @@
+/**
+ * The analysis equations on hand-made inputs with exact answers: idleness blame (seed 000 equations
+ * 1 and 2), lock blame, and the task diagnoses' thresholds.
+ */
+import test from 'ava';
+import { analyzeOpenmp } from '../src/analysis/openmp-analysis.js';
+import { applyConstructNames, type ConstructName } from '../src/analysis/openmp-names.js';
+import type { OmptData, OmpThread } from '../src/analysis/openmp-raw.js';
+import type { RawProcess } from '../src/samples/raw-model.js';
+
+// Events: 0 root, 1 parallel region, 2 task construct. Contexts: root 10n, region 11n, task 12n.
+function proc(): RawProcess {
+  return {
+    file: 'synthetic.raw',
+    version: 1,
+    info: { pid: 1, ppid: 0, node: 0, flags: 0, startNs: 0n, stopNs: 1n, metrics: ['TIME'], attributes: [] },
+    events: [
+      { id: 0, kind: 3, base: 0, name: '.TAU application', group: 'TAU_UTILITY' },
+      { id: 1, kind: 4, base: 1, name: 'OpenMP_Parallel_Region @0x10', group: 'TAU_OPENMP' },
+      { id: 2, kind: 4, base: 2, name: 'OpenMP_Task @0x20', group: 'TAU_OPENMP' },
+    ],
+    contexts: new Map([
+      [10n, { context: 10n, parent: 0n, event: 0 }],
+      [11n, { context: 11n, parent: 10n, event: 1 }],
+      [12n, { context: 12n, parent: 11n, event: 2 }],
+    ]),
+    threads: [0, 1].map((index) => ({
+      index, tid: 100 + index, name: '', startNs: 0n, stopNs: 1n, flags: 0,
+      stats: [{ context: 12n, calls: 1, childCalls: 0, incl: [1], excl: [1] }],
+      open: [], userStats: [], drops: [], warnings: [], samples: [],
+    })),
+    userEvents: new Map(),
+    maps: [],
+    sampling: null,
+  };
+}
+
+const names = new Map<number, ConstructName>([
+  [1, { event: 1, kind: 0, name: 'OpenMP_Parallel_Region main [{a.c} {5, 0}]', location: 'a.c:5', function: 'main' }],
+  [2, { event: 2, kind: 15, name: 'OpenMP_Task f [{a.c} {9, 0}]', location: 'a.c:9', function: 'f' }],
+]);
+
+function thread(index: number, over: Partial<OmpThread>): OmpThread {
+  return { index, dispatch: 0, dispatchCount: 0, starvation: 0, lost: 0, blame: [], regions: [], tasks: [], releases: [], ...over };
+}
+
+const blame = (context: bigint, work: number, perWorking: number, lockBlame = 0) => ({
+  context, samples: 1, work, idle: 0, overhead: 0, lockWait: 0, other: 0, workPerWorking: perWorking, lockBlame,
+});
+
+test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced parallel work none', (t) => {
+  const omp: OmptData = {
+    level: 'full', cores: 4, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
+    constructs: [{ event: 1, kind: 0, codeptr: 0x10n }, { event: 2, kind: 15, codeptr: 0x20n }],
+    threads: [
+      // 100 ns of serial work with one thread working; 100 ns each of parallel work with two.
+      thread(0, { blame: [blame(10n, 100, 100), blame(11n, 100, 50)] }),
+      thread(1, { blame: [blame(11n, 100, 50)] }),
+    ],
+  };
+  const p = proc();
+  applyConstructNames(p, names); // as the resolve pipeline does before the analysis
+  const a = analyzeOpenmp({ proc: p, omp, names });
+  const serial = a.contexts.find((c) => c.path === '.TAU application')!;
+  const par = a.contexts.find((c) => c.path === '.TAU application => OpenMP_Parallel_Region main [{a.c} {5, 0}]')!;
+  t.is(serial.threadIdleness, 100); // T * 100 - 100
+  t.is(serial.coreIdleness, 300); // C * 100 - 100
+  t.is(par.threadIdleness, 0);
+  t.is(par.coreIdleness, 200); // 4 * 100 - 200: two cores unused
+  t.true(serial.serial);
+  t.false(par.serial);
+  // effort = work 300 + thread idleness 100
+  t.is(serial.relIdleness, 50);
+  t.is(serial.absIdleness, 25);
+  t.is(par.absWork, 50);
+  t.is(a.totals.threadIdleness, 100);
+});
+
+test('task diagnoses follow their thresholds', (t) => {
+  const hist = (b: number, n: number) => Array.from({ length: 40 }, (_, i) => (i === b ? n : 0));
+  const base: Omit<OmptData, 'threads'> = {
+    level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
+    constructs: [{ event: 1, kind: 0, codeptr: 0x10n }, { event: 2, kind: 15, codeptr: 0x20n }],
+  };
+  const region = (idle: number) => ({ event: 1, count: 1, exec: 1000e6, sync: 0, imbalance: idle, limitedParallelism: 0, threadManagement: 0 });
+  // 10000 tasks of ~1.4 us (median bucket 2^10 ns): too fine.
+  const fine = analyzeOpenmp({
+    proc: proc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
+    ] },
+  });
+  t.deepEqual(fine.diagnoses.map((d) => d.kind), ['tasks-too-fine']);
+  t.is(fine.diagnoses[0].location, 'a.c:9');
+  // 3 tasks of 150 ms, thread 1 idle 40% of the region: too coarse.
+  const coarse = analyzeOpenmp({
+    proc: proc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(800e6)] }),
+    ] },
+  });
+  t.deepEqual(coarse.diagnoses.map((d) => d.kind), ['tasks-too-coarse']);
+  // The same with the idle time under 15% of the region: nothing to say.
+  const fineEnough = analyzeOpenmp({
+    proc: proc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(100e6)] }),
+    ] },
+  });
+  t.deepEqual(fineEnough.diagnoses, []);
+  // One creator, the other thread runs nearly all and idles half the region: creation bottleneck.
+  const bottleneck = analyzeOpenmp({
+    proc: proc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [{ event: 2, created: 40, executed: 1, sum: 1e6, max: 1e6, min: 1e6, hist: hist(19, 1) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 39, sum: 39e6, max: 1e6, min: 1e6, hist: hist(19, 39) }], regions: [region(500e6)] }),
+    ] },
+  });
+  t.deepEqual(bottleneck.diagnoses.map((d) => d.kind), ['task-creation-bottleneck']);
+  t.regex(bottleneck.diagnoses[0].message, /thread 0 creates 100% of the 40 tasks/);
+});
+
+test('lock waiting blamed on a releasing context shows in its relative lock metric', (t) => {
+  const omp: OmptData = {
+    level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
+    constructs: [{ event: 1, kind: 0, codeptr: 0x10n }],
+    threads: [thread(0, { blame: [blame(11n, 100, 50, 100)], releases: [{ codeptr: 0x30n, blame: 100, count: 4 }] })],
+  };
+  const a = analyzeOpenmp({ proc: proc(), omp, names, locate: () => 'a.c:7 (f)' });
+  const c = a.contexts[0];
+  t.is(c.lockBlame, 100);
+  t.is(c.relLockBlame, 50); // 100 / (100 work + 0 idleness + 100 lock)
+  t.deepEqual(a.lockReleases, [{ location: 'a.c:7 (f)', blame: 100, count: 4 }]);
+  t.true(a.diagnoses.some((d) => d.kind === 'lock-contention' && d.location === 'a.c:7 (f)'));
+});
+
+test('two construct addresses on one source line keep distinct event names', (t) => {
+  const p = proc();
+  p.events.push({ id: 3, kind: 4, base: 3, name: 'OpenMP_Work_Loop @0x40', group: 'TAU_OPENMP' });
+  p.events.push({ id: 4, kind: 4, base: 4, name: 'OpenMP_Work_Loop @0x48', group: 'TAU_OPENMP' });
+  const loopName = 'OpenMP_Work_Loop f [{a.c} {12, 0}]  ';
+  applyConstructNames(
+    p,
+    new Map([
+      [3, { event: 3, kind: 1, name: loopName, location: 'a.c:12', function: 'f' }],
+      [4, { event: 4, kind: 1, name: loopName, location: 'a.c:12', function: 'f' }],
+    ]),
+  );
+  t.is(p.events[3].name, loopName);
+  t.is(p.events[4].name, 'OpenMP_Work_Loop f [{a.c} {12, 0}] #4  ');
+  t.is(p.events[1].name, 'OpenMP_Parallel_Region @0x10', 'events without a new name keep theirs');
+});
