@@ -1,7 +1,10 @@
 /**
- * hyprof as a library. The probe API for Node programs grows here (src/events); the profile model,
- * reader and writer are exported for tools that work on TAU profiles.
+ * hyprof as a library: the probe API for Node programs (src/events), and the profile model, reader
+ * and writer for tools that work on TAU profiles.
  */
+export { flush, group, param, phase, region, timer } from './events/api.js';
+export type { EventOptions, Group, ParamValues, Timer } from './events/api.js';
+export { HyprofUsageError } from './events/errors.js';
 export { loadAddon } from './events/addon.js';
 export type { HyprofAddon } from './events/addon.js';
 export type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './output/tau-model.js';

@@ -77,7 +77,10 @@ HP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void
   return rc;
 }
 
-/* Preloaded or linked: measure from the start, on the main thread. */
+/* Preloaded or linked: measure from the start, on the main thread. Not in the Node addon: its copy
+ * of the runtime starts on first use, and not at all when libhyprof.so is preloaded (native/core/ext.h). */
+#ifndef HYPROF_ADDON
 __attribute__((constructor)) static void start_main_thread(void) {
   if (hp_init()) hp_thread_create(0);
 }
+#endif

@@ -35,6 +35,13 @@ export function childEnv(base: NodeJS.ProcessEnv, lib: string, rawDir: string, o
   if (!opts.sampling) env.HYPROF_SAMPLING = '0';
   else if (base.HYPROF_SAMPLING === undefined && base.TAU_SAMPLING === undefined) env.HYPROF_SAMPLING = '1';
   if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
+  // Node programs (and node processes they start): V8 names its JIT code in /tmp/perf-<pid>.map from
+  // the start, which resolve reads for JavaScript frames in samples (docs/node.md).
+  if (env.HYPROF_SAMPLING !== '0') {
+    const have = (base.NODE_OPTIONS ?? '').split(/\s+/);
+    const add = ['--perf-basic-prof', '--interpreted-frames-native-stack'].filter((f) => !have.includes(f));
+    if (add.length) env.NODE_OPTIONS = [base.NODE_OPTIONS, ...add].filter(Boolean).join(' ');
+  }
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;

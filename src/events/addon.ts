@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface HyprofAddon {
-  /** Register (or find) an event; returns its handle. */
+  /** Register (or find) an event; returns its handle (the event id), or -1 when measurement is off. */
   event(name: string, group?: string, phase?: boolean): number;
   start(handle: number): void;
   stop(handle: number): void;
@@ -15,6 +15,21 @@ export interface HyprofAddon {
   param(name: string, value: number): void;
   /** Write the raw measurement file now. */
   flush(): void;
+  /** Measure the calling thread from now on (optionally naming it in the profile). */
+  registerThread(name?: string): void;
+  /** Record a misuse warning on the calling thread (kept in the profile). */
+  warn(text: string): void;
+  /** The event of parameter region `current` (base `base`) specialised by name = value; -1 when off. */
+  paramEvent(current: number, base: number, name: string, value: number): number;
+  /** Async regions: begin (under the current context, with its first slice running); returns a slot. */
+  asyncBegin(handle: number, base?: number): number;
+  /** The sync region `handle` on top returned a promise: continue it as an async region (slot, or -1). */
+  adopt(handle: number): number;
+  /** A slice of the async region's own code begins / ends (its continuations). */
+  sliceBegin(slot: number): void;
+  sliceEnd(slot: number): void;
+  /** Settlement: record the region's statistics whole and free the slot. */
+  asyncEnd(slot: number): void;
 }
 
 /** The package root: dist/src/events -> three levels up. */

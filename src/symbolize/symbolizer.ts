@@ -5,14 +5,14 @@
  * other than the sampled pc) are looked up at address − 1 so the call site's line is reported.
  *
  * What cannot be resolved is never dropped: it comes back as unresolved with its module (the module
- * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code (perf maps, /tmp/perf-<pid>.map) is
- * not handled yet: its addresses are the ones no mapping holds, so it belongs where `resolve` answers
- * `UNKNOWN` today — a per-process table read once in `prepare`, needing no external tool.
+ * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code is named from the process's perf map
+ * (/tmp/perf-<pid>.map, perf-map.ts) for the addresses no mapping holds, read once per process.
  */
 import { existsSync } from 'node:fs';
 import { UserError } from '../cli/errors.js';
 import type { RawMapping, RawProcess } from '../samples/raw-model.js';
 import { AddressMap } from './address-map.js';
+import { jitFrame, PerfMap } from './perf-map.js';
 import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from './frames.js';
 import { readBuildId } from './elf-build-id.js';
 import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
@@ -53,6 +53,8 @@ export class Symbolizer {
   /** module key → module address → inline chain (innermost first) or null. */
   private readonly cache = new Map<string, Map<bigint, SourceFrame[] | null>>();
   private readonly maps = new WeakMap<RawProcess, AddressMap>();
+  /** JIT code names of each process (perf-map.ts); null when it has no perf map. */
+  private readonly perfMaps = new WeakMap<RawProcess, PerfMap | null>();
   readonly warnings: string[] = [];
   readonly tool: SymbolizerTool | null;
   private readonly cacheDir: string | null;
@@ -62,6 +64,12 @@ export class Symbolizer {
     this.tool = chooseTool(opts.symbolizer);
     this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
     if (!this.tool) this.warnings.push('neither llvm-symbolizer nor addr2line is installed: every sample is UNRESOLVED');
+  }
+
+  /** Addresses outside every mapping may be JIT code named in the process's perf map. */
+  private perfMapOf(p: RawProcess): PerfMap | null {
+    if (!this.perfMaps.has(p)) this.perfMaps.set(p, PerfMap.forProcess(p.info.pid, p.info.startNs, (w) => this.warnings.push(w)));
+    return this.perfMaps.get(p)!;
   }
 
   private mapOf(p: RawProcess): AddressMap {
@@ -147,7 +155,11 @@ export class Symbolizer {
    */
   resolve(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
     const hit = this.mapOf(p).lookup(isReturn ? pc - 1n : pc);
-    if (!hit) return { resolved: false, module: 'UNKNOWN', address: pc };
+    if (!hit) {
+      const jit = this.perfMapOf(p)?.lookup(isReturn ? pc - 1n : pc);
+      if (jit) return { resolved: true, frames: [jitFrame(jit)] };
+      return { resolved: false, module: 'UNKNOWN', address: pc };
+    }
     if (!symbolizable(hit.mapping)) return { resolved: false, module: hit.mapping.path, address: pc };
     const frames = this.cache.get(moduleKey(hit.mapping))?.get(hit.moduleAddress);
     if (!frames) return { resolved: false, module: hit.mapping.path, address: pc };

@@ -1,0 +1,118 @@
+/* The exported entry points of ext.h (front ends in another shared object: the Node addon). Each is
+ * a thin wrapper over the core's stack API; see ext.h for why they are exported. */
+#include "ext.h"
+
+#include <stdio.h>
+
+#include "clock.h"
+#include "events.h"
+#include "hyprof.h"
+#include "runtime.h"
+#include "stack.h"
+
+HP_EXPORT uint32_t hyprof_ext_event(const char *name, const char *group, int phase) {
+  hp_event *e = (hp_event *)(phase ? hyprof_phase(name, group) : hyprof_event(name, group));
+  return e ? e->id : HYPROF_EXT_NO_EVENT;
+}
+
+/* No stop address (0: samples unwind to the depth limit). The stack pointer of this call is deeper
+ * than the JavaScript function that called the probe (the addon's and V8's API frames sit below it),
+ * and the region's function later runs at about that depth: stopping there would cut every
+ * JavaScript frame but the sampled one. */
+HP_EXPORT int hyprof_ext_start(uint32_t id) {
+  hp_thread *t = hp_thread_self();
+  if (!t) return 1; /* measurement off: not the caller's error */
+  if (!hp_event_get(id)) return 0;
+  hp_stack_push_under(t, id, hp_stack_context(t), 0, 0);
+  return 1;
+}
+
+HP_EXPORT int hyprof_ext_stop(uint32_t id) {
+  hp_thread *t = hp_thread_self();
+  if (!t) return 1;
+  if (!hp_event_get(id)) return 0;
+  hp_stack_pop_event(t, id);
+  return 1;
+}
+
+HP_EXPORT uint64_t hyprof_ext_context(void) {
+  hp_thread *t = hp_thread_self();
+  return t ? hp_stack_context(t) : 0;
+}
+
+HP_EXPORT uint64_t hyprof_ext_now(void) { return hp_now_ns(); }
+
+HP_EXPORT void hyprof_ext_count_child_call(void) {
+  hp_thread *t = hp_thread_self();
+  if (t) t->frames[t->top].child_calls++;
+}
+
+/* No stop address, for the reason given at hyprof_ext_start. */
+HP_EXPORT void hyprof_ext_slice_begin(uint32_t id, uint64_t parent_context) {
+  hp_thread *t = hp_thread_self();
+  if (t && hp_event_get(id)) hp_stack_push_under(t, id, parent_context, 0, HP_FRAME_NO_STATS);
+}
+
+HP_EXPORT int hyprof_ext_slice_end(uint32_t id, uint64_t *len_ns, uint64_t *child_ns, uint64_t *child_calls) {
+  hp_thread *t = hp_thread_self();
+  if (!t || t->overflow_depth) return 0;
+  /* Normally the innermost frame; deeper when the slice started a timer it did not stop (then
+   * hp_stack_pop_event stops that timer too, with a warning naming it). */
+  int32_t level = t->top;
+  while (level > 0 && !(t->frames[level].event == id && (t->frames[level].flags & HP_FRAME_NO_STATS))) level--;
+  if (level <= 0) return 0;
+  hp_frame *f = &t->frames[level];
+  *len_ns = hp_now_ns() - f->start_ns;
+  *child_ns = f->child_ns;
+  *child_calls = f->child_calls;
+  hp_stack_pop_event(t, id);
+  return 1;
+}
+
+HP_EXPORT int hyprof_ext_adopt(uint32_t id, uint32_t *slice_event, uint64_t *parent_context, uint64_t *start_ns,
+                               uint64_t *excl_ns, uint64_t *child_calls) {
+  hp_thread *t = hp_thread_self();
+  if (!t || t->overflow_depth) return 0;
+  int32_t top = t->top;
+  hp_frame *f = &t->frames[top];
+  if (top <= 0 || f->event != id || (f->flags & HP_FRAME_NO_STATS)) return 0;
+  uint64_t len = hp_now_ns() - f->start_ns;
+  *slice_event = f->param_event != HP_NO_EVENT ? f->param_event : f->event;
+  *parent_context = f->parent_context;
+  *start_ns = f->start_ns;
+  *excl_ns = len > f->child_ns ? len - f->child_ns : 0;
+  *child_calls = f->child_calls;
+  /* The parent already counted this call at the start; popping a NO_STATS frame gives it the child
+   * time and records nothing else. */
+  f->flags |= HP_FRAME_NO_STATS;
+  hp_stack_pop_event(t, id);
+  return 1;
+}
+
+HP_EXPORT void hyprof_ext_record(uint64_t context, uint64_t parent, uint32_t id, uint64_t calls,
+                                 uint64_t child_calls, uint64_t incl_ns, uint64_t excl_ns) {
+  hp_thread *t = hp_thread_self();
+  if (t && hp_event_get(id)) hp_stat_record(t, context, parent, id, calls, child_calls, incl_ns, excl_ns);
+}
+
+HP_EXPORT uint64_t hyprof_ext_context_of(uint64_t parent, uint32_t id) { return hp_context_hash(parent, id); }
+
+HP_EXPORT void hyprof_ext_warn(const char *text) {
+  hp_thread *t = hp_thread_self();
+  if (t) hp_thread_warn(t, "%s", text);
+}
+
+HP_EXPORT uint32_t hyprof_ext_param_event(uint32_t current, uint32_t base, const char *name, long long value) {
+  if (!hp_init() || !name) return HYPROF_EXT_NO_EVENT;
+  hp_event *b = hp_event_get(base), *c = hp_event_get(current);
+  if (!b || !c) return HYPROF_EXT_NO_EVENT;
+  char spec[1024], group[300];
+  /* The same names as hyprof_param (probe.c): TAU's form, two spaces before '[', two trailing. */
+  if (current != base)
+    snprintf(spec, sizeof spec, "%s[ <%s> = <%lld> ]  ", c->name, name, value);
+  else
+    snprintf(spec, sizeof spec, "%s  [ <%s> = <%lld> ]  ", b->name, name, value);
+  snprintf(group, sizeof group, "TAU_PARAM | %s", b->group);
+  hp_event *pe = hp_event_intern(spec, group, HP_KIND_PARAM, b->id);
+  return pe ? pe->id : HYPROF_EXT_NO_EVENT;
+}

@@ -1,0 +1,118 @@
+/**
+ * JIT code names from a perf map (`/tmp/perf-<pid>.map`, written by V8 under `--perf-basic-prof`,
+ * and by other JITs in the same format): one line per code object, `<start hex> <size hex> <name>`.
+ *
+ * V8 names code `<Type>:<tier><function> <url>:<line>:<column>` (`JS:*hot file:///app/a.mjs:2:13`;
+ * tier `~` interpreted, `^` baseline, `+` Maglev, `*` optimised) or, for code that is no JavaScript
+ * function, just `<Type>:<name>` (`Builtin:JSEntry`, `BytecodeHandler:Star0`). The line is where the
+ * function starts: the map has no line table.
+ *
+ * Code objects move and are freed; a later line for the same addresses replaces an earlier one, so a
+ * lookup takes the last line (in file order) whose range holds the address.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SourceFrame } from './frames.js';
+
+interface Entry {
+  start: bigint;
+  end: bigint;
+  /** Position in the file: later lines win. */
+  order: number;
+  name: string;
+}
+
+/** The path V8 writes the perf map of process `pid` to. */
+export function perfMapPath(pid: number): string {
+  return `/tmp/perf-${pid}.map`;
+}
+
+/** A V8 code name as a source frame: function, file (a path for file: URLs), line. */
+export function jitFrame(name: string): SourceFrame {
+  const m = /^([A-Za-z]+):([~^+*]?)(\S*) (\S+):(\d+):(\d+)$/.exec(name);
+  if (!m) return { function: name, file: '', line: 0 };
+  const fn = m[3] || '(anonymous)';
+  let file = m[4];
+  if (file.startsWith('file://')) {
+    try {
+      file = fileURLToPath(file);
+    } catch {
+      /* keep the URL */
+    }
+  }
+  return { function: fn, file, line: Number(m[5]) };
+}
+
+export class PerfMap {
+  private readonly entries: Entry[];
+  /** The largest code size: how far back from an address a holding range can start. */
+  private readonly maxSize: bigint;
+
+  constructor(text: string) {
+    const entries: Entry[] = [];
+    let maxSize = 0n;
+    let order = 0;
+    for (const line of text.split('\n')) {
+      const m = /^([0-9a-fA-F]+) ([0-9a-fA-F]+) (.+)$/.exec(line.trim());
+      if (!m) continue;
+      const start = BigInt(`0x${m[1]}`);
+      const size = BigInt(`0x${m[2]}`);
+      if (size === 0n) continue;
+      if (size > maxSize) maxSize = size;
+      entries.push({ start, end: start + size, order: order++, name: m[3] });
+    }
+    entries.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.order - b.order));
+    this.entries = entries;
+    this.maxSize = maxSize;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The name of the code holding `address`, or null. */
+  lookup(address: bigint): string | null {
+    const e = this.entries;
+    // last entry with start <= address
+    let lo = 0;
+    let hi = e.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (e[mid].start <= address) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    let best: Entry | null = null;
+    for (let i = at; i >= 0 && address - e[i].start < this.maxSize; i--) {
+      if (address < e[i].end && (!best || e[i].order > best.order)) best = e[i];
+    }
+    return best ? best.name : null;
+  }
+
+  /**
+   * The perf map of process `pid`, or null when there is none. A map older than the process (its
+   * last write before the process started: left by an earlier process with the same pid) is not
+   * used; `warn` says so.
+   */
+  static forProcess(pid: number, processStartNs: bigint, warn: (text: string) => void): PerfMap | null {
+    const path = perfMapPath(pid);
+    let mtimeNs: bigint;
+    try {
+      mtimeNs = statSync(path, { bigint: true }).mtimeNs;
+    } catch {
+      return null;
+    }
+    if (mtimeNs + 1_000_000_000n < processStartNs) {
+      warn(`${path} is older than process ${pid} (left by an earlier process with the same pid): not used for its JIT frames`);
+      return null;
+    }
+    try {
+      return new PerfMap(readFileSync(path, 'utf8'));
+    } catch (e) {
+      warn(`${path}: ${(e as Error).message}; JIT frames of process ${pid} stay UNRESOLVED`);
+      return null;
+    }
+  }
+}
