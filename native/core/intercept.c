@@ -38,7 +38,7 @@ static int main_trampoline(int argc, char **argv, char **envp) {
     t->frames[0].stack_addr = sp - 1;
   }
   int r = real_main(argc, argv, envp);
-  keep_frame = r;
+  __atomic_store_n(&keep_frame, r, __ATOMIC_RELAXED);
   return r;
 }
 
@@ -61,7 +61,7 @@ static void *thread_trampoline(void *p) {
   READ_SP(sp);
   hp_thread_create(sp - 1);
   void *r = a.routine(a.arg);
-  keep_frame = 1;
+  __atomic_store_n(&keep_frame, 1, __ATOMIC_RELAXED);
   return r;
 }
 

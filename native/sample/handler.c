@@ -1,0 +1,147 @@
+/* The sampling signal handler: turns one timer / counter signal into one sample of the thread it
+ * interrupted. Everything it reaches is async-signal-safe, reviewed line by line:
+ *   - errno is saved and restored (ioctl / timer syscalls and libunwind may set it);
+ *   - hp_thread_current() is one initial-exec TLS read (core contract, thread.h);
+ *   - the thread's own hp_sample_thread is only ever written by this handler on this thread (the
+ *     sampling signal is blocked while the handler runs: no SA_NODEFER); counters a flush on another
+ *     thread may read meanwhile are updated with relaxed atomic stores (hp_count), and the
+ *     process-wide "no_thread_state" counter, shared by all threads, with an atomic add;
+ *   - clock_gettime is async-signal-safe (vDSO);
+ *   - unwinding: see unwind.c for what libunwind does inside; the frame-pointer walk only reads
+ *     memory inside the thread's own stack bounds;
+ *   - the table (table.c) writes preallocated memory only; memcpy / memcmp are async-signal-safe;
+ *   - the OpenMP tool's state hook (native/ompt, async-signal-safe by its contract);
+ *   - ioctl(PERF_EVENT_IOC_REFRESH) re-arms a counter: a system call;
+ *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here.
+ * Nothing here allocates, locks, or prints. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "../core/clock.h"
+#include "../core/thread.h"
+#include "../ompt/ompt_hook.h"
+#include "sample_int.h"
+
+volatile uint64_t hp_drops_no_thread_state;
+
+static inline uint64_t sample_clock(const hp_sample_thread *st) {
+  if (hp_scfg.kind == HP_SRC_ITIMER_CPU) {
+    struct timespec ts;
+    clock_gettime(st->cpu_clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  }
+  return hp_now_ns();
+}
+
+static inline uint64_t context_pc(void *uc) {
+#if defined(__x86_64__)
+  return (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
+#else
+#error "hyprof sampling supports x86_64 and aarch64"
+#endif
+}
+
+void hp_sample_take(void *uc) {
+  hp_thread *t = hp_thread_current();
+  hp_sample_thread *st = t ? t->sample : NULL;
+  if (!st) {
+    __atomic_add_fetch(&hp_drops_no_thread_state, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  hp_count(&st->taken, 1);
+  uint64_t now = sample_clock(st);
+  uint64_t value = now > st->last_ns ? now - st->last_ns : 0;
+  st->last_ns = now;
+  if (!st->active) {
+    hp_count(&st->drops[HP_DROP_STOPPED], 1);
+    return;
+  }
+  if (t->in_tool) {
+    hp_count(&st->drops[HP_DROP_IN_TOOL], 1);
+    return;
+  }
+  int32_t top = t->top;
+  if (top < 0) top = 0;
+  if (top >= HP_MAX_FRAMES) top = HP_MAX_FRAMES - 1;
+  const hp_frame *f = &t->frames[top];
+  uint64_t context = f->context;
+  uintptr_t stack_addr = f->stack_addr;
+
+  uint64_t pcs[HP_SAMPLE_MAX_DEPTH];
+  uint32_t depth;
+  int failed = 0, truncated = 0;
+  if (!uc) {
+    /* PAPI gave no interrupted context: nothing to attribute, but never lost silently */
+    hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
+    return;
+  }
+  if (hp_scfg.unwind) {
+    st->in_handler = 1;
+    hp_maps_reader_enter();   /* a concurrent dlclose waits until this unwind is done */
+    depth = hp_unwind(uc, stack_addr, st, pcs, &failed, &truncated);
+    hp_maps_reader_leave();
+    st->in_handler = 0;
+  } else {
+    pcs[0] = context_pc(uc);
+    depth = 1;
+  }
+  if (failed) hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
+  if (truncated) hp_count(&st->drops[HP_DROP_TRUNCATED], 1);
+  /* the OpenMP tool's state of this thread (and its blame bookkeeping); async-signal-safe by its
+   * contract (ompt_hook.h); 0 when no OpenMP runtime started the tool */
+  uint32_t (*state_hook)(hp_thread *, uint64_t, uint64_t) = hp_sample_state_hook;
+  uint32_t state = state_hook ? state_hook(t, context, value) : 0;
+  if (hp_stable_add(st, context, pcs, depth, value, state) != 0) hp_count(&st->drops[HP_DROP_TABLE_FULL], 1);
+}
+
+#ifdef HYPROF_BENCH_HANDLER
+/* Benchmark builds only (bench/sampling.sh): the time each sampling signal spends in this handler. */
+#define HP_BENCH_MAX (1u << 20)
+static uint64_t bench_ns[HP_BENCH_MAX];
+static volatile uint32_t bench_n;
+__attribute__((visibility("default"))) uint32_t hp_bench_handler_times(const uint64_t **v) {
+  *v = bench_ns;
+  uint32_t n = bench_n;
+  return n < HP_BENCH_MAX ? n : HP_BENCH_MAX;
+}
+#endif
+
+/* Installed with SA_SIGINFO | SA_RESTART for hp_scfg.signo (sigchain.c). */
+void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
+  int saved_errno = errno;
+#ifdef HYPROF_BENCH_HANDLER
+  uint64_t bench_t0 = hp_now_ns();
+#endif
+  int ours = 0, perf_fd = -1;
+  if (hp_timer_is_ours(si)) {
+    ours = 1;
+  } else if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP) {
+    hp_thread *t = hp_thread_current();
+    if (t && t->sample && t->sample->perf_fd >= 0 && si->si_fd == t->sample->perf_fd) {
+      ours = 1;
+      perf_fd = si->si_fd;
+    }
+  }
+  if (!ours) {
+    hp_sigchain_forward(sig, si, uc);
+  } else {
+    hp_sample_take(uc);
+    if (perf_fd >= 0) {
+      hp_thread *t = hp_thread_current();
+      if (t && t->sample && t->sample->active && t->sample->perf_fd == perf_fd)
+        ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    }
+#ifdef HYPROF_BENCH_HANDLER
+    uint32_t k = __atomic_fetch_add(&bench_n, 1, __ATOMIC_RELAXED);
+    if (k < HP_BENCH_MAX) bench_ns[k] = hp_now_ns() - bench_t0;
+#endif
+  }
+  errno = saved_errno;
+}

@@ -1,0 +1,337 @@
+/* The memory map of the process, kept as a snapshot that signal-time code can read.
+ *
+ * The dump may run in a SIGTERM handler, where dl_iterate_phdr (locks, may allocate) is not allowed,
+ * so the loaded objects are snapshotted at init, after every dlopen / dlclose (interposed here) and
+ * at a normal exit. Build ids are read at snapshot time from each object's PT_NOTE segments in
+ * memory. Snapshots are built in fresh mmap'ed memory and published by one atomic pointer store;
+ * old ones are never unmapped, so a reader in a signal handler never sees freed memory.
+ *
+ * The same snapshot serves libunwind inside the sampling handler: dl_iterate_phdr is interposed
+ * and, on a thread that is inside our handler, answered from the snapshot without any lock (see
+ * unwind.c). Everyone else gets glibc's dl_iterate_phdr.
+ *
+ * It also knows the address ranges of start-up code (the executable's _start, libc and the loader),
+ * used to trim those frames from stacks whose thread entry is unknown. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "../core/thread.h"
+#include "sample_int.h"
+
+#define HP_VISIBLE __attribute__((visibility("default")))
+#define MAX_STARTUP 16
+
+typedef struct {
+  struct dl_phdr_info info;   /* dlpi_name points into the snapshot's strings */
+  const char *path;           /* what MAPS says: real path, "[vdso]" */
+  const char *build_id;       /* hex, "" when none */
+} snap_obj;
+
+typedef struct {
+  uint64_t start, end, bias;
+  uint32_t obj;
+} snap_seg;
+
+typedef struct {
+  uint32_t n_objs, n_segs;
+  snap_obj *objs;
+  snap_seg *segs;
+  uint32_t n_startup;
+  uintptr_t startup[MAX_STARTUP][2];
+} snapshot;
+
+static snapshot *volatile current;
+static volatile int changing;        /* dlclose in progress somewhere */
+static volatile int readers;         /* handlers unwinding right now (they read objects' memory) */
+
+typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+static iterate_fn real_iterate;
+static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+
+static iterate_fn get_real_iterate(void) {
+  if (!real_iterate) real_iterate = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+  return real_iterate;
+}
+
+/* ---------- building a snapshot (never in a signal handler) ---------- */
+
+typedef struct {
+  uint32_t objs, segs;
+  size_t strings;
+} sizes;
+
+static int count_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  sizes *s = data;
+  s->objs++;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD) s->segs++;
+  return 0;
+}
+
+typedef struct {
+  snapshot *snap;
+  uint32_t cap_objs, cap_segs;
+  char *str;
+  size_t str_left;
+  uintptr_t vdso;
+} filler;
+
+static const char *put_str(filler *f, const char *s, size_t n) {
+  if (n + 1 > f->str_left) return "";
+  char *d = f->str;
+  memcpy(d, s, n);
+  d[n] = 0;
+  f->str += n + 1;
+  f->str_left -= n + 1;
+  return d;
+}
+
+/* The GNU build id from the object's PT_NOTE segments, as it lies in memory. */
+static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t outlen) {
+  static const char hex[] = "0123456789abcdef";
+  out[0] = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE) continue;
+    const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+    const char *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+      size_t name_sz = (nh->n_namesz + 3) & ~3u, desc_sz = (nh->n_descsz + 3) & ~3u;
+      const char *name = p + sizeof *nh, *desc = name + name_sz;
+      if (desc + nh->n_descsz > end) break;
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+          nh->n_descsz * 2 + 1 <= outlen) {
+        for (uint32_t k = 0; k < nh->n_descsz; k++) {
+          out[2 * k] = hex[(unsigned char)desc[k] >> 4];
+          out[2 * k + 1] = hex[(unsigned char)desc[k] & 15];
+        }
+        out[nh->n_descsz * 2] = 0;
+        return;
+      }
+      p = desc + desc_sz;
+    }
+  }
+}
+
+static int fill_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  filler *f = data;
+  snapshot *s = f->snap;
+  if (s->n_objs >= f->cap_objs) return 1;   /* loaded since counting: next snapshot has it */
+  uint32_t nseg = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) nseg += info->dlpi_phdr[i].p_type == PT_LOAD;
+  if (s->n_segs + nseg > f->cap_segs) return 1;
+  snap_obj *o = &s->objs[s->n_objs];
+  memset(o, 0, sizeof *o);
+  size_t copy = size < sizeof o->info ? size : sizeof o->info;
+  memcpy(&o->info, info, copy);
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  o->info.dlpi_name = put_str(f, name, strlen(name));
+  char path[PATH_MAX];
+  if (s->n_objs == 0 || (!*name && info->dlpi_addr == 0)) {
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    o->path = put_str(f, path, n > 0 ? (size_t)n : 0);
+  } else if ((uintptr_t)info->dlpi_addr == f->vdso || strncmp(name, "linux-vdso", 10) == 0) {
+    o->path = put_str(f, "[vdso]", 6);
+  } else if (*name && realpath(name, path)) {
+    o->path = put_str(f, path, strlen(path));
+  } else {
+    o->path = o->info.dlpi_name;
+  }
+  char bid[2 * 64 + 1];
+  build_id_hex(info, bid, sizeof bid);
+  o->build_id = put_str(f, bid, strlen(bid));
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD) continue;
+    snap_seg *g = &s->segs[s->n_segs++];
+    g->start = info->dlpi_addr + ph->p_vaddr;
+    g->end = g->start + ph->p_memsz;
+    g->bias = info->dlpi_addr;
+    g->obj = s->n_objs;
+  }
+  s->n_objs++;
+  return 0;
+}
+
+static const snap_obj *obj_of(const snapshot *s, uintptr_t a) {
+  for (uint32_t i = 0; i < s->n_segs; i++)
+    if (a >= s->segs[i].start && a < s->segs[i].end) return &s->objs[s->segs[i].obj];
+  return NULL;
+}
+
+static void add_exec_ranges(snapshot *s, const snap_obj *o) {
+  if (!o) return;
+  for (int i = 0; i < o->info.dlpi_phnum && s->n_startup < MAX_STARTUP; i++) {
+    const ElfW(Phdr) *ph = &o->info.dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    s->startup[s->n_startup][0] = o->info.dlpi_addr + ph->p_vaddr;
+    s->startup[s->n_startup][1] = o->info.dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    s->n_startup++;
+  }
+}
+
+static void find_startup(snapshot *s) {
+  /* libc (holds __libc_start_main, __libc_start_call_main, start_thread, clone) */
+  void *lsm = dlsym(RTLD_DEFAULT, "__libc_start_main");
+  if (lsm) add_exec_ranges(s, obj_of(s, (uintptr_t)lsm));
+  /* the loader (its _dl_start_user is the outermost frame while constructors run) */
+  uintptr_t base = getauxval(AT_BASE);
+  for (uint32_t i = 0; base && i < s->n_objs; i++)
+    if ((uintptr_t)s->objs[i].info.dlpi_addr == base) add_exec_ranges(s, &s->objs[i]);
+  /* the executable's _start: the procedure around the ELF entry point */
+  uintptr_t entry = getauxval(AT_ENTRY);
+  if (entry && s->n_startup < MAX_STARTUP) {
+    unw_proc_info_t pi;
+    uintptr_t lo = entry, hi = entry + 64;
+    if (unw_get_proc_info_by_ip(unw_local_addr_space, entry, &pi, NULL) == 0 && pi.start_ip <= entry &&
+        pi.end_ip > entry) {
+      lo = pi.start_ip;
+      hi = pi.end_ip;
+    }
+    s->startup[s->n_startup][0] = lo;
+    s->startup[s->n_startup][1] = hi;
+    s->n_startup++;
+  }
+}
+
+static void snapshot_now(void);
+
+/* Runtime work like any other: a sample landing in it is dropped as "in_tool" rather than
+ * unwound (under ThreadSanitizer, whose deferred signals arrive inside its dl_iterate_phdr
+ * interceptor, unwinding there would re-enter it). The caller's own in_tool state is kept. */
+void hp_maps_snapshot(void) {
+  hp_thread *t = hp_thread_current();
+  sig_atomic_t was = t ? t->in_tool : 0;
+  if (t) hp_tool_enter(t);
+  snapshot_now();
+  if (t && !was) hp_tool_leave(t);
+}
+
+static void snapshot_now(void) {
+  iterate_fn it = get_real_iterate();
+  if (!it) return;
+  sizes sz = {0, 0, 0};
+  it(count_cb, &sz);
+  uint32_t cap_objs = sz.objs + 16, cap_segs = sz.segs + 64;
+  size_t strings = (size_t)cap_objs * (2 * PATH_MAX + 160);
+  size_t len = sizeof(snapshot) + cap_objs * sizeof(snap_obj) + cap_segs * sizeof(snap_seg) + strings;
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return;
+  snapshot *s = m;
+  s->objs = (snap_obj *)(s + 1);
+  s->segs = (snap_seg *)(s->objs + cap_objs);
+  filler f = {s, cap_objs, cap_segs, (char *)(s->segs + cap_segs), strings, getauxval(AT_SYSINFO_EHDR)};
+  it(fill_cb, &f);
+  find_startup(s);
+  __atomic_store_n(&current, s, __ATOMIC_RELEASE);
+}
+
+/* ---------- readers (async-signal-safe) ---------- */
+
+int hp_maps_is_startup(uintptr_t pc) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s) return 0;
+  for (uint32_t i = 0; i < s->n_startup; i++)
+    if (pc >= s->startup[i][0] && pc < s->startup[i][1]) return 1;
+  return 0;
+}
+
+void hp_maps_write(hp_buf *b) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  size_t at = hp_buf_section_begin(b, HP_SEC_MAPS);
+  hp_buf_u32(b, s ? s->n_segs : 0);
+  for (uint32_t i = 0; s && i < s->n_segs; i++) {
+    const snap_seg *g = &s->segs[i];
+    hp_buf_u64(b, g->start);
+    hp_buf_u64(b, g->end);
+    hp_buf_u64(b, g->bias);
+    hp_buf_str(b, s->objs[g->obj].path);
+    hp_buf_str(b, s->objs[g->obj].build_id);
+  }
+  hp_buf_section_end(b, at);
+}
+
+/* Around an unwind in the handler: while any reader is inside, dlclose waits before unmapping
+ * (Dekker-style with sequentially consistent operations: either the handler sees `changing` and
+ * uses no object, or dlclose sees the reader and waits for it). */
+void hp_maps_reader_enter(void) { __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
+void hp_maps_reader_leave(void) { __atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
+
+int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return 0;
+  int r = 0;
+  for (uint32_t i = 0; i < s->n_objs && r == 0; i++) {
+    struct dl_phdr_info info = s->objs[i].info;   /* a copy: callbacks may not write the snapshot */
+    r = cb(&info, sizeof info, data);
+  }
+  return r;
+}
+
+/* ---------- interposed loader functions ---------- */
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define HP_TSAN 1
+#endif
+
+/* Under ThreadSanitizer (a test build only) the interposer is left out: TSan intercepts
+ * dl_iterate_phdr itself and calls it while initialising, before an instrumented function may run.
+ * libunwind then uses the real one (with glibc's lock) on cache misses. */
+#ifndef HP_TSAN
+HP_VISIBLE int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
+  hp_thread *t = hp_thread_current();
+  if (t && t->sample && t->sample->in_handler) return hp_maps_iterate_snapshot(cb, data);
+  iterate_fn it = get_real_iterate();
+  return it ? it(cb, data) : 0;
+}
+#endif
+
+HP_VISIBLE void *dlopen(const char *file, int mode) {
+  if (!real_dlopen) real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+  if (!real_dlopen) return NULL;
+  /* dlopen only adds objects: the current snapshot stays valid meanwhile (the new object, and its
+   * constructors' frames, become unwindable when the refreshed snapshot is published) */
+  void *h = real_dlopen(file, mode);
+  if (h && __atomic_load_n(&current, __ATOMIC_ACQUIRE)) hp_maps_snapshot();
+  return h;
+}
+
+HP_VISIBLE int dlclose(void *h) {
+  if (!real_dlclose) real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+  if (!real_dlclose) return -1;
+  /* objects of the current snapshot may be unmapped: unwinding inside our handler gets no objects
+   * until the refreshed snapshot is published */
+  __atomic_add_fetch(&changing, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST)) sched_yield();   /* unwinds take microseconds */
+  int r = real_dlclose(h);
+  if (__atomic_load_n(&current, __ATOMIC_ACQUIRE)) hp_maps_snapshot();
+  __atomic_sub_fetch(&changing, 1, __ATOMIC_ACQ_REL);
+  return r;
+}
+
+void hp_maps_refresh_at_exit(void) { hp_maps_snapshot(); }
+
+void hp_maps_hooks_init(void) {
+  get_real_iterate();
+  if (!real_dlopen) real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+  if (!real_dlclose) real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+  hp_maps_snapshot();
+}

@@ -1,0 +1,161 @@
+/* The life cycle of sampling, as the core drives it (sample.h): process init (configuration,
+ * source check, handler), one source per thread from thread start to thread end, the fork child's
+ * restart, and stopping everything before the final dump. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/config.h"
+#include "sample_int.h"
+
+static int sampling_on;      /* process init succeeded: threads get sources */
+static int start_warned;
+
+int hp_sample_is_on(void) { return sampling_on; }
+
+static void check_source(void) {
+  if (hp_scfg.kind == HP_SRC_PERF) {
+    int err = hp_perf_open_check();
+    if (err) {
+      char wanted[64];
+      strcpy(wanted, hp_scfg.source);
+      hp_sample_config_use_wall();
+      hp_warn("sampling source '%s' cannot be opened here: perf_event_open failed (%s)%s; "
+              "sampling with itimer-wall every %llu us instead",
+              wanted, strerror(err),
+              err == ENOENT || err == EOPNOTSUPP ? " - this machine exposes no such counter (virtual machine?)"
+              : err == EACCES || err == EPERM ? " - not permitted (see /proc/sys/kernel/perf_event_paranoid)"
+                                              : "",
+              (unsigned long long)hp_scfg.period_us);
+    }
+  } else if (hp_scfg.kind == HP_SRC_PAPI) {
+    char wanted[64], why[256] = "";
+    strcpy(wanted, hp_scfg.source);
+#ifdef HYPROF_HAVE_PAPI
+    if (hp_papi_init(wanted, why, sizeof why) == 0) return;
+#else
+    strcpy(why, "this hyprof was built without PAPI");
+#endif
+    hp_sample_config_use_wall();
+    hp_warn("sampling source '%s' cannot be used: %s; sampling with itimer-wall every %llu us instead",
+            wanted, why, (unsigned long long)hp_scfg.period_us);
+  }
+}
+
+void hp_sample_process_init(void) {
+  hp_sample_config_read();
+  if (!hp_scfg.enabled) return;
+  hp_sigchain_init();
+  hp_unwind_init();
+  hp_maps_hooks_init();
+  check_source();
+  if (hp_sigchain_install() != 0) {
+    hp_warn("cannot install the sampling signal handler for signal %d (%s); sampling is off",
+            hp_scfg.signo, strerror(errno));
+    hp_scfg.enabled = 0;
+    return;
+  }
+  sampling_on = 1;
+}
+
+static void stack_bounds(hp_sample_thread *st) {
+  pthread_attr_t a;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+  if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+    st->stack_lo = (uintptr_t)addr;
+    st->stack_hi = (uintptr_t)addr + size;
+  }
+  pthread_attr_destroy(&a);
+}
+
+static int start_source(hp_sample_thread *st, pid_t tid) {
+  switch (hp_scfg.kind) {
+    case HP_SRC_PERF: return hp_perf_start(st, tid);
+#ifdef HYPROF_HAVE_PAPI
+    case HP_SRC_PAPI: return hp_papi_start(st);
+#endif
+    default: return hp_timer_start(st, tid);
+  }
+}
+
+static void stop_source(hp_sample_thread *st) {
+  st->active = 0;
+  hp_timer_stop(st);
+  hp_perf_stop(st);
+#ifdef HYPROF_HAVE_PAPI
+  hp_papi_stop(st);
+#endif
+}
+
+static void start_thread_sampling(hp_thread *t, hp_sample_thread *st) {
+  pid_t tid = gettid();   /* always called on the thread itself */
+  if (start_source(st, tid) != 0 && !__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL))
+    hp_warn("cannot start sampling (%s) on thread %u: %s; that thread is not sampled",
+            hp_scfg.source, t->index, strerror(errno));
+}
+
+void hp_sample_thread_start(hp_thread *t) {
+  if (!sampling_on || t->sample) return;
+  /* Refresh the memory map at a normal exit, before the core's exit dump writes it. atexit
+   * handlers run in reverse order of registration and the core registers its dump after
+   * hp_sample_process_init, but before any thread state exists, so registering here (once) puts
+   * the refresh first. */
+  static int exit_hook;
+  if (!__atomic_exchange_n(&exit_hook, 1, __ATOMIC_ACQ_REL)) atexit(hp_maps_refresh_at_exit);
+  hp_sample_thread *st = hp_stable_new();
+  if (!st) {
+    if (!__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL))
+      hp_warn("no memory for the sample table of thread %u; that thread is not sampled", t->index);
+    return;
+  }
+  stack_bounds(st);
+  __atomic_store_n(&t->sample, st, __ATOMIC_RELEASE);   /* visible before the first signal */
+  start_thread_sampling(t, st);
+}
+
+void hp_sample_thread_end(hp_thread *t) {
+  hp_sample_thread *st = t->sample;
+  if (!st) return;
+  stop_source(st);
+#ifdef HYPROF_HAVE_PAPI
+  hp_papi_release(st);
+#endif
+}
+
+void hp_sample_after_fork_child(hp_thread *t) {
+  if (!sampling_on) return;
+  /* Timers are not inherited; the perf events still count the parent's threads: close our copies
+   * of their descriptors without touching the events. Samples belong to the parent: forget them. */
+  for (hp_thread *o = hp_thread_list(); o; o = o->next) {
+    hp_sample_thread *st = o->sample;
+    if (!st) continue;
+    st->active = 0;
+    st->have_timer = 0;
+    if (st->perf_fd >= 0) {
+      close(st->perf_fd);
+      st->perf_fd = -1;
+    }
+    st->papi_set = -1;
+    hp_stable_clear(st);
+  }
+  if (!t->sample) {
+    hp_sample_thread_start(t);
+    return;
+  }
+  stack_bounds(t->sample);
+  start_thread_sampling(t, t->sample);
+}
+
+/* Async-signal-safe: timer_delete, ioctl and close are system calls. */
+void hp_sample_stop_all(void) {
+  if (!sampling_on) return;
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_sample_thread *st = __atomic_load_n(&t->sample, __ATOMIC_ACQUIRE);
+    if (st) stop_source(st);
+  }
+}

@@ -1,0 +1,158 @@
+/* Internal interface between the files of native/sample/: the effective configuration, the
+ * per-thread sampling state hung on hp_thread.sample, and the functions each file provides.
+ * Nothing here is seen by the core; the core sees only sample.h.
+ */
+#ifndef HP_SAMPLE_INT_H
+#define HP_SAMPLE_INT_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+#include <link.h>
+
+#include "sample.h"
+
+#define HP_SAMPLE_MAX_DEPTH 128   /* hard cap on kept frames (depth 0 = "auto" stops here too) */
+
+/* Where samples come from. */
+typedef enum {
+  HP_SRC_ITIMER_WALL = 0,   /* POSIX timer on CLOCK_MONOTONIC */
+  HP_SRC_ITIMER_CPU,        /* POSIX timer on the thread's CPU clock */
+  HP_SRC_PERF,              /* perf_event_open overflow (software or hardware event) */
+  HP_SRC_PAPI               /* PAPI overflow (only with HYPROF_HAVE_PAPI) */
+} hp_src_kind;
+
+typedef enum { HP_UNW_LIBUNWIND = 0, HP_UNW_FP = 1 } hp_unwinder;
+
+typedef struct hp_sample_config {
+  int enabled;
+  hp_src_kind kind;
+  char source[64];          /* the effective source's name as written to the file */
+  uint32_t perf_type;       /* for HP_SRC_PERF */
+  uint64_t perf_config;
+  uint64_t period_us;       /* as configured (event count for counter sources) */
+  uint64_t period_ns;       /* written to SAMPLING: timer period in ns, or the event count */
+  int unwind;
+  uint32_t unwind_depth;    /* 0 = auto (stop rule only, capped at HP_SAMPLE_MAX_DEPTH) */
+  hp_unwinder unwinder;
+  int signo;
+  uint32_t table_entries;   /* sample records per thread */
+  uint32_t arena_pcs;       /* program counters per thread (shared by all records) */
+} hp_sample_config;
+
+extern hp_sample_config hp_scfg;
+
+/* Drop reasons counted per thread. */
+enum {
+  HP_DROP_IN_TOOL = 0,
+  HP_DROP_TABLE_FULL,
+  HP_DROP_UNWIND_FAILED,    /* the sample is kept with a partial stack; counted here */
+  HP_DROP_TRUNCATED,        /* depth 0 reached the fixed cap before the stop frame (kept) */
+  HP_DROP_STOPPED,          /* arrived after sampling was stopped for the dump */
+  HP_DROP_NREASONS
+};
+extern const char *const hp_drop_names[HP_DROP_NREASONS];
+
+/* One distinct {context, callpath} on one thread. */
+typedef struct hp_srec {
+  uint64_t context;
+  uint64_t hash;
+  volatile uint64_t count;
+  volatile uint64_t value;  /* TIME, ns */
+  uint32_t pc_off;          /* index of pc[0] in the thread's arena */
+  uint16_t depth;
+  uint16_t state;
+} hp_srec;
+
+/* Per-thread sampling state (hp_thread.sample). Allocated with mmap at thread start. */
+typedef struct hp_sample_thread {
+  volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
+  volatile sig_atomic_t in_handler;
+  int have_timer;
+  timer_t timer;
+  int perf_fd;                    /* -1 when not a perf source */
+  int papi_set;                   /* PAPI event set, -1 when none */
+  clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu) */
+  uint64_t last_ns;               /* clock reading at the previous sample (or start) */
+  uintptr_t stack_lo, stack_hi;   /* the thread's stack, for the frame-pointer walk */
+
+  volatile uint64_t taken;        /* signals that reached this thread for sampling */
+  volatile uint64_t drops[HP_DROP_NREASONS];
+
+  /* table: open addressing over `slots` (indexes+1 into recs, 0 = empty) */
+  uint32_t n_slots;               /* power of two, >= 2 * table_entries */
+  uint32_t n_recs;
+  uint32_t cap_recs;
+  uint32_t pcs_used;
+  uint32_t cap_pcs;
+  uint32_t *slots;
+  hp_srec *recs;
+  uint64_t *pcs;
+  void *mem;                      /* the one mapping holding all of the above */
+  size_t mem_len;
+} hp_sample_thread;
+
+/* A counter written only by its own thread's handler and read by a dump on another thread: a
+ * relaxed load and store (no locked instruction needed, but no torn or racy access either). */
+static inline void hp_count(volatile uint64_t *c, uint64_t n) {
+  __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+static inline uint64_t hp_read(const volatile uint64_t *c) { return __atomic_load_n(c, __ATOMIC_RELAXED); }
+
+/* config.c */
+void hp_sample_config_read(void);
+void hp_sample_config_use_wall(void);   /* after a source could not be opened */
+int hp_sample_is_on(void);              /* sample.c: process init succeeded */
+
+/* table.c */
+hp_sample_thread *hp_stable_new(void);
+void hp_stable_clear(hp_sample_thread *st);
+/* Add one sample; returns 0, or -1 when the table or arena is full (caller counts the drop). */
+int hp_stable_add(hp_sample_thread *st, uint64_t context, const uint64_t *pcs, uint32_t depth,
+                  uint64_t value, uint32_t state);
+
+/* timer.c / perfevent.c / papi.c: arm and disarm the source on the calling thread. */
+int hp_timer_start(hp_sample_thread *st, pid_t tid);
+void hp_timer_stop(hp_sample_thread *st);
+int hp_timer_is_ours(const siginfo_t *si);
+int hp_perf_open_check(void);        /* can the configured perf event be opened here? errno-style */
+int hp_perf_start(hp_sample_thread *st, pid_t tid);
+void hp_perf_stop(hp_sample_thread *st);
+int hp_papi_init(const char *name, char *why, unsigned whylen);
+int hp_papi_start(hp_sample_thread *st);
+void hp_papi_stop(hp_sample_thread *st);     /* async-signal-safe: only stops recording */
+void hp_papi_release(hp_sample_thread *st);  /* at thread end: frees the event set */
+
+/* handler.c */
+void hp_sample_handler(int sig, siginfo_t *si, void *uc);
+/* Record one sample of the calling thread from the interrupted context `uc` (also PAPI's callback). */
+void hp_sample_take(void *uc);
+/* Samples that arrived on a thread without hyprof state (process-wide). */
+extern volatile uint64_t hp_drops_no_thread_state;
+
+/* unwind.c */
+void hp_unwind_init(void);
+/* Fill pcs (pc[0] = interrupted PC) following the stop rule; returns depth; sets *failed when the
+ * unwinder gave up before the stop frame, *truncated when the fixed cap was hit. */
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
+                   int *failed, int *truncated);
+
+/* maps.c */
+void hp_maps_snapshot(void);           /* not async-signal-safe: take outside handlers */
+int hp_maps_is_startup(uintptr_t pc);  /* async-signal-safe */
+void hp_maps_write(hp_buf *b);         /* async-signal-safe */
+void hp_maps_hooks_init(void);
+void hp_maps_refresh_at_exit(void);    /* an atexit handler */
+void hp_maps_reader_enter(void);       /* async-signal-safe: around an unwind in the handler */
+void hp_maps_reader_leave(void);
+/* For the interposed dl_iterate_phdr inside our handler: iterate the snapshot. */
+int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+
+/* sigchain.c */
+void hp_sigchain_init(void);
+/* Install our handler for hp_scfg.signo through the real sigaction. */
+int hp_sigchain_install(void);
+/* Hand a signal that is not ours to the program's handler (or its default action). */
+void hp_sigchain_forward(int sig, siginfo_t *si, void *uc);
+
+#endif

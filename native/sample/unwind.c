@@ -1,0 +1,190 @@
+/* Unwinding a sample's stack from the signal's context, inside the handler.
+ *
+ * Two unwinders: libunwind (default; DWARF CFI, needed because -O2 code and Debian's libraries keep
+ * no frame pointers, PLATFORM-FACTS.md) and a frame-pointer walk (HYPROF_UNWINDER=fp, for code known
+ * to keep frame pointers).
+ *
+ * The stopping rule: every probe frame records the CFA of its probe call (the caller's stack pointer
+ * before it called hyprof_start). Walking outward, the first frame whose own CFA is above that
+ * address is the function that started the timer: it is kept and the walk ends. After stepping from
+ * frame i to frame i+1, the stack pointer of frame i+1 is CFA(frame i), which is what is compared.
+ *
+ * Why libunwind is safe enough inside the handler (libunwind 1.6 as shipped by Debian):
+ *   - one-time initialisation (tdep_init, which takes a mutex) is forced here at process init by a
+ *     first unwind outside any handler;
+ *   - Debian builds libunwind without the per-thread cache (its TLS segment is 16 bytes, not a
+ *     register-state cache), so UNW_CACHE_PER_THREAD would silently become the global cache. We keep
+ *     the global cache: outside our handler (the program's own use of libunwind) its lock is taken
+ *     with every signal blocked (lock_acquire does sigprocmask first), so our handler can never
+ *     interrupt a thread that holds it; inside our handler our own signal is blocked anyway (which is
+ *     why the sigprocmask calls are skipped there, below); another thread holds the lock only for a
+ *     lookup: a short wait, never a deadlock. The cache makes repeated PCs cheap and avoids
+ *     dl_iterate_phdr on hits. UNW_CACHE_NONE would call dl_iterate_phdr on every step instead;
+ *   - on a miss libunwind calls dl_iterate_phdr, which in glibc takes the loader's lock. maps.c
+ *     interposes dl_iterate_phdr: while this handler runs on a thread, the call is served from our
+ *     lock-free snapshot of the loaded objects (empty while a dlclose may be unmapping some: a
+ *     sample then is kept with a partial stack and counted as unwind_failed);
+ *   - unw_step validates addresses before dereferencing them when DWARF information is missing and
+ *     it falls back to the frame chain (x86_64 Gstep), so garbage frame pointers do not fault.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../core/thread.h"
+#include "sample_int.h"
+
+/* libunwind blocks every signal around each cache lookup and each dl_iterate_phdr call: two
+ * sigprocmask system calls per frame, which measured as most of the handler's time on these VMs
+ * (bench/RESULTS.md, "Sampling"). Inside our handler that protection is not needed for our own
+ * signal (it is blocked while the handler runs), so sigprocmask is interposed and, only on a thread
+ * that is inside the sampling handler's unwind, answers without the system call (the old mask it
+ * reports is "everything blocked", and the restore that follows is answered the same way). The
+ * remaining risks, both needing another signal handler to run on the same thread during our few
+ * microseconds of unwinding: that handler calling libunwind while ours holds libunwind's cache lock,
+ * or that handler's own sigprocmask calls being skipped too. Everyone else gets glibc's sigprocmask.
+ * Left out under ThreadSanitizer, like dl_iterate_phdr in maps.c (TSan intercepts it itself). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define HP_TSAN 1
+#endif
+
+typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
+static sigprocmask_fn real_sigprocmask;
+
+#ifndef HP_TSAN
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
+  hp_thread *t = hp_thread_current();
+  if (t && t->sample && t->sample->in_handler) {
+    if (old) sigfillset(old);
+    return 0;
+  }
+  sigprocmask_fn real = real_sigprocmask;
+  if (real) return real(how, set, old);
+  /* not resolved yet (a call before our initialisation): the plain system call */
+  return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
+#endif
+
+static int warm_up(int n) {
+  unw_context_t ctx;
+  unw_cursor_t c;
+  if (unw_getcontext(&ctx) != 0 || unw_init_local(&c, &ctx) != 0) return -1;
+  while (n-- > 0 && unw_step(&c) > 0) {
+  }
+  return 0;
+}
+
+void hp_unwind_init(void) {
+  if (!real_sigprocmask) real_sigprocmask = (sigprocmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+  warm_up(64);
+}
+
+static inline uint32_t depth_limit(void) {
+  uint32_t d = hp_scfg.unwind_depth;
+  return d == 0 || d > HP_SAMPLE_MAX_DEPTH ? HP_SAMPLE_MAX_DEPTH : d;
+}
+
+/* Thread entry unknown (stack_addr 0): drop trailing frames of libc / loader start-up code
+ * (_start, __libc_start_main, __libc_start_call_main, start_thread, clone), found by the address
+ * ranges maps.c computed at init. Only frames at the very end of the stack are start-up code. */
+static uint32_t trim_startup(uint64_t *pcs, uint32_t n) {
+  while (n > 1 && hp_maps_is_startup((uintptr_t)pcs[n - 1])) n--;
+  return n;
+}
+
+static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, uint64_t *pcs, int *failed,
+                                 int *truncated) {
+  unw_cursor_t c;
+  unw_word_t ip = 0, sp = 0;
+  uint32_t limit = depth_limit(), n = 0;
+  int at_end = 0;
+  if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0 ||
+      unw_get_reg(&c, UNW_REG_IP, &ip) != 0) {
+#if defined(__x86_64__)
+    pcs[0] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#else
+    pcs[0] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
+#endif
+    *failed = 1;
+    return 1;
+  }
+  pcs[n++] = ip;
+  for (;;) {
+    int r = unw_step(&c);
+    if (r == 0) { at_end = 1; break; }
+    if (r < 0) { *failed = 1; at_end = 1; break; }
+    if (unw_get_reg(&c, UNW_REG_SP, &sp) != 0) { *failed = 1; break; }
+    if (stack_addr && sp > stack_addr) break;   /* frame n-1 started the timer */
+    if (n >= limit) {
+      if (hp_scfg.unwind_depth == 0) *truncated = 1;
+      if (!stack_addr) {
+        /* is the rest only start-up code? then what we cut at is the end of the stack */
+        int rest_startup = 1;
+        for (int k = 0; k < 4 && rest_startup; k++) {
+          if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !hp_maps_is_startup(ip)) rest_startup = 0;
+          else if (unw_step(&c) <= 0) { at_end = 1; break; }
+        }
+        if (!at_end) rest_startup = 0;
+        if (rest_startup) *truncated = 0;
+        at_end = rest_startup;
+      }
+      break;
+    }
+    if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0) { at_end = 1; break; }
+    pcs[n++] = ip;
+  }
+  if (!stack_addr && at_end) n = trim_startup(pcs, n);
+  return n;
+}
+
+static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
+                          int *failed, int *truncated) {
+#if defined(__x86_64__)
+  const ucontext_t *u = uc;
+  uintptr_t bp = (uintptr_t)u->uc_mcontext.gregs[REG_RBP];
+  pcs[0] = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+#else
+  const ucontext_t *u = uc;
+  uintptr_t bp = (uintptr_t)u->uc_mcontext.regs[29];
+  pcs[0] = (uint64_t)u->uc_mcontext.pc;
+#endif
+  uint32_t limit = depth_limit(), n = 1;
+  int at_end = 0;
+  uintptr_t lo = st->stack_lo, hi = st->stack_hi;
+  for (;;) {
+    if (bp == 0) { at_end = 1; break; }
+    if ((bp & 7) || bp < lo || bp + 16 > hi) { *failed = 1; at_end = 1; break; }
+    uintptr_t cfa = bp + 16;   /* CFA of the frame whose PC is pcs[n-1] */
+    if (stack_addr && cfa > stack_addr) break;
+    if (n >= limit) {
+      if (hp_scfg.unwind_depth == 0) *truncated = 1;
+      break;
+    }
+    uintptr_t ret = ((const uintptr_t *)bp)[1];
+    uintptr_t next = ((const uintptr_t *)bp)[0];
+    if (ret == 0) { at_end = 1; break; }
+    pcs[n++] = ret;
+    if (next != 0 && next <= bp) { *failed = 1; at_end = 1; break; }
+    bp = next;
+  }
+  if (!stack_addr && at_end) n = trim_startup(pcs, n);
+  return n;
+}
+
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
+                   int *failed, int *truncated) {
+  if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, failed, truncated);
+  return unwind_libunwind(uc, stack_addr, pcs, failed, truncated);
+}
