@@ -3,11 +3,10 @@
  * an imbalanced loop, a serial section between parallel regions, a contended critical section.
  */
 import test from 'ava';
-import { haveTool } from './helpers/native.js';
 import { analysisOf, buildOmp, runOmp } from './openmp-helpers.js';
 
 const SRC = 'omp_constructs.c';
-const clangTest = haveTool('clang') ? test.serial : test.skip;
+const clangTest = test.serial;
 
 clangTest('imbalanced loop: imbalance class, loop-imbalance diagnosis, idleness blamed on the busy thread', async (t) => {
   const a = await analysisOf(await runOmp(buildOmp('omp_constructs', SRC), ['imbalance']));

@@ -5,13 +5,12 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { findLibomp } from '../src/analysis/openmp-runtime.js';
-import { haveTool, hyprof, tmpDir } from './helpers/native.js';
+import { hyprof, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
 
 const env = { OMP_NUM_THREADS: '2', HYPROF_PERIOD_US: '2000' };
-const clangTest = haveTool('clang') ? test.serial : test.skip;
-const gccTest = haveTool('gcc') && findLibomp() ? test.serial : test.skip;
+const clangTest = test.serial;
+const gccTest = test.serial;
 
 clangTest('hyprof run, then report --openmp / --diagnose / --json', async (t) => {
   const exe = buildOmp('omp_constructs', 'omp_constructs.c');

@@ -6,14 +6,13 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { planOpenmpRuntime, findLibomp } from '../src/analysis/openmp-runtime.js';
+import { planOpenmpRuntime } from '../src/analysis/openmp-runtime.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
-import { haveTool, tmpDir } from './helpers/native.js';
+import { tmpDir } from './helpers/native.js';
 import { analysisOf, buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 
 const SRC = 'omp_constructs.c';
-const hasClang = haveTool('clang');
-const clangTest = hasClang ? test.serial : test.skip;
+const clangTest = test.serial;
 
 function names(profile: { threads: Array<Array<{ thread: number; events: Array<{ name: string; calls: number; incl: number }> }>> }, thread: number) {
   const t = profile.threads[0].find((x) => x.thread === thread);
@@ -79,7 +78,7 @@ clangTest('HYPROF_OPENMP=off records no OpenMP events; basic records regions but
   t.regex(bad.stderr, /HYPROF_OPENMP=sometimes is not one of off, basic, full; using full/);
 });
 
-const gccTest = haveTool('gcc') && findLibomp() ? test.serial : test.skip;
+const gccTest = test.serial;
 gccTest('gcc-built programs: libgomp gives no events (said so); with libomp in its place they are measured', async (t) => {
   const exe = buildOmp('omp_constructs', SRC, 'gcc');
   const plain = await runOmp(exe, ['imbalance']);

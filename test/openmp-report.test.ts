@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { OPENMP_FILE, readOpenmpFile } from '../src/analysis/openmp.js';
 import { parseOmptSection } from '../src/analysis/openmp-raw.js';
 import { renderDiagnoses, renderOpenmpReport } from '../src/output/report-openmp.js';
-import { haveTool, tmpDir } from './helpers/native.js';
+import { tmpDir } from './helpers/native.js';
 import { buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 
-const clangTest = haveTool('clang') ? test.serial : test.skip;
+const clangTest = test.serial;
 
 clangTest('resolve writes openmp.json; the reports name regions, classes, blame and diagnoses', async (t) => {
   const r = await runOmp(buildOmp('omp_constructs', 'omp_constructs.c'), ['all']);

@@ -4,11 +4,10 @@
  * while its child runs on the same thread.
  */
 import test from 'ava';
-import { haveTool } from './helpers/native.js';
 import { analysisOf, buildOmp, runOmp } from './openmp-helpers.js';
 
 const SRC = 'omp_tasks.c';
-const clangTest = haveTool('clang') ? test.serial : test.skip;
+const clangTest = test.serial;
 
 clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task line', async (t) => {
   const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['fine']));
