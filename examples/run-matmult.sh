@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main example: build examples/matmult.c against hyprof, run it under `hyprof run` (probes and
-# sampling: a hybrid profile), and print the report. The profile is left in examples/out/matmult.
+# sampling: a hybrid profile), and print the report. The profile is left in examples/out/profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=examples/out/matmult
+out=examples/out/profile
 mkdir -p examples/out
 rm -rf "$out"
 # shellcheck disable=SC2046
