@@ -243,3 +243,12 @@ test('HYPROF_DISABLE=1 measures nothing and writes nothing', async (t) => {
   t.is(processes.length, 0);
   t.is(result.stderr, '');
 });
+
+test('-DHYPROF_NO_PROBES builds the same source uninstrumented, without the library', async (t) => {
+  const exe = compileC('core_noprobes', ['core_nesting.c'], { link: false, cflags: ['-O1', '-DHYPROF_NO_PROBES'] });
+  const { result, processes } = await measure(exe);
+  t.is(result.code, 0, result.stderr);
+  t.is(processes.length, 0, 'nothing measured, nothing written');
+  const cxx = compileC('core_noprobes_tau', ['core_tau_api.cc'], { cc: 'g++', link: false, cflags: ['-O1', '-DHYPROF_NO_PROBES'] });
+  t.is((await run(cxx, [])).code, 0);
+});

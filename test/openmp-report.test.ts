@@ -5,10 +5,12 @@
 import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { OPENMP_FILE, readOpenmpFile } from '../src/analysis/openmp.js';
 import { parseOmptSection } from '../src/analysis/openmp-raw.js';
 import { renderDiagnoses, renderOpenmpReport } from '../src/output/report-openmp.js';
 import { tmpDir } from './helpers/native.js';
+import { encodeRaw } from './raw-fixture.js';
 import { buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 
 const clangTest = test.serial;
@@ -47,13 +49,23 @@ clangTest('a truncated OMPT section is reported with the file and offset', async
   const good = parseOmptSection('x.raw', buf);
   t.truthy(good);
   t.true(good!.constructs.length > 0);
-  // Find the section header and shorten its declared length: the payload ends before its fields.
-  let pos = 16;
-  while (buf.readUInt32LE(pos) !== 9) pos += 16 + Number(buf.readBigUInt64LE(pos + 8));
-  const cut = Buffer.from(buf);
-  cut.writeBigUInt64LE(30n, pos + 8);
-  const e = t.throws(() => parseOmptSection('cut.raw', cut));
-  t.regex(e!.message, /^cut\.raw: offset \d+: section OMPT ends before /);
-  // A file without the section (no OpenMP tool) simply has none.
-  t.is(parseOmptSection('none.raw', buf.subarray(0, 16)), null);
+  // Rebuild the file with the OMPT payload cut to 30 bytes (its CRC and length made right): the
+  // framing is sound, the section's own fields run past its end.
+  const parts: Buffer[] = [buf.subarray(0, 16)];
+  for (let pos = 16; pos < buf.length; ) {
+    const tag = buf.readUInt32LE(pos);
+    const len = Number(buf.readBigUInt64LE(pos + 8));
+    const payload = buf.subarray(pos + 16, pos + 16 + len);
+    const kept = tag === 9 ? payload.subarray(0, 30) : payload;
+    const head = Buffer.alloc(16);
+    head.writeUInt32LE(tag, 0);
+    head.writeUInt32LE(crc32(kept) >>> 0, 4);
+    head.writeBigUInt64LE(BigInt(kept.length), 8);
+    parts.push(head, kept);
+    pos += 16 + len;
+  }
+  const e = t.throws(() => parseOmptSection('cut.raw', Buffer.concat(parts)));
+  t.regex(e!.message, /^cut\.raw: offset \d+: section OMPT: expected \d+ bytes for .+, section ends at \d+$/);
+  // A raw file of a program without OpenMP simply has no such section.
+  t.is(parseOmptSection('none.raw', encodeRaw({ events: [{ kind: 3, name: '.TAU application' }], contexts: [], threads: [] })), null);
 });

@@ -5,6 +5,9 @@
  * samples to the context that was running. Everything is initialised on first use; threads are
  * measured from their first probe (or from their creation when the runtime is preloaded).
  *
+ * Compiled with -DHYPROF_NO_PROBES, every probe becomes an empty inline function: the same source
+ * builds uninstrumented, without linking hyprof.
+ *
  * Misuse never stops the program: a stop that does not match the running timer gives one warning on
  * stderr and the profile stays consistent.
  */
@@ -19,6 +22,8 @@ extern "C" {
 typedef struct hyprof_event *hyprof_event_t;
 /* An atomic user event (a value recorded at points in time: count, min, max, mean, sum of squares). */
 typedef struct hyprof_user_event *hyprof_user_event_t;
+
+#ifndef HYPROF_NO_PROBES
 
 /* Initialise now (otherwise done on first use). Idempotent. */
 void hyprof_init(void);
@@ -64,6 +69,30 @@ hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *
 /* Atomic user events. */
 hyprof_user_event_t hyprof_user_event(const char *name);
 void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
+
+#else /* HYPROF_NO_PROBES: every probe compiles to nothing (an uninstrumented build of the same source) */
+
+static inline void hyprof_init(void) {}
+static inline void hyprof_register_thread(void) {}
+static inline hyprof_event_t hyprof_event(const char *name, const char *group) { (void)name; (void)group; return 0; }
+static inline hyprof_event_t hyprof_phase(const char *name, const char *group) { (void)name; (void)group; return 0; }
+static inline void hyprof_start(hyprof_event_t event) { (void)event; }
+static inline void hyprof_stop(hyprof_event_t event) { (void)event; }
+static inline void hyprof_start_named(const char *name) { (void)name; }
+static inline void hyprof_stop_named(const char *name) { (void)name; }
+static inline void hyprof_phase_start(const char *name) { (void)name; }
+static inline void hyprof_phase_stop(const char *name) { (void)name; }
+static inline void hyprof_param(const char *name, long long value) { (void)name; (void)value; }
+static inline void hyprof_set_node(int node) { (void)node; }
+static inline void hyprof_set_thread_name(const char *name) { (void)name; }
+static inline void hyprof_flush(void) {}
+static inline hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *group, int phase) {
+  (void)name; (void)type; (void)group; (void)phase; return 0;
+}
+static inline hyprof_user_event_t hyprof_user_event(const char *name) { (void)name; return 0; }
+static inline void hyprof_user_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
+
+#endif /* HYPROF_NO_PROBES */
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../cli/errors.js';
+import type { Cursor } from '../samples/cursor.js';
+import { findSection } from '../samples/raw-reader.js';
 
 export const OMPT_SECTION_TAG = 9;
 
@@ -124,79 +126,10 @@ export interface OmptData {
   threads: OmpThread[];
 }
 
-class Reader {
-  pos: number;
-  constructor(
-    private readonly file: string,
-    private readonly buf: Buffer,
-    start: number,
-    private readonly end: number,
-  ) {
-    this.pos = start;
-  }
-  private need(n: number, what: string): void {
-    if (this.pos + n > this.end) {
-      throw new UserError(`${this.file}: offset ${this.pos}: section OMPT ends before ${what}`);
-    }
-  }
-  u32(what: string): number {
-    this.need(4, what);
-    const v = this.buf.readUInt32LE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u64(what: string): bigint {
-    this.need(8, what);
-    const v = this.buf.readBigUInt64LE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  num(what: string): number {
-    return Number(this.u64(what));
-  }
-  f64(what: string): number {
-    this.need(8, what);
-    const v = this.buf.readDoubleLE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  str(what: string): string {
-    const n = this.u32(`the length of ${what}`);
-    this.need(n, what);
-    const s = this.buf.toString('utf8', this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-  count(what: string, recordBytes: number): number {
-    const at = this.pos;
-    const n = this.u32(what);
-    if (n * recordBytes > this.end - this.pos) {
-      throw new UserError(`${this.file}: offset ${at}: section OMPT: ${what} ${n} does not fit in the section`);
-    }
-    return n;
-  }
-  done(): void {
-    if (this.pos !== this.end) {
-      throw new UserError(`${this.file}: offset ${this.pos}: section OMPT: ${this.end - this.pos} unexpected bytes at its end`);
-    }
-  }
-}
-
 /** The OMPT section of a raw file's bytes, or null when the file has none (no OpenMP tool active). */
 export function parseOmptSection(file: string, buf: Buffer): OmptData | null {
-  // Header: magic[8] version flags; sections: tag crc length payload. raw-reader.ts has checked the
-  // framing and CRCs; only the bounds are checked again here.
-  let pos = 16;
-  while (pos + 16 <= buf.length) {
-    const tag = buf.readUInt32LE(pos);
-    const len = Number(buf.readBigUInt64LE(pos + 8));
-    const start = pos + 16;
-    if (start + len > buf.length) break;
-    if (tag === OMPT_SECTION_TAG) return parsePayload(new Reader(file, buf, start, start + len));
-    if (tag === 0xffffffff) break;
-    pos = start + len;
-  }
-  return null;
+  const c = findSection(file, buf, OMPT_SECTION_TAG);
+  return c ? parsePayload(c) : null;
 }
 
 export function readOmptSection(file: string): OmptData | null {
@@ -209,16 +142,16 @@ export function readOmptSection(file: string): OmptData | null {
   return parseOmptSection(file, buf);
 }
 
-function parsePayload(r: Reader): OmptData {
+function parsePayload(r: Cursor): OmptData {
   const layout = r.u32('the section layout');
-  if (layout !== 1) throw new UserError(`section OMPT: unknown layout ${layout} (this hyprof reads layout 1)`);
+  if (layout !== 1) r.fail(`unknown layout ${layout} (this hyprof reads layout 1)`, r.pos - 4);
   const nHist = r.u32('the task histogram size');
   const level = OMP_LEVELS[r.u32('the tool level')] ?? 'full';
   const cores = r.u32('the number of cores');
   const maxTeam = r.u32('the largest team');
   const runtime = r.str('the runtime name');
-  const unreleasedWait = r.num('the unreleased lock wait');
-  const waitTableFull = r.num('the wait-table overflow count');
+  const unreleasedWait = r.u64n('the unreleased lock wait');
+  const waitTableFull = r.u64n('the wait-table overflow count');
   const constructs: OmpConstruct[] = [];
   for (let i = 0, n = r.count('construct count', 16); i < n; i++) {
     constructs.push({ event: r.u32('a construct event'), kind: r.u32('a construct kind'), codeptr: r.u64('a code address') });
@@ -227,10 +160,10 @@ function parsePayload(r: Reader): OmptData {
   for (let i = 0, n = r.count('thread count', 40); i < n; i++) {
     const th: OmpThread = {
       index: r.u32('a thread index'),
-      dispatch: r.num('dispatch time'),
-      dispatchCount: r.num('dispatch count'),
-      starvation: r.num('starvation time'),
-      lost: r.num('lost count'),
+      dispatch: r.u64n('dispatch time'),
+      dispatchCount: r.u64n('dispatch count'),
+      starvation: r.u64n('starvation time'),
+      lost: r.u64n('lost count'),
       blame: [],
       regions: [],
       tasks: [],
@@ -239,40 +172,40 @@ function parsePayload(r: Reader): OmptData {
     for (let j = 0, m = r.count('blame count', 72); j < m; j++) {
       th.blame.push({
         context: r.u64('a blame context'),
-        samples: r.num('samples'),
-        work: r.num('work'),
-        idle: r.num('idleness'),
-        overhead: r.num('overhead'),
-        lockWait: r.num('lock waiting'),
-        other: r.num('other'),
+        samples: r.u64n('samples'),
+        work: r.u64n('work'),
+        idle: r.u64n('idleness'),
+        overhead: r.u64n('overhead'),
+        lockWait: r.u64n('lock waiting'),
+        other: r.u64n('other'),
         workPerWorking: r.f64('work per working thread'),
-        lockBlame: r.num('lock blame'),
+        lockBlame: r.u64n('lock blame'),
       });
     }
     for (let j = 0, m = r.count('region count', 52); j < m; j++) {
       th.regions.push({
         event: r.u32('a region event'),
-        count: r.num('region count'),
-        exec: r.num('region time'),
-        sync: r.num('synchronization'),
-        imbalance: r.num('imbalance'),
-        limitedParallelism: r.num('limited parallelism'),
-        threadManagement: r.num('thread management'),
+        count: r.u64n('region count'),
+        exec: r.u64n('region time'),
+        sync: r.u64n('synchronization'),
+        imbalance: r.u64n('imbalance'),
+        limitedParallelism: r.u64n('limited parallelism'),
+        threadManagement: r.u64n('thread management'),
       });
     }
     for (let j = 0, m = r.count('task construct count', 44 + 8 * nHist); j < m; j++) {
       th.tasks.push({
         event: r.u32('a task event'),
-        created: r.num('tasks created'),
-        executed: r.num('tasks executed'),
-        sum: r.num('task time'),
-        max: r.num('longest task'),
-        min: r.num('shortest task'),
-        hist: Array.from({ length: nHist }, () => r.num('a task histogram bucket')),
+        created: r.u64n('tasks created'),
+        executed: r.u64n('tasks executed'),
+        sum: r.u64n('task time'),
+        max: r.u64n('longest task'),
+        min: r.u64n('shortest task'),
+        hist: Array.from({ length: nHist }, () => r.u64n('a task histogram bucket')),
       });
     }
     for (let j = 0, m = r.count('release site count', 24); j < m; j++) {
-      th.releases.push({ codeptr: r.u64('a release address'), blame: r.num('release blame'), count: r.num('releases') });
+      th.releases.push({ codeptr: r.u64('a release address'), blame: r.u64n('release blame'), count: r.u64n('releases') });
     }
     threads.push(th);
   }

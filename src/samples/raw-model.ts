@@ -16,6 +16,8 @@ export const enum SectionTag {
   SAMPLES = 6,
   MAPS = 7,
   SAMPLING = 8,
+  /** Optional: what the OpenMP tool recorded (src/analysis/openmp-raw.ts reads it). */
+  OMPT = 9,
   END = 0xffffffff,
 }
 

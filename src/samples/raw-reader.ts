@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { UserError } from '../cli/errors.js';
+import { Cursor } from './cursor.js';
 import {
   RAW_MAGIC,
   RAW_VERSION,
@@ -31,108 +32,12 @@ const SECTION_NAMES: Record<number, string> = {
   [SectionTag.SAMPLES]: 'SAMPLES',
   [SectionTag.MAPS]: 'MAPS',
   [SectionTag.SAMPLING]: 'SAMPLING',
+  [SectionTag.OMPT]: 'OMPT',
   [SectionTag.END]: 'END',
 };
 
 function sectionName(tag: number): string {
   return SECTION_NAMES[tag] ?? `tag ${tag}`;
-}
-
-/**
- * A bounded reader over one region of the file. Offsets in messages are absolute file offsets so a
- * user can look at the bytes with a hex dump.
- */
-class Cursor {
-  pos: number;
-  constructor(
-    private readonly file: string,
-    private readonly buf: Buffer,
-    start: number,
-    /** Absolute end of the region (exclusive). */
-    readonly end: number,
-    /** "section THREAD" or "header": where we are, for messages. */
-    private readonly where: string,
-    /** True when the region's end is the file's end (a truncated file), else a section's end. */
-    private readonly endIsFileEnd: boolean,
-  ) {
-    this.pos = start;
-  }
-
-  fail(what: string, at = this.pos): never {
-    throw new UserError(`${this.file}: offset ${at}: ${this.where}: ${what}`);
-  }
-
-  private need(n: number, what: string): void {
-    if (this.end - this.pos < n) {
-      const ends = this.endIsFileEnd ? 'file ends' : 'section ends';
-      this.fail(`expected ${n} bytes for ${what}, ${ends} at ${this.end}`);
-    }
-  }
-
-  u8(what: string): number {
-    this.need(1, what);
-    return this.buf.readUInt8(this.pos++);
-  }
-  u32(what: string): number {
-    this.need(4, what);
-    const v = this.buf.readUInt32LE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  i32(what: string): number {
-    this.need(4, what);
-    const v = this.buf.readInt32LE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u64(what: string): bigint {
-    this.need(8, what);
-    const v = this.buf.readBigUInt64LE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  /** A u64 that must fit a JS number exactly (counts, durations). */
-  u64n(what: string): number {
-    const at = this.pos;
-    const v = this.u64(what);
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(`${what} ${v} is implausibly large`, at);
-    return Number(v);
-  }
-  i64n(what: string): number {
-    this.need(8, what);
-    const at = this.pos;
-    const v = this.buf.readBigInt64LE(this.pos);
-    this.pos += 8;
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-      this.fail(`${what} ${v} is out of range`, at);
-    }
-    return Number(v);
-  }
-  f64(what: string): number {
-    this.need(8, what);
-    const v = this.buf.readDoubleLE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  str(what: string): string {
-    const len = this.u32(`the length of ${what}`);
-    this.need(len, `${what} (string of ${len} bytes)`);
-    const s = this.buf.toString('utf8', this.pos, this.pos + len);
-    this.pos += len;
-    return s;
-  }
-  /** An element count: each element takes at least `minSize` bytes, so a corrupt count fails here. */
-  count(what: string, minSize: number): number {
-    const at = this.pos;
-    const n = this.u32(`the number of ${what}`);
-    if (n * minSize > this.end - this.pos) {
-      this.fail(`${n} ${what} need at least ${n * minSize} bytes, ${this.endIsFileEnd ? 'file' : 'section'} ends at ${this.end}`, at);
-    }
-    return n;
-  }
-  done(): void {
-    if (this.pos !== this.end) this.fail(`${this.end - this.pos} unexpected bytes at the end of the section`);
-  }
 }
 
 interface Section {
@@ -448,4 +353,17 @@ function readSampling(c: Cursor): RawSampling {
   const signal = c.i32('signal');
   c.done();
   return { enabled, source, periodNs, unwind, unwindDepth, unwinder, signal };
+}
+
+/**
+ * A cursor over the payload of the first section with `tag`, after the whole file's framing and CRCs
+ * were checked; null when the file has no such section. For optional sections this reader skips.
+ */
+export function findSection(file: string, buf: Buffer, tag: number): Cursor | null {
+  const header = new Cursor(file, buf, 0, buf.length, 'header', true);
+  if (buf.length < 16 || buf.toString('latin1', 0, 8) !== RAW_MAGIC) {
+    header.fail(`expected the magic "${RAW_MAGIC}" (not a hyprof raw file)`, 0);
+  }
+  const s = splitSections(file, buf, 16).find((x) => x.tag === tag);
+  return s ? new Cursor(file, buf, s.start, s.end, `section ${sectionName(tag)}`, false) : null;
 }
