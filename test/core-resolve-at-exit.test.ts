@@ -1,0 +1,47 @@
+/**
+ * A linked program run on its own (no `hyprof run`) still leaves a TAU profile: at exit the runtime
+ * runs the package's `hyprof resolve`, or says which command to run when it cannot.
+ */
+import test from 'ava';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileC, run, tmpDir } from './helpers/native.js';
+
+const exe = compileC('core_nesting_exit', ['core_nesting.c']);
+
+test('at exit the runtime resolves its raw file into the profile directory and removes it', async (t) => {
+  const dir = tmpDir('exit');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });
+  t.is(r.code, 0, r.stderr);
+  t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), [], 'the raw file is removed once resolved');
+});
+
+test('HYPROF_KEEP_RAW=1 keeps the raw file beside the profile', async (t) => {
+  const dir = tmpDir('exit-keep');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_KEEP_RAW: '1' } });
+  t.is(r.code, 0, r.stderr);
+  t.true(existsSync(join(dir, 'profile.0.0.0')));
+  t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 1);
+});
+
+test('without node the runtime prints the one command to run, and keeps the raw file', async (t) => {
+  const dir = tmpDir('exit-nonode');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_NODE: '/nonexistent/node' } });
+  t.is(r.code, 0);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const raw = join(dir, raws[0]);
+  t.is(r.stderr, `hyprof: measurements written to ${raw}; turn them into a TAU profile with: npx hyprof resolve ${raw} -o ${dir}\n`);
+  t.false(existsSync(join(dir, 'profile.0.0.0')));
+});
+
+test('HYPROF_RESOLVE=0 leaves only the raw file, silently', async (t) => {
+  const dir = tmpDir('exit-noresolve');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_RESOLVE: '0' } });
+  t.is(r.code, 0);
+  t.is(r.stderr, '');
+  const files = readdirSync(dir);
+  t.is(files.length, 1);
+  t.regex(files[0], /^hyprof\..+\.\d+\.\d+\.raw$/, 'hyprof.<host>.<pid>.<start>.raw');
+});
