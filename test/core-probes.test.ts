@@ -252,3 +252,37 @@ test('-DHYPROF_NO_PROBES builds the same source uninstrumented, without the libr
   const cxx = compileC('core_noprobes_tau', ['core_tau_api.cc'], { cc: 'g++', link: false, cflags: ['-O1', '-DHYPROF_NO_PROBES'] });
   t.is((await run(cxx, [])).code, 0);
 });
+
+test('flushes while another thread enters new contexts always write complete, consistent files', async (t) => {
+  const exe = compileC('core_flush_race', ['core_flush_race.c']);
+  const copies = tmpDir('flush-copies');
+  const { result } = await measure(exe, [copies]);
+  t.is(result.code, 0, result.stderr);
+  const files = readdirSync(copies).filter((f) => f.startsWith('flush-'));
+  t.is(files.length, 12);
+  for (const f of files) {
+    const p = readRawFile(join(copies, f)); // throws on any dangling context or event
+    t.true(p.info.flags & 4 ? true : false, `${f} is marked as a flush`);
+    t.true(p.threads.length === 2);
+  }
+});
+
+test('SIGTERM then SIGINT while the first dump is written: the measurements are not lost', async (t) => {
+  const exe = compileC('core_dump_signals', ['core_dump_signals.c']);
+  const dir = tmpDir('sig2');
+  const result = await run(exe, ['400000'], {
+    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0' },
+    onSpawn: (child) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        if (!d.toString().includes('ready')) return;
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGINT'), 20);
+      });
+    },
+  });
+  t.true(result.signal === 'SIGTERM' || result.signal === 'SIGINT', `ended by ${result.signal}`);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(files.length, 1, 'the file was written before the process ended');
+  const p = readRawFile(join(dir, files[0]));
+  t.is(total(statsOf(p, p.threads[0], 'work'), 'calls'), 400000);
+});

@@ -113,11 +113,28 @@ static void collect_metadata(void) {
   hp_meta_add("TAU_PROFILE_FORMAT", "profile");
 }
 
+int hp_dump_blocking_signals(int why) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  int rc = hp_dump(why);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
 static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
   int saved = errno;
   hp_thread *t = hp_thread_current();
   if (t) t->in_tool = 1;
-  hp_dump(1);
+  /* Another thread may be writing the file (a flush, or exit): let it finish (bounded) rather than
+   * end the process under it, then write the final state. Dumps on this thread hold SIGINT/SIGTERM
+   * back (hp_dump_blocking_signals), so the owner is never this thread. */
+  for (int waited = 0; hp_dump(1) != 0 && hp_dump_owner() != 0 && waited < 3000; waited++) {
+    struct timespec ten_ms = {0, 10 * 1000 * 1000};
+    nanosleep(&ten_ms, NULL);
+  }
   const char *raw = hp_dump_last_path();
   if (raw[0] && hp_cfg.resolve) {
     static const char msg[] = "hyprof: measurements written to ";
@@ -149,7 +166,10 @@ static void install_signal_dump(int sig, struct sigaction *prev) {
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = dump_on_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  /* The other of the two waits until this dump is written. */
   sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
   *prev = current;
   sigaction(sig, &sa, NULL);
 }
@@ -158,13 +178,14 @@ static void at_exit(void) {
   if (hp_rt.disabled) return;
   hp_thread *t = hp_thread_current();
   if (t) hp_tool_enter(t);
-  if (hp_dump(0) == 0 && hp_cfg.resolve) hp_resolve_at_exit(hp_dump_last_path());
+  if (hp_dump_blocking_signals(0) == 0 && hp_cfg.resolve) hp_resolve_at_exit(hp_dump_last_path());
 }
 
 static void fork_prepare(void) { hp_events_lock(); }
 static void fork_parent(void) { hp_events_unlock(); }
 static void fork_child(void) {
   hp_events_reset_lock_in_child();
+  hp_dump_reset_in_child();
   hp_rt.forked_child = 1;
   hp_rt.run_root = 0;
   hp_rt.ppid = hp_rt.pid;

@@ -244,7 +244,7 @@ HP_EXPORT void hyprof_flush(void) {
   hp_thread *t = hp_thread_self();
   if (!t) return;
   hp_tool_enter(t);
-  hp_dump(2);
+  hp_dump_blocking_signals(2);
   hp_tool_leave(t);
 }
 

@@ -40,6 +40,12 @@ void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(pr
 int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found). */
 void hp_resolve_at_exit(const char *raw_path);
+/* The tid of the thread writing a raw file now, 0 when none. */
+int hp_dump_owner(void);
+/* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */
+void hp_dump_reset_in_child(void);
+/* hp_dump with SIGINT / SIGTERM held back, so their handler never finds its own thread mid-dump. */
+int hp_dump_blocking_signals(int why);
 /* Path of the last raw file written (empty before the first). */
 const char *hp_dump_last_path(void);
 

@@ -3,7 +3,14 @@
  * stdio, no malloc, only system calls; other threads' tables are read as published (thread.h).
  *
  * Open timers are not touched: their time so far is added to what is written, so a flush leaves the
- * running program's measurement intact. */
+ * running program's measurement intact.
+ *
+ * Other threads go on running while the file is built (at a flush, at exit, on a signal): they may
+ * register events and enter new contexts meanwhile. So the sections that name contexts and events
+ * (THREAD, SAMPLES, OMPT) are written first, and the CONTEXTS and EVENTS tables last, from a second
+ * look at every thread: everything named earlier is then in them (a context, once entered, stays
+ * either open on its thread's stack or recorded in its statistics table). Counts of entries are
+ * written as placeholders and patched with the number actually written. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -24,6 +32,7 @@
 #include "../ompt/ompt_hook.h"
 #include "writer.h"
 
+/* The tid of the thread building a file, 0 when none: one dump at a time. */
 static int dumping;
 static char last_path[4400];
 
@@ -81,15 +90,20 @@ typedef struct open_add {
 
 /* Up to two entries per open frame (timer and parameter specialisation). */
 static open_add opens[2 * HP_MAX_FRAMES];
+/* The base contexts of the open frames above the root, innermost first (THREAD's open list). */
+static uint64_t open_frames[HP_MAX_FRAMES];
+static int n_open_frames;
 
 static int collect_open(const hp_thread *t, uint64_t end) {
   int n = 0;
+  n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
   uint64_t inner_incl = 0; /* the open child's inclusive time so far */
   for (int32_t i = top; i >= 0; i--) {
     const hp_frame *f = &t->frames[i];
     uint64_t parent = i > 0 ? f->parent_context : 0;
+    if (i > 0) open_frames[n_open_frames++] = f->base_context;
     uint64_t incl = end > f->start_ns ? end - f->start_ns : 0;
     uint64_t child = f->child_ns + inner_incl;
     open_add *a = &opens[n++];
@@ -188,10 +202,17 @@ typedef struct ctx_entry {
 
 static ctx_entry *ctx_set;
 static size_t ctx_cap, ctx_count;
+static int ctx_overflow;
 
 static void ctx_add(uint64_t context, uint64_t parent, uint32_t event) {
   if (!ctx_set) return;
   size_t mask = ctx_cap - 1;
+  /* Sized from a first count of the tables; threads may have added contexts since: never loop on a
+   * full set (the file is then refused by the reader as incomplete, reported, not hung). */
+  if (ctx_count >= ctx_cap - 1) {
+    ctx_overflow = 1;
+    return;
+  }
   for (size_t i = context & mask;; i = (i + 1) & mask) {
     if (!ctx_set[i].used) {
       ctx_set[i] = (ctx_entry){context, parent, event, 1};
@@ -213,7 +234,8 @@ static void section_contexts(hp_buf *b, uint64_t now) {
     total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
   }
   ctx_cap = 1024;
-  while (ctx_cap < total * 2) ctx_cap *= 2;
+  while (ctx_cap < total * 4) ctx_cap *= 2; /* room for contexts entered while we read */
+  ctx_overflow = 0;
   void *p = mmap(NULL, ctx_cap * sizeof(ctx_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ctx_set = p == MAP_FAILED ? NULL : p;
   ctx_count = 0;
@@ -238,6 +260,22 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   hp_buf_section_end(b, at);
   if (ctx_set) munmap(ctx_set, ctx_cap * sizeof(ctx_entry));
   ctx_set = NULL;
+  if (ctx_overflow) {
+    say("hyprof: contexts were entered faster than they could be written; this file is incomplete", NULL, "\n");
+    b->failed = 1;
+  }
+}
+
+/* Entries (str reason, u64 count) written from `from` to the end of the buffer. */
+static uint32_t count_drop_entries(const hp_buf *b, size_t from) {
+  uint32_t n = 0;
+  if (b->failed) return 0;
+  for (size_t at = from; at + 4 <= b->len; n++) {
+    uint32_t len;
+    memcpy(&len, b->data + at, 4);
+    at += 4 + (size_t)len + 8;
+  }
+  return n;
 }
 
 static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_wall) {
@@ -252,35 +290,32 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
 
   int n_open = collect_open(t, thread_end_mono(t, now));
   hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+  size_t n_stats_at = b->len;
+  hp_buf_u32(b, 0); /* patched below: the thread may add slots while we read */
   uint32_t n_stats = 0;
-  for (uint32_t i = 0; tb && i < tb->capacity; i++)
-    if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE)) {
-      n_stats++;
-      open_add *a = find_open(n_open, tb->slots[i].context);
-      if (a) a->written = 1;
-    }
-  for (int i = 0; i < n_open; i++)
-    if (!opens[i].written && !opens[i].no_stats) n_stats++;
-  hp_buf_u32(b, n_stats);
-  uint32_t written = 0;
-  for (uint32_t i = 0; tb && i < tb->capacity && written < n_stats; i++) {
+  for (uint32_t i = 0; tb && i < tb->capacity; i++) {
     const hp_stat *s = &tb->slots[i];
     if (!__atomic_load_n(&s->used, __ATOMIC_ACQUIRE)) continue;
     open_add *a = find_open(n_open, s->context);
-    if (a)
+    if (a) {
+      a->written = 1;
       write_stat(b, s->context, s->calls + a->calls, s->child_calls + a->child_calls, s->incl[0] + a->incl,
                  s->excl[0] + a->excl);
-    else
+    } else {
       write_stat(b, s->context, s->calls, s->child_calls, s->incl[0], s->excl[0]);
-    written++;
+    }
+    n_stats++;
   }
-  for (int i = 0; i < n_open; i++)
-    if (!opens[i].written && !opens[i].no_stats) write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
+  for (int i = 0; i < n_open; i++) {
+    if (opens[i].written || opens[i].no_stats) continue;
+    write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
+    n_stats++;
+  }
+  hp_buf_patch_u32(b, n_stats_at, n_stats);
 
-  /* Timers open now (the root excepted: it always is). */
-  int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
-  hp_buf_u32(b, top > 0 ? (uint32_t)top : 0);
-  for (int32_t i = 1; i <= top; i++) hp_buf_u64(b, t->frames[i].base_context);
+  /* Timers open then (the root excepted: it always is), from the same reading of the stack. */
+  hp_buf_u32(b, (uint32_t)n_open_frames);
+  for (int i = 0; i < n_open_frames; i++) hp_buf_u64(b, open_frames[i]);
 
   uint32_t cap = __atomic_load_n(&t->user_capacity, __ATOMIC_ACQUIRE);
   hp_user_stat *us = __atomic_load_n(&t->user_stats, __ATOMIC_ACQUIRE);
@@ -297,22 +332,28 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     hp_buf_f64(b, us[i].sumsqr);
   }
 
-  uint32_t n_drop = (t->drops_depth ? 1 : 0) + (t->drops_alloc ? 1 : 0) + (t->warnings_not_kept ? 1 : 0) +
-                    hp_sample_drop_entries(t);
-  hp_buf_u32(b, n_drop);
+  size_t n_drop_at = b->len;
+  hp_buf_u32(b, 0); /* patched: the sampling module's entries are counted as written */
+  uint32_t n_drop = 0;
   if (t->drops_depth) {
     hp_buf_str(b, "timers_nested_too_deep");
     hp_buf_u64(b, t->drops_depth);
+    n_drop++;
   }
   if (t->drops_alloc) {
     hp_buf_str(b, "out_of_memory");
     hp_buf_u64(b, t->drops_alloc);
+    n_drop++;
   }
   if (t->warnings_not_kept) {
     hp_buf_str(b, "warnings_not_kept");
     hp_buf_u64(b, t->warnings_not_kept);
+    n_drop++;
   }
+  size_t sample_drops_at = b->len;
   hp_sample_write_drops(t, b);
+  n_drop += count_drop_entries(b, sample_drops_at);
+  hp_buf_patch_u32(b, n_drop_at, n_drop);
 
   uint32_t n_warn = t->n_warnings < HP_MAX_WARNINGS ? t->n_warnings : HP_MAX_WARNINGS;
   hp_buf_u32(b, n_warn);
@@ -359,7 +400,8 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 
 int hp_dump(int why) {
   if (!hp_rt.initialised || hp_rt.disabled) return -1;
-  if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL)) return -1; /* a dump is under way */
+  int me = (int)syscall(SYS_gettid), none = 0;
+  if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
   int saved_errno = errno;
   if (why != 2) hp_sample_stop_all();
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
@@ -371,12 +413,13 @@ int hp_dump(int why) {
   hp_buf_u32(&b, 1);
   hp_buf_u32(&b, 0);
   section_info(&b, why, now_wall);
-  section_events(&b);
-  section_contexts(&b, now);
   for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
   section_user_events(&b);
   hp_sample_write_sections(&b);
   hp_ompt_write_sections(&b);
+  /* Last, so that they hold everything the sections above name (see the file comment). */
+  section_contexts(&b, hp_now_ns());
+  section_events(&b);
   size_t at = hp_buf_section_begin(&b, HP_SEC_END);
   hp_buf_u32(&b, b.sections);
   hp_buf_section_end(&b, at);
@@ -413,3 +456,7 @@ int hp_dump(int why) {
   __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
   return rc;
 }
+
+int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
+
+void hp_dump_reset_in_child(void) { __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE); }

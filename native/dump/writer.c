@@ -78,6 +78,10 @@ void hp_buf_section_end(hp_buf *b, size_t at) {
   b->sections++;
 }
 
+void hp_buf_patch_u32(hp_buf *b, size_t offset, uint32_t v) {
+  if (!b->failed && offset + 4 <= b->len) memcpy(b->data + offset, &v, 4);
+}
+
 void hp_buf_free(hp_buf *b) {
   if (b->data) munmap(b->data, b->cap);
   memset(b, 0, sizeof *b);

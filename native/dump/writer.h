@@ -41,6 +41,8 @@ void hp_buf_str(hp_buf *b, const char *s);          /* NULL writes "" */
 size_t hp_buf_section_begin(hp_buf *b, uint32_t tag);
 /* Fill in the length and CRC-32 of the section started at `at`; counts it. */
 void hp_buf_section_end(hp_buf *b, size_t at);
+/* Overwrite a u32 written earlier at `offset` (a count known only after its entries were written). */
+void hp_buf_patch_u32(hp_buf *b, size_t offset, uint32_t v);
 void hp_buf_free(hp_buf *b);
 
 #endif
