@@ -263,7 +263,7 @@ test('flushes while another thread enters new contexts always write complete, co
   for (const f of files) {
     const p = readRawFile(join(copies, f)); // throws on any dangling context or event
     t.true(p.info.flags & 4 ? true : false, `${f} is marked as a flush`);
-    t.true(p.threads.length === 2);
+    t.true(p.threads.length >= 1 && p.threads.length <= 2, `${p.threads.length} threads`);
   }
 });
 

@@ -240,13 +240,16 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   ctx_set = p == MAP_FAILED ? NULL : p;
   ctx_count = 0;
   if (!ctx_set) b->failed = 1;
+  /* Open frames first, then the table: a context entered before this point is either still open
+   * when its stack is read, or was closed before, so its statistics are in the table read after
+   * (a table read first could miss a slot filled behind the scan by a frame closing meanwhile). */
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    int n = collect_open(t, thread_end_mono(t, now));
+    for (int i = 0; i < n; i++) ctx_add(opens[i].context, opens[i].parent, opens[i].event);
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; tb && i < tb->capacity; i++)
       if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE))
         ctx_add(tb->slots[i].context, tb->slots[i].parent, tb->slots[i].event);
-    int n = collect_open(t, thread_end_mono(t, now));
-    for (int i = 0; i < n; i++) ctx_add(opens[i].context, opens[i].parent, opens[i].event);
   }
   size_t at = hp_buf_section_begin(b, HP_SEC_CONTEXTS);
   hp_buf_u32(b, (uint32_t)ctx_count);
