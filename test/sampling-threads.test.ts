@@ -128,3 +128,26 @@ test('MAPS: the executable by its real path, dlopened libraries, the vDSO, build
   t.true(p.maps.some((m) => m.path === '[vdso]'));
   t.true(p.maps.some((m) => /\/libc\.so\.6$/.test(m.path) && m.buildId.length === 40));
 });
+
+test('dlopen by bare name through the program\'s RUNPATH works under hyprof; the plugin is in MAPS and its samples resolve', async (t) => {
+  const dir = tmpDir('runpath');
+  const plug = compileC('libplug.so', ['sample_plug.c'], { link: false, cflags: ['-O1', '-g', '-shared', '-fPIC'], outDir: dir });
+  const exe = compileC('sample_runpath', ['sample_runpath.c'], { link: false, ldflags: ['-ldl', `-Wl,-rpath,${dir}`] });
+  const plain = await run(exe, []);
+  t.is(plain.stdout.trim(), 'loaded', plain.stderr);
+  const { result, raws } = await runSampled(exe, [], { LD_PRELOAD: libPath });
+  t.is(result.code, 0, result.stderr);
+  t.is(result.stdout.trim(), 'loaded', 'the plugin loads with libhyprof preloaded');
+  const p = raws[0]!;
+  const lib = p.maps.filter((m) => m.path === realpathSync(plug));
+  t.true(lib.length >= 2, 'the dlopened plugin is in the map');
+  const name = symbolize(p);
+  // main thread, right after dlopen: innermost frame named even when the unwind was partial
+  const main = p.threads[0]!.samples.filter((s) => frames(name, s)[0] === 'plug_spin');
+  t.true(main.reduce((k, s) => k + s.count, 0) > 10, 'main-thread samples in the plugin resolve by name');
+  // the thread started after the load: the map was refreshed at its start, stacks are whole
+  const worker = p.threads.find((th) => th.index > 0)!;
+  const whole = worker.samples.filter((s) => frames(name, s).includes('plug_spin'));
+  t.true(whole.reduce((k, s) => k + s.count, 0) > 15);
+  for (const s of whole) t.deepEqual(frames(name, s).slice(-3), ['plug_spin', 'plug_work', 'body'], frames(name, s).join(' < '));
+});

@@ -114,6 +114,8 @@ void hp_sample_thread_start(hp_thread *t) {
     return;
   }
   stack_bounds(st);
+  /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed) */
+  hp_sample_refresh_maps();
   __atomic_store_n(&t->sample, st, __ATOMIC_RELEASE);   /* visible before the first signal */
   start_thread_sampling(t, st);
 }
