@@ -151,3 +151,15 @@ test('dlopen by bare name through the program\'s RUNPATH works under hyprof; the
   t.true(whole.reduce((k, s) => k + s.count, 0) > 15);
   for (const s of whole) t.deepEqual(frames(name, s).slice(-3), ['plug_spin', 'plug_work', 'body'], frames(name, s).join(' < '));
 });
+
+test('exit while threads take perf samples: stopping their events never kills the process with SIGPROF', async (t) => {
+  // stop_all (exit dump) and each thread's overflow signals race; before the fix about half the
+  // runs died of a late overflow signal forwarded to SIGPROF's default action
+  const exe = compileC('sample_stop_race', ['sample_stop_race.c'], { link: false });
+  for (let i = 0; i < 12; i++) {
+    const { result, raws } = await runSampled(exe, ['4'], { LD_PRELOAD: libPath, HYPROF_SAMPLE_SOURCE: 'task-clock', HYPROF_PERIOD_US: '10' });
+    t.is(result.signal, null, `run ${i}: killed by ${result.signal}`);
+    t.is(result.code, 0, result.stderr);
+    t.is(raws.length, 1);
+  }
+});

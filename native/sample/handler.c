@@ -124,9 +124,15 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     ours = 1;
   } else if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP) {
     hp_thread *t = hp_thread_current();
-    if (t && t->sample && t->sample->perf_fd >= 0 && si->si_fd == t->sample->perf_fd) {
-      ours = 1;
-      perf_fd = si->si_fd;
+    hp_sample_thread *st = t ? t->sample : NULL;
+    if (st && si->si_fd >= 0) {
+      int cur = __atomic_load_n(&st->perf_fd, __ATOMIC_ACQUIRE);
+      if (si->si_fd == cur) {
+        ours = 1;
+        perf_fd = cur;
+      } else if (si->si_fd == st->perf_fd_last) {
+        ours = 1;   /* a late overflow of the stopped event: hp_sample_take counts it after_stop */
+      }
     }
   }
   if (!ours) {
@@ -135,7 +141,7 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     hp_sample_take(uc);
     if (perf_fd >= 0) {
       hp_thread *t = hp_thread_current();
-      if (t && t->sample && t->sample->active && t->sample->perf_fd == perf_fd)
+      if (t && t->sample && t->sample->active && __atomic_load_n(&t->sample->perf_fd, __ATOMIC_ACQUIRE) == perf_fd)
         ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     }
 #ifdef HYPROF_BENCH_HANDLER

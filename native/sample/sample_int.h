@@ -68,9 +68,12 @@ typedef struct hp_srec {
 typedef struct hp_sample_thread {
   volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
   volatile sig_atomic_t in_handler;
-  int have_timer;
+  int have_timer;                 /* taken with an atomic exchange before timer_delete */
   timer_t timer;
-  int perf_fd;                    /* -1 when not a perf source */
+  int perf_fd;                    /* -1 when not a perf source (taken with an atomic exchange by
+                                     whoever stops it: the thread itself or the dump's stop_all) */
+  int perf_fd_last;               /* the last perf descriptor, kept after stopping so a late
+                                     overflow signal from it is still recognised as ours */
   int papi_set;                   /* PAPI event set, -1 when none */
   clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu) */
   uint64_t last_ns;               /* clock reading at the previous sample (or start) */
