@@ -415,7 +415,13 @@ HP_VISIBLE int dlclose(void *h) {
   __atomic_add_fetch(&changing, 1, __ATOMIC_SEQ_CST);
   while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST)) sched_yield();   /* unwinds take microseconds */
   int r = real_dlclose(h);
-  if (__atomic_load_n(&current, __ATOMIC_ACQUIRE)) refresh_if_changed();
+  if (__atomic_load_n(&current, __ATOMIC_ACQUIRE)) {
+    refresh_if_changed();
+    /* libunwind's global cache may hold unwind info of the unmapped object, which a library
+     * loaded later at the same addresses would be unwound with: drop it before handlers may
+     * use objects again */
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+  }
   __atomic_sub_fetch(&changing, 1, __ATOMIC_ACQ_REL);
   return r;
 }
