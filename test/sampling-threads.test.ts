@@ -163,3 +163,21 @@ test('exit while threads take perf samples: stopping their events never kills th
     t.is(raws.length, 1);
   }
 });
+
+test('samples of code running on a sigaltstack keep only their PC and are counted unwind_failed', async (t) => {
+  const exe = compileC('sample_altstack', ['sample_altstack.c']);
+  const { result, raws } = await runSampled(exe, [], { HYPROF_PERIOD_US: '500' });
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /altstack done/);
+  const p = raws[0]!;
+  const name = symbolize(p);
+  const th = p.threads[0]!;
+  const onAlt = th.samples.filter((s) => frames(name, s)[0] === 'alt_spin');
+  const nAlt = onAlt.reduce((k, s) => k + s.count, 0);
+  t.true(nAlt > 50, `${nAlt} samples in alt_spin`);
+  for (const s of onAlt) t.is(s.pcs.length, 1, frames(name, s).join(' < '));
+  t.true(drop(th, 'unwind_failed') >= nAlt);
+  // on the ordinary stack, stacks are whole
+  const onMain = th.samples.filter((s) => frames(name, s).includes('main_spin'));
+  t.true(onMain.length > 0 && onMain.every((s) => frames(name, s).at(-1) === 'main'));
+});

@@ -48,6 +48,17 @@ static inline uint64_t context_pc(void *uc) {
 #endif
 }
 
+/* Is the interrupted context on the thread's alternate signal stack (the kernel reports it in
+ * uc_stack.ss_flags), or is this handler running on it (the program's SA_ONSTACK handler was
+ * interrupted, or a signal arrived while on it)? */
+static inline int on_altstack(void *uc) {
+  const stack_t *ss = &((const ucontext_t *)uc)->uc_stack;
+  if (ss->ss_flags & SS_ONSTACK) return 1;
+  if (ss->ss_flags & SS_DISABLE) return 0;
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0), lo = (uintptr_t)ss->ss_sp;
+  return ss->ss_size && here >= lo && here < lo + ss->ss_size;
+}
+
 void hp_sample_take(void *uc) {
   hp_thread *t = hp_thread_current();
   hp_sample_thread *st = t ? t->sample : NULL;
@@ -74,7 +85,7 @@ void hp_sample_take(void *uc) {
   uint64_t context = f->context;
   uintptr_t stack_addr = f->stack_addr;
 
-  uint64_t pcs[HP_SAMPLE_MAX_DEPTH];
+  uint64_t *pcs = st->work_pcs;   /* not on the stack: it may be a small alternate signal stack */
   uint32_t depth;
   int failed = 0, truncated = 0;
   if (!uc) {
@@ -82,7 +93,13 @@ void hp_sample_take(void *uc) {
     hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
     return;
   }
-  if (hp_scfg.unwind) {
+  if (hp_scfg.unwind && on_altstack(uc)) {
+    /* the interrupted code (another signal handler) or this handler runs on a sigaltstack, often
+     * a few KB: libunwind's stack use there could overflow it. Only the PC is kept. */
+    pcs[0] = context_pc(uc);
+    depth = 1;
+    failed = 1;
+  } else if (hp_scfg.unwind) {
     st->in_handler = 1;
     hp_maps_reader_enter();   /* a concurrent dlclose waits until this unwind is done */
     depth = hp_unwind(uc, stack_addr, st, pcs, &failed, &truncated);
