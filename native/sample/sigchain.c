@@ -34,6 +34,11 @@ static sigaction_fn get_real(void) {
   return real_sigaction;
 }
 
+/* Resolved at load, unconditionally (also with sampling off), so the interposed sigaction / signal
+ * do not call dlsym (not async-signal-safe) on first use, possibly from a program's signal handler.
+ * get_real() stays as the fallback for calls made before this constructor runs. */
+__attribute__((constructor)) static void resolve_sigaction(void) { get_real(); }
+
 static void set_app(const struct sigaction *a) {
   int next = 1 - app_idx;
   app[next] = *a;

@@ -30,7 +30,9 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -48,7 +50,8 @@
  * reports is "everything blocked", and the restore that follows is answered the same way). The
  * remaining risks, both needing another signal handler to run on the same thread during our few
  * microseconds of unwinding: that handler calling libunwind while ours holds libunwind's cache lock,
- * or that handler's own sigprocmask calls being skipped too. Everyone else gets glibc's sigprocmask.
+ * or that handler's own sigprocmask calls being skipped too. Everyone else gets glibc's sigprocmask
+ * (pthread_sigmask before our constructor resolved it).
  * Left out under ThreadSanitizer, like dl_iterate_phdr in maps.c (TSan intercepts it itself). */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -71,10 +74,23 @@ __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *
   }
   sigprocmask_fn real = real_sigprocmask;
   if (real) return real(how, set, old);
-  /* not resolved yet (a call before our initialisation): the plain system call */
-  return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+  /* not resolved yet (a call before our constructor ran): pthread_sigmask, which libc exports, we
+   * do not interpose, and which keeps glibc's internal signals out of the mask as sigprocmask
+   * does (the raw system call would not); async-signal-safe */
+  int e = pthread_sigmask(how, set, old);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 #endif
+
+/* Resolved at load, unconditionally (also with sampling off): resolving on first use would call
+ * dlsym, which is not async-signal-safe, possibly from a program's signal handler. */
+__attribute__((constructor)) static void resolve_sigprocmask(void) {
+  if (!real_sigprocmask) real_sigprocmask = (sigprocmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+}
 
 static int warm_up(int n) {
   unw_context_t ctx;
