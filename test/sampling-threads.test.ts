@@ -181,3 +181,19 @@ test('samples of code running on a sigaltstack keep only their PC and are counte
   const onMain = th.samples.filter((s) => frames(name, s).includes('main_spin'));
   t.true(onMain.length > 0 && onMain.every((s) => frames(name, s).at(-1) === 'main'));
 });
+
+for (const mode of ['defer', 'nodefer']) {
+  test(`the program's forwarded SIGPROF handler runs with its own mask (${mode}); ours blocks asynchronous signals only`, async (t) => {
+    const exe = compileC('sample_fwdmask', ['sample_fwdmask.c']);
+    const { result } = await runSampled(exe, [mode]);
+    t.is(result.code, 0, result.stderr);
+    const m = /got (\d+) bad_usr1 (\d+) bad_usr2 (\d+) bad_prof (\d+) handler_blocks usr1 (\d) alrm (\d) segv (\d) bus (\d)/.exec(result.stdout);
+    t.truthy(m, result.stdout);
+    const [got, usr1, usr2, prof, hUsr1, hAlrm, hSegv, hBus] = m!.slice(1).map(Number);
+    t.true(got! >= 10, `the program got ${got} signals`);
+    t.is(usr1, 0, 'SIGUSR1 (unblocked where interrupted) blocked in the program handler');
+    t.is(usr2, 0, 'SIGUSR2 (its sa_mask) not blocked in the program handler');
+    t.is(prof, 0, mode === 'nodefer' ? 'SIGPROF blocked despite SA_NODEFER' : 'SIGPROF not blocked in its own handler');
+    t.deepEqual([hUsr1, hAlrm, hSegv, hBus], [1, 1, 0, 0], 'sampling handler mask');
+  });
+}

@@ -2,8 +2,8 @@
  * interrupted. Everything it reaches is async-signal-safe, reviewed line by line:
  *   - errno is saved and restored (ioctl / timer syscalls and libunwind may set it);
  *   - hp_thread_current() is one initial-exec TLS read (core contract, thread.h);
- *   - the thread's own hp_sample_thread is only ever written by this handler on this thread (the
- *     sampling signal is blocked while the handler runs: no SA_NODEFER); counters a flush on another
+ *   - the thread's own hp_sample_thread is only ever written by this handler on this thread (every
+ *     signal but the synchronous ones is blocked while the handler runs, sigchain.c); counters a flush on another
  *     thread may read meanwhile are updated with relaxed atomic stores (hp_count), and the
  *     process-wide "no_thread_state" counter, shared by all threads, with an atomic add;
  *   - clock_gettime is async-signal-safe (vDSO);

@@ -47,11 +47,11 @@
  * (bench/RESULTS.md, "Sampling"). Inside our handler that protection is not needed for our own
  * signal (it is blocked while the handler runs), so sigprocmask is interposed and, only on a thread
  * that is inside the sampling handler's unwind, answers without the system call (the old mask it
- * reports is "everything blocked", and the restore that follows is answered the same way). The
- * remaining risks, both needing another signal handler to run on the same thread during our few
- * microseconds of unwinding: that handler calling libunwind while ours holds libunwind's cache lock,
- * or that handler's own sigprocmask calls being skipped too. Everyone else gets glibc's sigprocmask
- * (pthread_sigmask before our constructor resolved it).
+ * reports is "everything blocked", and the restore that follows is answered the same way). No
+ * other handler can run on the thread meanwhile (call libunwind while ours holds its cache lock, or
+ * have its own sigprocmask calls skipped): the handler is installed with every asynchronous signal
+ * blocked (sigchain.c); only a fault in the handler itself could. Everyone else gets glibc's
+ * sigprocmask (pthread_sigmask before our constructor resolved it).
  * Left out under ThreadSanitizer, like dl_iterate_phdr in maps.c (TSan intercepts it itself). */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
