@@ -128,3 +128,72 @@ test('MAPS: the executable by its real path, dlopened libraries, the vDSO, build
   t.true(p.maps.some((m) => m.path === '[vdso]'));
   t.true(p.maps.some((m) => /\/libc\.so\.6$/.test(m.path) && m.buildId.length === 40));
 });
+
+test('dlopen by bare name through the program\'s RUNPATH works under hyprof; the plugin is in MAPS and its samples resolve', async (t) => {
+  const dir = tmpDir('runpath');
+  const plug = compileC('libplug.so', ['sample_plug.c'], { link: false, cflags: ['-O1', '-g', '-shared', '-fPIC'], outDir: dir });
+  const exe = compileC('sample_runpath', ['sample_runpath.c'], { link: false, ldflags: ['-ldl', `-Wl,-rpath,${dir}`] });
+  const plain = await run(exe, []);
+  t.is(plain.stdout.trim(), 'loaded', plain.stderr);
+  const { result, raws } = await runSampled(exe, [], { LD_PRELOAD: libPath });
+  t.is(result.code, 0, result.stderr);
+  t.is(result.stdout.trim(), 'loaded', 'the plugin loads with libhyprof preloaded');
+  const p = raws[0]!;
+  const lib = p.maps.filter((m) => m.path === realpathSync(plug));
+  t.true(lib.length >= 2, 'the dlopened plugin is in the map');
+  const name = symbolize(p);
+  // main thread, right after dlopen: innermost frame named even when the unwind was partial
+  const main = p.threads[0]!.samples.filter((s) => frames(name, s)[0] === 'plug_spin');
+  t.true(main.reduce((k, s) => k + s.count, 0) > 10, 'main-thread samples in the plugin resolve by name');
+  // the thread started after the load: the map was refreshed at its start, stacks are whole
+  const worker = p.threads.find((th) => th.index > 0)!;
+  const whole = worker.samples.filter((s) => frames(name, s).includes('plug_spin'));
+  t.true(whole.reduce((k, s) => k + s.count, 0) > 15);
+  for (const s of whole) t.deepEqual(frames(name, s).slice(-3), ['plug_spin', 'plug_work', 'body'], frames(name, s).join(' < '));
+});
+
+test('exit while threads take perf samples: stopping their events never kills the process with SIGPROF', async (t) => {
+  // stop_all (exit dump) and each thread's overflow signals race; before the fix about half the
+  // runs died of a late overflow signal forwarded to SIGPROF's default action
+  const exe = compileC('sample_stop_race', ['sample_stop_race.c'], { link: false });
+  for (let i = 0; i < 12; i++) {
+    const { result, raws } = await runSampled(exe, ['4'], { LD_PRELOAD: libPath, HYPROF_SAMPLE_SOURCE: 'task-clock', HYPROF_PERIOD_US: '10' });
+    t.is(result.signal, null, `run ${i}: killed by ${result.signal}`);
+    t.is(result.code, 0, result.stderr);
+    t.is(raws.length, 1);
+  }
+});
+
+test('samples of code running on a sigaltstack keep only their PC and are counted unwind_failed', async (t) => {
+  const exe = compileC('sample_altstack', ['sample_altstack.c']);
+  const { result, raws } = await runSampled(exe, [], { HYPROF_PERIOD_US: '500' });
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /altstack done/);
+  const p = raws[0]!;
+  const name = symbolize(p);
+  const th = p.threads[0]!;
+  const onAlt = th.samples.filter((s) => frames(name, s)[0] === 'alt_spin');
+  const nAlt = onAlt.reduce((k, s) => k + s.count, 0);
+  t.true(nAlt > 50, `${nAlt} samples in alt_spin`);
+  for (const s of onAlt) t.is(s.pcs.length, 1, frames(name, s).join(' < '));
+  t.true(drop(th, 'unwind_failed') >= nAlt);
+  // on the ordinary stack, stacks are whole
+  const onMain = th.samples.filter((s) => frames(name, s).includes('main_spin'));
+  t.true(onMain.length > 0 && onMain.every((s) => frames(name, s).at(-1) === 'main'));
+});
+
+for (const mode of ['defer', 'nodefer']) {
+  test(`the program's forwarded SIGPROF handler runs with its own mask (${mode}); ours blocks asynchronous signals only`, async (t) => {
+    const exe = compileC('sample_fwdmask', ['sample_fwdmask.c']);
+    const { result } = await runSampled(exe, [mode]);
+    t.is(result.code, 0, result.stderr);
+    const m = /got (\d+) bad_usr1 (\d+) bad_usr2 (\d+) bad_prof (\d+) handler_blocks usr1 (\d) alrm (\d) segv (\d) bus (\d)/.exec(result.stdout);
+    t.truthy(m, result.stdout);
+    const [got, usr1, usr2, prof, hUsr1, hAlrm, hSegv, hBus] = m!.slice(1).map(Number);
+    t.true(got! >= 10, `the program got ${got} signals`);
+    t.is(usr1, 0, 'SIGUSR1 (unblocked where interrupted) blocked in the program handler');
+    t.is(usr2, 0, 'SIGUSR2 (its sa_mask) not blocked in the program handler');
+    t.is(prof, 0, mode === 'nodefer' ? 'SIGPROF blocked despite SA_NODEFER' : 'SIGPROF not blocked in its own handler');
+    t.deepEqual([hUsr1, hAlrm, hSegv, hBus], [1, 1, 0, 0], 'sampling handler mask');
+  });
+}

@@ -113,7 +113,9 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 }
 
 static void finalize(ompt_data_t *tool_data) {
-  /* Statistics stay in place: the dump at exit writes them. */
+  /* Statistics stay in place: the dump at exit writes them. The runtime is shut down: ompt_get_state
+   * may no longer be called, so samples from now on carry no OpenMP state. */
+  hp_sample_state_hook = NULL;
 }
 
 HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {

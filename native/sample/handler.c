@@ -2,8 +2,8 @@
  * interrupted. Everything it reaches is async-signal-safe, reviewed line by line:
  *   - errno is saved and restored (ioctl / timer syscalls and libunwind may set it);
  *   - hp_thread_current() is one initial-exec TLS read (core contract, thread.h);
- *   - the thread's own hp_sample_thread is only ever written by this handler on this thread (the
- *     sampling signal is blocked while the handler runs: no SA_NODEFER); counters a flush on another
+ *   - the thread's own hp_sample_thread is only ever written by this handler on this thread (every
+ *     signal but the synchronous ones is blocked while the handler runs, sigchain.c); counters a flush on another
  *     thread may read meanwhile are updated with relaxed atomic stores (hp_count), and the
  *     process-wide "no_thread_state" counter, shared by all threads, with an atomic add;
  *   - clock_gettime is async-signal-safe (vDSO);
@@ -48,6 +48,17 @@ static inline uint64_t context_pc(void *uc) {
 #endif
 }
 
+/* Is the interrupted context on the thread's alternate signal stack (the kernel reports it in
+ * uc_stack.ss_flags), or is this handler running on it (the program's SA_ONSTACK handler was
+ * interrupted, or a signal arrived while on it)? */
+static inline int on_altstack(void *uc) {
+  const stack_t *ss = &((const ucontext_t *)uc)->uc_stack;
+  if (ss->ss_flags & SS_ONSTACK) return 1;
+  if (ss->ss_flags & SS_DISABLE) return 0;
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0), lo = (uintptr_t)ss->ss_sp;
+  return ss->ss_size && here >= lo && here < lo + ss->ss_size;
+}
+
 void hp_sample_take(void *uc) {
   hp_thread *t = hp_thread_current();
   hp_sample_thread *st = t ? t->sample : NULL;
@@ -74,7 +85,7 @@ void hp_sample_take(void *uc) {
   uint64_t context = f->context;
   uintptr_t stack_addr = f->stack_addr;
 
-  uint64_t pcs[HP_SAMPLE_MAX_DEPTH];
+  uint64_t *pcs = st->work_pcs;   /* not on the stack: it may be a small alternate signal stack */
   uint32_t depth;
   int failed = 0, truncated = 0;
   if (!uc) {
@@ -82,7 +93,13 @@ void hp_sample_take(void *uc) {
     hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
     return;
   }
-  if (hp_scfg.unwind) {
+  if (hp_scfg.unwind && on_altstack(uc)) {
+    /* the interrupted code (another signal handler) or this handler runs on a sigaltstack, often
+     * a few KB: libunwind's stack use there could overflow it. Only the PC is kept. */
+    pcs[0] = context_pc(uc);
+    depth = 1;
+    failed = 1;
+  } else if (hp_scfg.unwind) {
     st->in_handler = 1;
     hp_maps_reader_enter();   /* a concurrent dlclose waits until this unwind is done */
     depth = hp_unwind(uc, stack_addr, st, pcs, &failed, &truncated);
@@ -124,9 +141,15 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     ours = 1;
   } else if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP) {
     hp_thread *t = hp_thread_current();
-    if (t && t->sample && t->sample->perf_fd >= 0 && si->si_fd == t->sample->perf_fd) {
-      ours = 1;
-      perf_fd = si->si_fd;
+    hp_sample_thread *st = t ? t->sample : NULL;
+    if (st && si->si_fd >= 0) {
+      int cur = __atomic_load_n(&st->perf_fd, __ATOMIC_ACQUIRE);
+      if (si->si_fd == cur) {
+        ours = 1;
+        perf_fd = cur;
+      } else if (si->si_fd == st->perf_fd_last) {
+        ours = 1;   /* a late overflow of the stopped event: hp_sample_take counts it after_stop */
+      }
     }
   }
   if (!ours) {
@@ -135,7 +158,7 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     hp_sample_take(uc);
     if (perf_fd >= 0) {
       hp_thread *t = hp_thread_current();
-      if (t && t->sample && t->sample->active && t->sample->perf_fd == perf_fd)
+      if (t && t->sample && t->sample->active && __atomic_load_n(&t->sample->perf_fd, __ATOMIC_ACQUIRE) == perf_fd)
         ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     }
 #ifdef HYPROF_BENCH_HANDLER

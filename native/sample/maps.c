@@ -1,10 +1,16 @@
 /* The memory map of the process, kept as a snapshot that signal-time code can read.
  *
  * The dump may run in a SIGTERM handler, where dl_iterate_phdr (locks, may allocate) is not allowed,
- * so the loaded objects are snapshotted at init, after every dlopen / dlclose (interposed here) and
- * at a normal exit. Build ids are read at snapshot time from each object's PT_NOTE segments in
- * memory. Snapshots are built in fresh mmap'ed memory and published by one atomic pointer store;
- * old ones are never unmapped, so a reader in a signal handler never sees freed memory.
+ * so the loaded objects are snapshotted at init, after every dlclose (interposed here), and refreshed
+ * when the set of loaded objects changed (glibc's dlpi_adds / dlpi_subs counters) at points that are
+ * never in a signal handler: thread start, hp_sample_refresh_maps (flush, normal exit) and calls of
+ * dl_iterate_phdr outside our handler. dlopen is NOT interposed: glibc picks the RUNPATH / $ORIGIN
+ * of dlopen's caller from its return address, which a wrapper would make libhyprof's. A library
+ * dlopen'ed since the last refresh is therefore unknown to the handler's unwinds until the next
+ * refresh (its samples keep a partial stack, counted unwind_failed). Build ids are read at snapshot
+ * time from each object's PT_NOTE segments in memory. Snapshots are built in fresh mmap'ed memory
+ * and published by one atomic compare-and-swap, never replacing a snapshot of a later loader state;
+ * published ones are never unmapped, so a reader in a signal handler never sees freed memory.
  *
  * The same snapshot serves libunwind inside the sampling handler: dl_iterate_phdr is interposed
  * and, on a thread that is inside our handler, answered from the snapshot without any lock (see
@@ -16,6 +22,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <limits.h>
+#include <stddef.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +56,9 @@ typedef struct {
   snap_seg *segs;
   uint32_t n_startup;
   uintptr_t startup[MAX_STARTUP][2];
+  uint64_t gen;                /* dlpi_adds + dlpi_subs when taken (both only grow) */
+  int have_gen;                /* the loader reported them */
+  int partial;                 /* objects were left out: the next refresh check retakes it */
 } snapshot;
 
 static snapshot *volatile current;
@@ -57,8 +67,18 @@ static volatile int readers;         /* handlers unwinding right now (they read 
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 static iterate_fn real_iterate;
-static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
+static void *libc_start_main;        /* found once: dlsym at every snapshot is not needed */
+/* set while this thread builds a snapshot: dl_iterate_phdr calls made meanwhile (libunwind's, from
+ * find_startup) must not start another one */
+static __thread int refreshing __attribute__((tls_model("initial-exec")));
+
+/* The loader's generation from a dl_iterate_phdr callback's info, when it reports one. */
+static int info_gen(const struct dl_phdr_info *info, size_t size, uint64_t *gen) {
+  if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) return 0;
+  *gen = (uint64_t)info->dlpi_adds + (uint64_t)info->dlpi_subs;
+  return 1;
+}
 
 static iterate_fn get_real_iterate(void) {
   if (!real_iterate) real_iterate = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
@@ -129,10 +149,14 @@ static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t outl
 static int fill_cb(struct dl_phdr_info *info, size_t size, void *data) {
   filler *f = data;
   snapshot *s = f->snap;
-  if (s->n_objs >= f->cap_objs) return 1;   /* loaded since counting: next snapshot has it */
+  /* the loader lock is held for the whole iteration: the counters match the objects we see */
+  if (s->n_objs == 0) s->have_gen = info_gen(info, size, &s->gen);
   uint32_t nseg = 0;
   for (int i = 0; i < info->dlpi_phnum; i++) nseg += info->dlpi_phdr[i].p_type == PT_LOAD;
-  if (s->n_segs + nseg > f->cap_segs) return 1;
+  if (s->n_objs >= f->cap_objs || s->n_segs + nseg > f->cap_segs) {
+    s->partial = 1;   /* loaded since counting: the next refresh check retakes the snapshot */
+    return 1;
+  }
   snap_obj *o = &s->objs[s->n_objs];
   memset(o, 0, sizeof *o);
   size_t copy = size < sizeof o->info ? size : sizeof o->info;
@@ -185,7 +209,11 @@ static void add_exec_ranges(snapshot *s, const snap_obj *o) {
 
 static void find_startup(snapshot *s) {
   /* libc (holds __libc_start_main, __libc_start_call_main, start_thread, clone) */
-  void *lsm = dlsym(RTLD_DEFAULT, "__libc_start_main");
+  void *lsm = __atomic_load_n(&libc_start_main, __ATOMIC_RELAXED);
+  if (!lsm) {
+    lsm = dlsym(RTLD_DEFAULT, "__libc_start_main");
+    __atomic_store_n(&libc_start_main, lsm, __ATOMIC_RELAXED);
+  }
   if (lsm) add_exec_ranges(s, obj_of(s, (uintptr_t)lsm));
   /* the loader (its _dl_start_user is the outermost frame while constructors run) */
   uintptr_t base = getauxval(AT_BASE);
@@ -209,6 +237,11 @@ static void find_startup(snapshot *s) {
 
 static void snapshot_now(void);
 
+typedef struct {
+  int have;
+  uint64_t gen;
+} gen_probe;
+
 /* Runtime work like any other: a sample landing in it is dropped as "in_tool" rather than
  * unwound (under ThreadSanitizer, whose deferred signals arrive inside its dl_iterate_phdr
  * interceptor, unwinding there would re-enter it). The caller's own in_tool state is kept. */
@@ -216,8 +249,21 @@ void hp_maps_snapshot(void) {
   hp_thread *t = hp_thread_current();
   sig_atomic_t was = t ? t->in_tool : 0;
   if (t) hp_tool_enter(t);
+  int was_refreshing = refreshing;
+  refreshing = 1;
   snapshot_now();
+  refreshing = was_refreshing;
   if (t && !was) hp_tool_leave(t);
+}
+
+/* Publish s unless a snapshot of a later loader state is already current (two threads refreshing
+ * at once must not leave an older one, which may name unmapped objects, in place). */
+static int publish(snapshot *s) {
+  snapshot *cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  for (;;) {
+    if (cur && cur->have_gen && s->have_gen && cur->gen > s->gen) return 0;
+    if (__atomic_compare_exchange_n(&current, &cur, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
+  }
 }
 
 static void snapshot_now(void) {
@@ -236,8 +282,34 @@ static void snapshot_now(void) {
   filler f = {s, cap_objs, cap_segs, (char *)(s->segs + cap_segs), strings, getauxval(AT_SYSINFO_EHDR)};
   it(fill_cb, &f);
   find_startup(s);
-  __atomic_store_n(&current, s, __ATOMIC_RELEASE);
+  if (!publish(s)) munmap(m, len);   /* never seen by anyone */
 }
+
+static int gen_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  gen_probe *g = data;
+  g->have = info_gen(info, size, &g->gen);
+  return 1;   /* the first object is enough */
+}
+
+/* Does the current snapshot describe the loaded objects of generation (have, gen)? */
+static int snapshot_stale(int have, uint64_t gen) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s) return 0;   /* sampling not initialised: nothing to refresh */
+  return s->partial || !have || !s->have_gen || s->gen != gen;
+}
+
+/* Retake the snapshot when objects were loaded or unloaded since it was taken. Never in a signal
+ * handler (the loader lock, mmap, realpath). */
+static void refresh_if_changed(void) {
+  if (refreshing || !__atomic_load_n(&current, __ATOMIC_ACQUIRE)) return;
+  iterate_fn it = get_real_iterate();
+  if (!it) return;
+  gen_probe g = {0, 0};
+  it(gen_cb, &g);
+  if (snapshot_stale(g.have, g.gen)) hp_maps_snapshot();
+}
+
+void hp_sample_refresh_maps(void) { refresh_if_changed(); }
 
 /* ---------- readers (async-signal-safe) ---------- */
 
@@ -296,23 +368,44 @@ int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), v
  * dl_iterate_phdr itself and calls it while initialising, before an instrumented function may run.
  * libunwind then uses the real one (with glibc's lock) on cache misses. */
 #ifndef HP_TSAN
+typedef struct {
+  int (*cb)(struct dl_phdr_info *, size_t, void *);
+  void *data;
+  int seen, have;
+  uint64_t gen;
+} tramp;
+
+/* The caller's callback, noting the loader's generation from the first object on the way. */
+static int tramp_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  tramp *tr = data;
+  if (!tr->seen) {
+    tr->seen = 1;
+    tr->have = info_gen(info, size, &tr->gen);
+  }
+  return tr->cb(info, size, tr->data);
+}
+
+/* Outside our handler (e.g. libunwind or a program walking the objects): the loader's counters
+ * come with the first object, so a changed set of objects is noticed without a second walk. A
+ * function of its own: its address-taken local must not be in dl_iterate_phdr itself, which
+ * AddressSanitizer calls before its shadow memory (used by instrumented stack variables) exists. */
+static __attribute__((noinline)) int iterate_and_refresh(iterate_fn it, int (*cb)(struct dl_phdr_info *, size_t, void *),
+                                                         void *data) {
+  tramp tr = {cb, data, 0, 0, 0};
+  int r = it(tramp_cb, &tr);
+  if (tr.seen && snapshot_stale(tr.have, tr.gen)) hp_maps_snapshot();
+  return r;
+}
+
 HP_VISIBLE int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
   hp_thread *t = hp_thread_current();
   if (t && t->sample && t->sample->in_handler) return hp_maps_iterate_snapshot(cb, data);
   iterate_fn it = get_real_iterate();
-  return it ? it(cb, data) : 0;
+  if (!it) return 0;
+  if (refreshing || !__atomic_load_n(&current, __ATOMIC_ACQUIRE)) return it(cb, data);
+  return iterate_and_refresh(it, cb, data);
 }
 #endif
-
-HP_VISIBLE void *dlopen(const char *file, int mode) {
-  if (!real_dlopen) real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-  if (!real_dlopen) return NULL;
-  /* dlopen only adds objects: the current snapshot stays valid meanwhile (the new object, and its
-   * constructors' frames, become unwindable when the refreshed snapshot is published) */
-  void *h = real_dlopen(file, mode);
-  if (h && __atomic_load_n(&current, __ATOMIC_ACQUIRE)) hp_maps_snapshot();
-  return h;
-}
 
 HP_VISIBLE int dlclose(void *h) {
   if (!real_dlclose) real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
@@ -322,16 +415,21 @@ HP_VISIBLE int dlclose(void *h) {
   __atomic_add_fetch(&changing, 1, __ATOMIC_SEQ_CST);
   while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST)) sched_yield();   /* unwinds take microseconds */
   int r = real_dlclose(h);
-  if (__atomic_load_n(&current, __ATOMIC_ACQUIRE)) hp_maps_snapshot();
+  if (__atomic_load_n(&current, __ATOMIC_ACQUIRE)) {
+    refresh_if_changed();
+    /* libunwind's global cache may hold unwind info of the unmapped object, which a library
+     * loaded later at the same addresses would be unwound with: drop it before handlers may
+     * use objects again */
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+  }
   __atomic_sub_fetch(&changing, 1, __ATOMIC_ACQ_REL);
   return r;
 }
 
-void hp_maps_refresh_at_exit(void) { hp_maps_snapshot(); }
+void hp_maps_refresh_at_exit(void) { refresh_if_changed(); }
 
 void hp_maps_hooks_init(void) {
   get_real_iterate();
-  if (!real_dlopen) real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
   if (!real_dlclose) real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
   hp_maps_snapshot();
 }

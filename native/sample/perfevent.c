@@ -46,7 +46,8 @@ int hp_perf_start(hp_sample_thread *st, pid_t tid) {
     close(fd);
     return -1;
   }
-  st->perf_fd = fd;
+  st->perf_fd_last = fd;
+  __atomic_store_n(&st->perf_fd, fd, __ATOMIC_RELEASE);
   st->last_ns = hp_now_ns();
   st->active = 1;
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
@@ -54,12 +55,17 @@ int hp_perf_start(hp_sample_thread *st, pid_t tid) {
   return 0;
 }
 
+/* Two stoppers may race (the dump's hp_sample_stop_all and the thread ending): the event is
+ * disabled first (a second disable is harmless), then the descriptor is taken by one atomic
+ * exchange, so only one of them closes it; closing the same number twice could close a descriptor
+ * opened meanwhile, such as the dump's own output file. perf_fd_last keeps the number so an
+ * overflow signal already queued is still recognised as ours (counted after_stop) rather than
+ * forwarded to the program's SIGPROF action (the default kills the process). Async-signal-safe. */
 void hp_perf_stop(hp_sample_thread *st) {
   st->active = 0;
-  int fd = st->perf_fd;
-  if (fd >= 0) {
-    st->perf_fd = -1;
-    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    close(fd);
-  }
+  int fd = __atomic_load_n(&st->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  fd = __atomic_exchange_n(&st->perf_fd, -1, __ATOMIC_ACQ_REL);
+  if (fd >= 0) close(fd);
 }

@@ -114,6 +114,8 @@ void hp_sample_thread_start(hp_thread *t) {
     return;
   }
   stack_bounds(st);
+  /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed) */
+  hp_sample_refresh_maps();
   __atomic_store_n(&t->sample, st, __ATOMIC_RELEASE);   /* visible before the first signal */
   start_thread_sampling(t, st);
 }
@@ -135,11 +137,10 @@ void hp_sample_after_fork_child(hp_thread *t) {
     hp_sample_thread *st = o->sample;
     if (!st) continue;
     st->active = 0;
-    st->have_timer = 0;
-    if (st->perf_fd >= 0) {
-      close(st->perf_fd);
-      st->perf_fd = -1;
-    }
+    __atomic_store_n(&st->have_timer, 0, __ATOMIC_RELEASE);
+    int fd = __atomic_exchange_n(&st->perf_fd, -1, __ATOMIC_ACQ_REL);
+    if (fd >= 0) close(fd);
+    st->perf_fd_last = -1;   /* pending signals are not inherited: the number is free to reuse */
     st->papi_set = -1;
     hp_stable_clear(st);
   }

@@ -21,6 +21,11 @@ void hp_sample_after_fork_child(hp_thread *t);
 /* Before the final dump: stop every timer so the tables stop changing. May run in a SIGTERM/SIGINT
  * handler: async-signal-safe. */
 void hp_sample_stop_all(void);
+/* Refresh the memory-map snapshot MAPS is written from, when objects were loaded or unloaded since
+ * it was taken (cheap otherwise: one step of dl_iterate_phdr). NOT async-signal-safe: call it only
+ * outside signal handlers, e.g. before a hyprof_flush dump. The sampling module itself refreshes at
+ * thread start, at a normal exit and in dl_iterate_phdr calls outside its handler. */
+void hp_sample_refresh_maps(void);
 /* Write the SAMPLING, MAPS and one SAMPLES section per sampled thread. May run in a signal handler:
  * async-signal-safe, no malloc, no stdio. */
 void hp_sample_write_sections(hp_buf *b);

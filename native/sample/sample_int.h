@@ -68,9 +68,12 @@ typedef struct hp_srec {
 typedef struct hp_sample_thread {
   volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
   volatile sig_atomic_t in_handler;
-  int have_timer;
+  int have_timer;                 /* taken with an atomic exchange before timer_delete */
   timer_t timer;
-  int perf_fd;                    /* -1 when not a perf source */
+  int perf_fd;                    /* -1 when not a perf source (taken with an atomic exchange by
+                                     whoever stops it: the thread itself or the dump's stop_all) */
+  int perf_fd_last;               /* the last perf descriptor, kept after stopping so a late
+                                     overflow signal from it is still recognised as ours */
   int papi_set;                   /* PAPI event set, -1 when none */
   clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu) */
   uint64_t last_ns;               /* clock reading at the previous sample (or start) */
@@ -90,6 +93,12 @@ typedef struct hp_sample_thread {
   uint64_t *pcs;
   void *mem;                      /* the one mapping holding all of the above */
   size_t mem_len;
+
+  /* The handler's working memory, kept here rather than on the stack it interrupted (which may be
+   * a small alternate signal stack): only this thread's handler uses it, never nested (every
+   * asynchronous signal is blocked while it runs). */
+  uint64_t work_pcs[HP_SAMPLE_MAX_DEPTH];
+  uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
 } hp_sample_thread;
 
 /* A counter written only by its own thread's handler and read by a dump on another thread: a
@@ -134,7 +143,7 @@ extern volatile uint64_t hp_drops_no_thread_state;
 void hp_unwind_init(void);
 /* Fill pcs (pc[0] = interrupted PC) following the stop rule; returns depth; sets *failed when the
  * unwinder gave up before the stop frame, *truncated when the fixed cap was hit. */
-uint32_t hp_unwind(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
                    int *failed, int *truncated);
 
 /* maps.c */

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "sample_int.h"
@@ -34,6 +35,11 @@ static sigaction_fn get_real(void) {
   return real_sigaction;
 }
 
+/* Resolved at load, unconditionally (also with sampling off), so the interposed sigaction / signal
+ * do not call dlsym (not async-signal-safe) on first use, possibly from a program's signal handler.
+ * get_real() stays as the fallback for calls made before this constructor runs. */
+__attribute__((constructor)) static void resolve_sigaction(void) { get_real(); }
+
 static void set_app(const struct sigaction *a) {
   int next = 1 - app_idx;
   app[next] = *a;
@@ -49,7 +55,16 @@ int hp_sigchain_install(void) {
   memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = hp_sample_handler;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&ours.sa_mask);
+  /* Every signal but the synchronous ones is blocked while the handler runs: inside it, libunwind's
+   * own sigprocmask protection of its cache lock is skipped (unwind.c), so no other handler may
+   * interrupt ours and call libunwind or our interposed sigprocmask meanwhile. Faults in the
+   * handler itself must still be delivered (blocked, they would kill the process silently). */
+  sigfillset(&ours.sa_mask);
+  sigdelset(&ours.sa_mask, SIGSEGV);
+  sigdelset(&ours.sa_mask, SIGBUS);
+  sigdelset(&ours.sa_mask, SIGILL);
+  sigdelset(&ours.sa_mask, SIGFPE);
+  sigdelset(&ours.sa_mask, SIGTRAP);
   if (sa(hp_scfg.signo, &ours, &old) != 0) return -1;
   /* a handler the program installed before we started keeps receiving its signals */
   if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != hp_sample_handler) set_app(&old);
@@ -130,8 +145,16 @@ void hp_sigchain_forward(int sig, siginfo_t *si, void *uc) {
     syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
     return;
   }
-  sigset_t old;
-  pthread_sigmask(SIG_BLOCK, &a->sa_mask, &old);
+  /* The program's handler runs with the mask the kernel would have given it: the interrupted
+   * mask, its sa_mask, and the signal itself unless SA_NODEFER; not with ours (nearly everything
+   * blocked). Restored to ours afterwards. */
+  sigset_t want, old;
+  if (uc) want = ((const ucontext_t *)uc)->uc_sigmask;
+  else pthread_sigmask(SIG_SETMASK, NULL, &want);
+  sigorset(&want, &want, &a->sa_mask);
+  if (a->sa_flags & SA_NODEFER) sigdelset(&want, sig);
+  else sigaddset(&want, sig);
+  pthread_sigmask(SIG_SETMASK, &want, &old);
   void (*sa_sig)(int, siginfo_t *, void *) = a->sa_sigaction;
   if (a->sa_flags & SA_RESETHAND) {
     struct sigaction dfl;

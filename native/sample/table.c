@@ -34,6 +34,7 @@ hp_sample_thread *hp_stable_new(void) {
   st->recs = (hp_srec *)((char *)m + head + slots);
   st->pcs = (uint64_t *)((char *)m + head + slots + recs);
   st->perf_fd = -1;
+  st->perf_fd_last = -1;
   st->papi_set = -1;
   return st;
 }

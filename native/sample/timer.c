@@ -60,8 +60,6 @@ int hp_timer_start(hp_sample_thread *st, pid_t tid) {
  * SIGEV_THREAD_ID timers does no locking or allocation). */
 void hp_timer_stop(hp_sample_thread *st) {
   st->active = 0;
-  if (st->have_timer) {
-    st->have_timer = 0;
-    timer_delete(st->timer);
-  }
+  /* one of two racing stoppers (stop_all and the ending thread) deletes the timer */
+  if (__atomic_exchange_n(&st->have_timer, 0, __ATOMIC_ACQ_REL)) timer_delete(st->timer);
 }

@@ -30,7 +30,9 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -45,10 +47,11 @@
  * (bench/RESULTS.md, "Sampling"). Inside our handler that protection is not needed for our own
  * signal (it is blocked while the handler runs), so sigprocmask is interposed and, only on a thread
  * that is inside the sampling handler's unwind, answers without the system call (the old mask it
- * reports is "everything blocked", and the restore that follows is answered the same way). The
- * remaining risks, both needing another signal handler to run on the same thread during our few
- * microseconds of unwinding: that handler calling libunwind while ours holds libunwind's cache lock,
- * or that handler's own sigprocmask calls being skipped too. Everyone else gets glibc's sigprocmask.
+ * reports is "everything blocked", and the restore that follows is answered the same way). No
+ * other handler can run on the thread meanwhile (call libunwind while ours holds its cache lock, or
+ * have its own sigprocmask calls skipped): the handler is installed with every asynchronous signal
+ * blocked (sigchain.c); only a fault in the handler itself could. Everyone else gets glibc's
+ * sigprocmask (pthread_sigmask before our constructor resolved it).
  * Left out under ThreadSanitizer, like dl_iterate_phdr in maps.c (TSan intercepts it itself). */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -71,10 +74,23 @@ __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *
   }
   sigprocmask_fn real = real_sigprocmask;
   if (real) return real(how, set, old);
-  /* not resolved yet (a call before our initialisation): the plain system call */
-  return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+  /* not resolved yet (a call before our constructor ran): pthread_sigmask, which libc exports, we
+   * do not interpose, and which keeps glibc's internal signals out of the mask as sigprocmask
+   * does (the raw system call would not); async-signal-safe */
+  int e = pthread_sigmask(how, set, old);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 #endif
+
+/* Resolved at load, unconditionally (also with sampling off): resolving on first use would call
+ * dlsym, which is not async-signal-safe, possibly from a program's signal handler. */
+__attribute__((constructor)) static void resolve_sigprocmask(void) {
+  if (!real_sigprocmask) real_sigprocmask = (sigprocmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+}
 
 static int warm_up(int n) {
   unw_context_t ctx;
@@ -104,14 +120,18 @@ static uint32_t trim_startup(uint64_t *pcs, uint32_t n) {
   return n;
 }
 
-static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, uint64_t *pcs, int *failed,
-                                 int *truncated) {
-  unw_cursor_t c;
+_Static_assert(sizeof(unw_cursor_t) <= sizeof(((hp_sample_thread *)0)->unw_cursor),
+               "hp_sample_thread.unw_cursor too small for unw_cursor_t");
+
+static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
+                                 int *failed, int *truncated) {
+  /* the cursor (about 1 KB) lives in the thread's sampling state, not on the interrupted stack */
+  unw_cursor_t *cp = (unw_cursor_t *)(void *)st->unw_cursor;
   unw_word_t ip = 0, sp = 0;
   uint32_t limit = depth_limit(), n = 0;
   int at_end = 0;
-  if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0 ||
-      unw_get_reg(&c, UNW_REG_IP, &ip) != 0) {
+  if (unw_init_local2(cp, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0 ||
+      unw_get_reg(cp, UNW_REG_IP, &ip) != 0) {
 #if defined(__x86_64__)
     pcs[0] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 #else
@@ -122,10 +142,10 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, uint64_t *pcs, 
   }
   pcs[n++] = ip;
   for (;;) {
-    int r = unw_step(&c);
+    int r = unw_step(cp);
     if (r == 0) { at_end = 1; break; }
     if (r < 0) { *failed = 1; at_end = 1; break; }
-    if (unw_get_reg(&c, UNW_REG_SP, &sp) != 0) { *failed = 1; break; }
+    if (unw_get_reg(cp, UNW_REG_SP, &sp) != 0) { *failed = 1; break; }
     if (stack_addr && sp > stack_addr) break;   /* frame n-1 started the timer */
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) *truncated = 1;
@@ -133,8 +153,8 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, uint64_t *pcs, 
         /* is the rest only start-up code? then what we cut at is the end of the stack */
         int rest_startup = 1;
         for (int k = 0; k < 4 && rest_startup; k++) {
-          if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !hp_maps_is_startup(ip)) rest_startup = 0;
-          else if (unw_step(&c) <= 0) { at_end = 1; break; }
+          if (unw_get_reg(cp, UNW_REG_IP, &ip) != 0 || !hp_maps_is_startup(ip)) rest_startup = 0;
+          else if (unw_step(cp) <= 0) { at_end = 1; break; }
         }
         if (!at_end) rest_startup = 0;
         if (rest_startup) *truncated = 0;
@@ -142,7 +162,7 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, uint64_t *pcs, 
       }
       break;
     }
-    if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0) { at_end = 1; break; }
+    if (unw_get_reg(cp, UNW_REG_IP, &ip) != 0 || ip == 0) { at_end = 1; break; }
     pcs[n++] = ip;
   }
   if (!stack_addr && at_end) n = trim_startup(pcs, n);
@@ -183,8 +203,8 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
   return n;
 }
 
-uint32_t hp_unwind(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
                    int *failed, int *truncated) {
   if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, failed, truncated);
-  return unwind_libunwind(uc, stack_addr, pcs, failed, truncated);
+  return unwind_libunwind(uc, stack_addr, st, pcs, failed, truncated);
 }
