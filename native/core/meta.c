@@ -30,8 +30,14 @@ void hp_meta_add(const char *key, const char *value) {
   if (!value) value = "";
   for (unsigned i = 0; i < n_entries; i++) {
     if (strcmp(at(entries[i].off_key), key) == 0) {
-      if (strcmp(at(entries[i].off_value), value) == 0) return;
-      if (!store(value, &entries[i].off_value)) dropped++;
+      char *old = arena + entries[i].off_value;
+      if (strcmp(old, value) == 0) return;
+      /* A value no longer than the old one (a timestamp, a count of the same width) is written in
+       * place, so repeated flushes do not fill the arena. */
+      if (strlen(value) <= strlen(old))
+        memcpy(old, value, strlen(value) + 1);
+      else if (!store(value, &entries[i].off_value))
+        dropped++;
       return;
     }
   }
