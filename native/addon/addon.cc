@@ -82,6 +82,18 @@ void EndSlice(AsyncSlot *s) {
   }
 }
 
+// Keep an async region's slot, reusing a free one; returns its index (the handle JavaScript holds).
+uint32_t StoreSlot(const AsyncSlot &s) {
+  if (!free_slots.empty()) {
+    uint32_t index = free_slots.back();
+    free_slots.pop_back();
+    slots[index] = s;
+    return index;
+  }
+  slots.push_back(s);
+  return static_cast<uint32_t>(slots.size() - 1);
+}
+
 // asyncBegin(id[, base]): the region starts under the current context, and its first slice (the
 // code up to its first await) begins. `base`: the region a parameter event specialises. Returns the
 // slot.
@@ -95,15 +107,7 @@ napi_value AsyncBegin(napi_env env, napi_callback_info info) {
   if (!second || napi_get_value_uint32(env, second, &base) != napi_ok) base = id;
   uint64_t parent = hyprof_ext_context();
   AsyncSlot s{id, base, parent, hyprof_ext_context_of(parent, id), hyprof_ext_now(), 0, 0, true};
-  uint32_t index;
-  if (!free_slots.empty()) {
-    index = free_slots.back();
-    free_slots.pop_back();
-    slots[index] = s;
-  } else {
-    index = static_cast<uint32_t>(slots.size());
-    slots.push_back(s);
-  }
+  uint32_t index = StoreSlot(s);
   hyprof_ext_count_child_call();
   hyprof_ext_slice_begin(id, parent);
   napi_value r;
@@ -122,15 +126,7 @@ napi_value Adopt(napi_env env, napi_callback_info info) {
     return r;
   }
   AsyncSlot s{slice_event, id, parent, hyprof_ext_context_of(parent, slice_event), start, excl, calls, true};
-  uint32_t index;
-  if (!free_slots.empty()) {
-    index = free_slots.back();
-    free_slots.pop_back();
-    slots[index] = s;
-  } else {
-    index = static_cast<uint32_t>(slots.size());
-    slots.push_back(s);
-  }
+  uint32_t index = StoreSlot(s);
   napi_create_uint32(env, index, &r);
   return r;
 }

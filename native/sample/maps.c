@@ -355,14 +355,6 @@ int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), v
 
 /* ---------- interposed loader functions ---------- */
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HP_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define HP_TSAN 1
-#endif
 
 /* Under ThreadSanitizer (a test build only) the interposer is left out: TSan intercepts
  * dl_iterate_phdr itself and calls it while initialising, before an instrumented function may run.

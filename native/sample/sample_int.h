@@ -12,6 +12,16 @@
 
 #include "sample.h"
 
+/* HP_TSAN: a ThreadSanitizer test build, where the interposers TSan provides itself are left out. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define HP_TSAN 1
+#endif
+
 #define HP_SAMPLE_MAX_DEPTH 128   /* hard cap on kept frames (depth 0 = "auto" stops here too) */
 
 /* Where samples come from. */

@@ -53,14 +53,6 @@
  * blocked (sigchain.c); only a fault in the handler itself could. Everyone else gets glibc's
  * sigprocmask (pthread_sigmask before our constructor resolved it).
  * Left out under ThreadSanitizer, like dl_iterate_phdr in maps.c (TSan intercepts it itself). */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HP_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define HP_TSAN 1
-#endif
 
 typedef int (*sigprocmask_fn)(int, const sigset_t *, sigset_t *);
 static sigprocmask_fn real_sigprocmask;
