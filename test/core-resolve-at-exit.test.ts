@@ -45,3 +45,21 @@ test('HYPROF_RESOLVE=0 leaves only the raw file, silently', async (t) => {
   t.is(files.length, 1);
   t.regex(files[0], /^hyprof\..+\.\d+\.\d+\.raw$/, 'hyprof.<host>.<pid>.<start>.raw');
 });
+
+test('malformed HYPROF_KEEP_RAW and HYPROF_DISABLE warn with the value used', async (t) => {
+  const dir = tmpDir('exit-badvals');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_KEEP_RAW: 'sometimes', HYPROF_DISABLE: 'perhaps' } });
+  t.is(r.code, 0);
+  t.regex(r.stderr, /hyprof: HYPROF_DISABLE=perhaps is not a boolean \(1\/0, on\/off, true\/false, yes\/no\); using 0/);
+  t.regex(r.stderr, /hyprof: HYPROF_KEEP_RAW=sometimes is not a boolean \(1\/0, on\/off, true\/false, yes\/no\); using 0/);
+  t.true(existsSync(join(dir, 'profile.0.0.0')), 'measured (not disabled) and resolved');
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), [], 'raw removed (not kept)');
+});
+
+test('HYPROF_DISABLE=yes is accepted like 1', async (t) => {
+  const dir = tmpDir('exit-disable-yes');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_DISABLE: 'yes' } });
+  t.is(r.code, 0);
+  t.is(r.stderr, '');
+  t.deepEqual(readdirSync(dir), []);
+});

@@ -106,5 +106,6 @@ void hp_config_read(void) {
   hp_cfg.callpath = hp_env_bool("HYPROF_CALLPATH", "TAU_CALLPATH", 1);
   hp_cfg.callpath_depth = (int)hp_env_long("HYPROF_CALLPATH_DEPTH", "TAU_CALLPATH_DEPTH", 100, 1, 100000);
   hp_cfg.resolve = hp_env_bool("HYPROF_RESOLVE", NULL, 1);
+  hp_cfg.keep_raw = hp_env_bool("HYPROF_KEEP_RAW", NULL, 0);
   hp_cfg.verbose = hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0);
 }

@@ -11,6 +11,7 @@ typedef struct hp_config {
   int callpath;            /* HYPROF_CALLPATH / TAU_CALLPATH */
   int callpath_depth;      /* HYPROF_CALLPATH_DEPTH / TAU_CALLPATH_DEPTH */
   int resolve;             /* HYPROF_RESOLVE: turn the raw file into a profile at exit */
+  int keep_raw;            /* HYPROF_KEEP_RAW: keep the raw file once it is resolved */
   int verbose;             /* HYPROF_VERBOSE */
 } hp_config;
 

@@ -198,8 +198,7 @@ static void fork_child(void) {
 }
 
 static void init_once_body(void) {
-  const char *off = getenv("HYPROF_DISABLE");
-  if (off && strcmp(off, "1") == 0) {
+  if (hp_env_bool("HYPROF_DISABLE", NULL, 0)) {
     hp_rt.disabled = 1;
     return;
   }

@@ -84,8 +84,7 @@ void hp_resolve_at_exit(const char *raw) {
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
   } else {
-    const char *keep = getenv("HYPROF_KEEP_RAW");
-    if (!(keep && strcmp(keep, "1") == 0)) unlink(raw);
+    if (!hp_cfg.keep_raw) unlink(raw);
   }
   free(env);
 }
