@@ -52,6 +52,19 @@ static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
   hp_tool_leave(t);
 }
 
+/* Add the parameter specialisation's interval (from hyprof_param to `now`) to its statistics. */
+static void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
+  uint64_t pincl = now - f->param_start_ns;
+  uint64_t pchild = f->child_ns - f->child_ns_at_param;
+  hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
+  if (ps) {
+    ps->calls++;
+    ps->child_calls += f->child_calls - f->child_calls_at_param;
+    ps->incl[0] += pincl;
+    ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
+  }
+}
+
 /* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time. */
 static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
@@ -67,17 +80,7 @@ static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
     s->incl[0] += incl;
     s->excl[0] += excl;
   }
-  if (f->param_event != HP_NO_EVENT) {
-    uint64_t pincl = now - f->param_start_ns;
-    uint64_t pchild = f->child_ns - f->child_ns_at_param;
-    hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
-    if (ps) {
-      ps->calls++;
-      ps->child_calls += f->child_calls - f->child_calls_at_param;
-      ps->incl[0] += pincl;
-      ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
-    }
-  }
+  if (f->param_event != HP_NO_EVENT) record_param(t, f, now);
 }
 
 static const char *event_name(uint32_t id) {
@@ -200,17 +203,7 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   /* A second parameter on the same timer closes the first one's interval and specialises further. */
   hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
   uint64_t now = hp_now_ns();
-  if (f->param_event != HP_NO_EVENT) {
-    uint64_t pincl = now - f->param_start_ns;
-    uint64_t pchild = f->child_ns - f->child_ns_at_param;
-    hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
-    if (ps) {
-      ps->calls++;
-      ps->child_calls += f->child_calls - f->child_calls_at_param;
-      ps->incl[0] += pincl;
-      ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
-    }
-  }
+  if (f->param_event != HP_NO_EVENT) record_param(t, f, now);
   char spec[1024], group[300];
   /* TAU's form: two spaces before '[', two trailing spaces. */
   if (f->param_event != HP_NO_EVENT)
