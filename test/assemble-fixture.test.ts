@@ -6,7 +6,7 @@
 import test from 'ava';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../src/cli/errors.js';
+import { UserError } from '../src/base/errors.js';
 import { assembleProcess } from '../src/output/assemble.js';
 import { resolveRawFiles } from '../src/output/resolve.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';

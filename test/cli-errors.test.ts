@@ -1,8 +1,8 @@
 /** How the command reports errors, and the progress line: unit tests of program.ts and progress.ts. */
 import test from 'ava';
-import { UserError } from '../src/cli/errors.js';
+import { UserError } from '../src/base/errors.js';
 import { EXIT_INTERNAL, reportError } from '../src/cli/program.js';
-import { createProgress } from '../src/cli/progress.js';
+import { createProgress } from '../src/base/progress.js';
 
 /** Run `fn` with process.stderr.write captured. */
 function captureStderr(fn: () => number): { status: number; text: string } {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../src/cli/errors.js';
+import { UserError } from '../src/base/errors.js';
 import { parseRaw, readRawFile } from '../src/samples/raw-reader.js';
 import { tmpDir } from './helpers/native.js';
 import { assemble, encodeRaw, encodeSections, simpleFixture, type Fixture } from './raw-fixture.js';

@@ -4,7 +4,7 @@
  * src/samples/raw-reader.ts, which skips this tag; this module finds the section in the same bytes.
  */
 import { readFileSync } from 'node:fs';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import type { Cursor } from '../samples/cursor.js';
 import { findSection } from '../samples/raw-reader.js';
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import type { RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { AddressMap } from '../symbolize/address-map.js';

@@ -11,7 +11,7 @@ import { exportCollapsed } from '../output/export-collapsed.js';
 import { exportPprof } from '../output/export-pprof.js';
 import { exportSpeedscope } from '../output/export-speedscope.js';
 import type { TauProfile } from '../output/tau-model.js';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 

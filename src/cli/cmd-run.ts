@@ -10,7 +10,7 @@ import { delimiter, join } from 'node:path';
 import type { Command } from 'commander';
 import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 import { requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const includeDir = join(packageRoot, 'native', 'include');

@@ -11,7 +11,7 @@ import { register as registerReport } from './cmd-report.js';
 import { register as registerResolve } from './cmd-resolve.js';
 import { register as registerRun } from './cmd-run.js';
 import { register as registerView } from './cmd-view.js';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
 
 /** EX_SOFTWARE from sysexits.h: an internal error. */

@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 
 export function collectRawFiles(inputs: string[]): string[] {
   const files: string[] = [];

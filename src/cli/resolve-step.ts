@@ -4,8 +4,8 @@
  */
 import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UserError } from './errors.js';
-import { createProgress } from './progress.js';
+import { UserError } from '../base/errors.js';
+import { createProgress } from '../base/progress.js';
 
 export interface ResolveStepOptions {
   callpath?: boolean;

@@ -5,7 +5,7 @@
  * stack carries the value no deeper frame explains (view/tree.ts selfValue), so stacks sum to the
  * thread's total without counting a sample twice.
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from '../view/tree.js';
 import { threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 

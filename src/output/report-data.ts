@@ -3,7 +3,7 @@
  * tables, the event-path tree, hot source lines per sample context, sample drop counts and user
  * events. Pure functions, no I/O: the text renderer and `--json` print the same data.
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import { displayName, isCallpath, threadLabel } from './tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 

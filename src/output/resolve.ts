@@ -3,7 +3,7 @@
  * stops everything before a byte is written), symbolize all sampled addresses (each module once),
  * assemble each process, write the profile (temporary files renamed into place).
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import { INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;

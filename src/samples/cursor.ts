@@ -3,7 +3,7 @@
  * reader and the readers of optional sections (src/analysis/openmp-raw.ts). Every failure is a
  * UserError naming the file, the absolute offset and what was expected there.
  */
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 
 /**
  * A bounded reader over one region of the file. Offsets in messages are absolute file offsets so a

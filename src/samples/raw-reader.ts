@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
 import {
   RAW_MAGIC,

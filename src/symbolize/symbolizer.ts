@@ -9,7 +9,7 @@
  * (/tmp/perf-<pid>.map, perf-map.ts) for the addresses no mapping holds, read once per process.
  */
 import { existsSync } from 'node:fs';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import type { RawMapping, RawProcess } from '../samples/raw-model.js';
 import { AddressMap } from './address-map.js';
 import { jitFrame, PerfMap } from './perf-map.js';

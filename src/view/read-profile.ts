@@ -2,7 +2,7 @@
  * Reading a profile directory for `view` and `export`, with a progress line on a terminal (a
  * directory can hold thousands of thread files) and silence when stderr is a file or a pipe.
  */
-import { createProgress } from '../cli/progress.js';
+import { createProgress } from '../base/progress.js';
 import type { TauProfile } from '../output/tau-model.js';
 import { readTauProfileDir } from '../output/tau-reader.js';
 

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../base/errors.js';
 import type { TauProfile } from '../output/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 
