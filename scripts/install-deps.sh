@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hyprof builds and tests with. Run as root or with sudo available.
-#   compilers and tools: gcc, g++, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3
+#   compilers and tools: gcc, g++, gfortran, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
-#   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record)
+#   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
+#                        a JDK (TAU's own profile reader, test/tools/tau-reader)
 set -euo pipefail
-packages=(build-essential python3 clang llvm binutils libunwind-dev libpapi-dev libomp-dev
-  openmpi-bin libopenmpi-dev chromium linux-perf)
+packages=(build-essential python3 gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
+  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()
 for p in "${packages[@]}"; do

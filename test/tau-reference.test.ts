@@ -1,9 +1,11 @@
 import test from 'ava';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { formatThreadProfile } from '../src/output/tau-writer.js';
 import { repoRoot, tauReferenceDir } from './helpers/native.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 
 /** TAU-written reference profiles (shared/reference/tau beside the checkout, or HYPROF_TAU_REFERENCE). */
 const REF = tauReferenceDir;
@@ -43,4 +45,33 @@ test('our writer reproduces TAU reference files byte for byte (event and aggrega
     // Line 2 (metadata) differs only in escaping choices; every event line must be identical.
     t.deepEqual(ours.slice(2), theirs.slice(2), v);
   }
+});
+
+test("TAU's own reader (strict) accepts every reference profile and reports its functions", (t) => {
+  for (const v of variants) {
+    const r = readWithTau(join(REF, v));
+    t.is(r.status, 0, `${v}: ${tauReaderComplaints(r)}`);
+    t.true(r.ok, v);
+    const ours = readTauProfileDir(join(REF, v)).threads[0];
+    t.is(r.num_threads, ours.length, v);
+    // The reader derives `[SUMMARY]` entries (group TAU_DERIVED) itself; the others are the file's.
+    const read = r.threads[0].functions.filter((f) => !String(f.groups).includes('TAU_DERIVED'));
+    t.is(read.length, ours[0].events.length, v);
+  }
+});
+
+test("TAU's reader in strict mode refuses a path whose prefix has no flat entry (the helper can fail)", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hyprof-taureader-'));
+  const body = [
+    '2 templated_functions_MULTI_TIME',
+    '# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name><value>TIME</value></attribute></metadata>',
+    '".TAU application" 1 1 10 20 0 GROUP="TAU_UTILITY" ',
+    '".TAU application => missing" 1 0 10 10 0 GROUP="TAU_CALLPATH|TAU_USER" ',
+    '0 aggregates',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'profile.0.0.0'), body);
+  const r = readWithTau(dir);
+  t.not(r.status, 0, tauReaderComplaints(r));
+  t.true(r.callpath_warnings.length > 0 || r.diagnostics.length > 0);
 });
