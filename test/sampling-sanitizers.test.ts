@@ -1,5 +1,5 @@
 /**
- * The runtime under sanitizers: every native/core, native/sample and native/dump source compiled
+ * The runtime under sanitizers: every source of native/core and of its modules compiled
  * directly with a stress program (threads, nested probes, dlopen/dlclose, a flush while sampling at
  * 10 kHz), once with AddressSanitizer + UBSan and once with ThreadSanitizer. gcc is used because its
  * sanitizer runtimes are shared libraries: clang links them statically into the executable, where
@@ -13,14 +13,15 @@ import { compileC, repoRoot, tmpDir } from './helpers/native.js';
 import { readdirSync } from 'node:fs';
 import { runSampled } from './sampling-support.js';
 
-// the directories binding.gyp builds the runtime from (ompt once it exists)
+// the sources binding.gyp builds the runtime from: the core, its modules, and their list
 const sources = (dir: string) =>
   (existsSync(join(repoRoot, 'native', dir)) ? readdirSync(join(repoRoot, 'native', dir)) : [])
     .filter((f) => f.endsWith('.c'))
     .map((f) => join(repoRoot, 'native', dir, f));
+const runtimeSources = () => [...sources('core'), ...sources('sample'), ...sources('ompt'), join(repoRoot, 'native', 'modules.c')];
 
 function build(name: string, sanitize: string): string {
-  return compileC(name, [...sources('core'), ...sources('sample'), ...sources('dump'), ...sources('ompt'), 'sample_stress.c'], {
+  return compileC(name, [...runtimeSources(), 'sample_stress.c'], {
     link: false,
     cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
     ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],

@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sample/sample.h"
 #include "clock.h"
 #include "config.h"
 #include "events.h"
 #include "meta.h"
+#include "module.h"
 #include "runtime.h"
 
 #ifndef HYPROF_VERSION
@@ -217,7 +217,7 @@ static void init_once_body(void) {
   }
   hp_rt.root_event = root->id;
   collect_metadata();
-  hp_sample_process_init();
+  hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);
   install_signal_dump(SIGINT, &previous_int);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sample/sample.h"
 #include "clock.h"
 #include "config.h"
 #include "events.h"
@@ -238,8 +237,7 @@ HP_EXPORT void hyprof_flush(void) {
   hp_thread *t = hp_thread_self();
   if (!t) return;
   hp_tool_enter(t);
-  hp_sample_refresh_maps(); /* libraries loaded since the last refresh appear in this file too */
-  hp_dump_blocking_signals(2);
+  hp_dump_blocking_signals(HP_DUMP_FLUSH);
   hp_tool_leave(t);
 }
 

@@ -36,7 +36,9 @@ void hp_thread_end(hp_thread *t);
 /* Record a misuse warning on t (printed once per distinct text, kept in the profile). */
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Write the raw file now. `why`: 0 exit, 1 signal, 2 flush. Returns 0 on success. */
+/* Why a raw file is being written. */
+enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2 };
+/* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
 int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found). */
 void hp_resolve_at_exit(const char *raw_path);

@@ -8,10 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../sample/sample.h"
 #include "clock.h"
 #include "config.h"
 #include "events.h"
+#include "module.h"
 #include "runtime.h"
 #include "stats.h"
 
@@ -55,7 +55,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   tls_thread = t;
   pthread_once(&key_once, make_key);
   pthread_setspecific(end_key, t);
-  hp_sample_thread_start(t);
+  hp_modules_thread_start(t);
   hp_tool_leave(t);
   return t;
 }
@@ -68,7 +68,7 @@ hp_thread *hp_thread_self(void) {
 void hp_thread_end(hp_thread *t) {
   if (!t || t->ended) return;
   hp_tool_enter(t);
-  hp_sample_thread_end(t);
+  hp_modules_thread_end(t);
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */
   t->stop_mono_ns = hp_now_ns();
@@ -81,7 +81,10 @@ void hp_thread_after_fork_child(void) {
   /* Only the forking thread exists in the child; the others' states stay allocated but unlisted. */
   __atomic_store_n(&thread_list, self, __ATOMIC_RELAXED);
   next_index = 1;
-  if (!self) return;
+  if (!self) {
+    hp_modules_fork_child(NULL);
+    return;
+  }
   self->next = NULL;
   self->index = 0;
   self->tid = (pid_t)syscall(SYS_gettid);
@@ -99,7 +102,7 @@ void hp_thread_after_fork_child(void) {
     f->child_calls = f->child_calls_at_param = 0;
     if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;
   }
-  hp_sample_after_fork_child(self);
+  hp_modules_fork_child(self);
 }
 
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) {

@@ -1,8 +1,8 @@
 /* Per-thread measurement state: the event-context stack and the per-context statistics.
  *
- * The signal handler of native/sample reads this structure on its own thread (never another's):
- * `in_tool`, `top` and the frames at or below `top`. Probes therefore publish a frame before raising
- * `top`, and set `in_tool` around every change; see hp_probe_enter / hp_probe_leave.
+ * The sampling module's signal handler reads this structure on its own thread (never another's):
+ * `in_tool`, `top`, the frames at or below `top`, and its own module slot. Probes therefore publish a
+ * frame before raising `top`, and set `in_tool` around every change (hp_tool_enter / hp_tool_leave).
  */
 #ifndef HP_THREAD_H
 #define HP_THREAD_H
@@ -14,8 +14,7 @@
 #define HP_MAX_FRAMES 256       /* timers nested deeper than this are counted, not measured */
 #define HP_MAX_WARNINGS 16      /* warning texts kept per thread; the rest are counted */
 #define HP_MAX_METRICS 4
-
-struct hp_sample_thread;        /* owned by native/sample */
+#define HP_MODULE_SLOTS 4       /* per-thread pointers modules may own (module.h) */
 
 /* Statistics of one context on one thread. */
 typedef struct hp_stat {
@@ -94,7 +93,9 @@ typedef struct hp_thread {
   uint64_t warnings_not_kept;
   char *warnings[HP_MAX_WARNINGS];
 
-  struct hp_sample_thread *sample; /* owned by native/sample; NULL when not sampling */
+  /* One pointer per module slot (module.h), owned by that module: its data for this thread, or NULL.
+   * A fixed index, so a module's signal handler reaches its data in one load. */
+  void *module_data[HP_MODULE_SLOTS];
   struct {                         /* probe.c: name -> event cache of start_named / stop_named */
     const char *ptr;
     void *event;

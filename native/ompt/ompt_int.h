@@ -10,7 +10,12 @@
 #include <stdint.h>
 
 #include "../core/thread.h"
+#include "../core/writer.h"
+#include "ompt.h"
 #include "ompt_abi.h"
+
+/* Section tag of the OpenMP tool's data (docs/raw-format.md, "9 OMPT"). */
+#define HP_SEC_OMPT 9u
 
 /* Construct kinds: the number written in the OMPT section; the TypeScript side names them
  * (src/analysis/openmp-raw.ts keeps the same table). */
@@ -194,6 +199,9 @@ void hp_omp_codeptr_get(uint32_t i, uint32_t *event, uint32_t *kind, uint64_t *c
 void hp_omp_register_basic(ompt_set_callback_t set);
 void hp_omp_register_full(ompt_set_callback_t set);
 void hp_omp_register_tasks(ompt_set_callback_t set);
+
+/* write.c: the OMPT section, when an OpenMP runtime started the tool. Async-signal-safe. */
+void hp_ompt_write_sections(hp_buf *b);
 
 /* blame.c */
 void hp_omp_set_working(hp_omp_thread *o, int working);

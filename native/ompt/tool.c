@@ -1,7 +1,7 @@
 /* The OpenMP tool's entry: ompt_start_tool (found by the OpenMP runtime in libhyprof when it is
  * linked, preloaded, or put in place by `hyprof run`), initialisation at the level chosen by
- * HYPROF_OPENMP / TAU_OMPT_SUPPORT_LEVEL, and the per-thread tool state. */
-#include <pthread.h>
+ * HYPROF_OPENMP / TAU_OMPT_SUPPORT_LEVEL, the per-thread tool state, and the module table through
+ * which the core reaches the tool (fork child, the OMPT section). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,8 @@
 
 #include "../core/config.h"
 #include "../core/meta.h"
+#include "../core/module.h"
 #include "../core/runtime.h"
-#include "ompt_hook.h"
 #include "ompt_int.h"
 
 int hp_omp_level = HP_OMP_OFF;
@@ -20,7 +20,6 @@ volatile uint32_t hp_omp_max_team = 1;
 volatile uint32_t hp_omp_in_use = 1; /* the initial thread */
 char hp_omp_runtime[128];
 hp_omp_flag hp_omp_flags[HP_OMP_MAX_THREADS];
-uint32_t (*volatile hp_sample_state_hook)(hp_thread *t, uint64_t context, uint64_t value_ns);
 
 /* initial-exec: one instruction to read, so the sample hook can use it in the signal handler. */
 static __thread hp_omp_thread *tls_omp __attribute__((tls_model("initial-exec")));
@@ -71,9 +70,15 @@ static void on_thread_end(ompt_data_t *thread_data) {
   if (o && o->index < HP_OMP_MAX_THREADS) __atomic_store_n(&hp_omp_flags[o->index].used, 0, __ATOMIC_RELEASE);
 }
 
+/* Set when the OpenMP runtime called initialize: from then on a forked child resets the tool. */
+static int runtime_initialised;
+
 /* A forked child keeps the construct table (same addresses) but none of the parent's per-thread
- * measurements; only the forking thread exists in it. */
-static void after_fork_child(void) {
+ * measurements; only the forking thread exists in it. The module's fork_child (the core calls it
+ * after resetting its own thread state). */
+static void fork_child(hp_thread *t) {
+  (void)t;
+  if (!runtime_initialised) return;
   hp_omp_thread *self = tls_omp;
   __atomic_store_n(&omp_threads, self, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < HP_OMP_MAX_THREADS; i++) hp_omp_flags[i].used = 0;
@@ -91,7 +96,7 @@ static void after_fork_child(void) {
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   if (!hp_init()) return 0;
-  pthread_atfork(NULL, NULL, after_fork_child);
+  runtime_initialised = 1;
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
   if (!set) return 0;
@@ -131,3 +136,12 @@ HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
   return &result;
 }
 #endif
+
+const hp_module hp_ompt_module = {
+  .name = "OpenMP tool",
+  .thread_slot = HP_NO_SLOT, /* its per-thread state is found through its own TLS (tls_omp) */
+#ifndef HYPROF_ADDON
+  .fork_child = fork_child,
+#endif
+  .write_sections = hp_ompt_write_sections,
+};

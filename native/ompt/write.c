@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "../core/clock.h"
-#include "ompt_hook.h"
 #include "ompt_int.h"
 
 void hp_ompt_write_sections(hp_buf *b) {

@@ -10,7 +10,7 @@
  *   - unwinding: see unwind.c for what libunwind does inside; the frame-pointer walk only reads
  *     memory inside the thread's own stack bounds;
  *   - the table (table.c) writes preallocated memory only; memcpy / memcmp are async-signal-safe;
- *   - the OpenMP tool's state hook (native/ompt, async-signal-safe by its contract);
+ *   - the sample state hook (core/module.h; set by the OpenMP tool, async-signal-safe by contract);
  *   - ioctl(PERF_EVENT_IOC_REFRESH) re-arms a counter: a system call;
  *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here.
  * Nothing here allocates, locks, or prints. */
@@ -23,8 +23,8 @@
 #include <ucontext.h>
 
 #include "../core/clock.h"
+#include "../core/module.h"
 #include "../core/thread.h"
-#include "../ompt/ompt_hook.h"
 #include "sample_int.h"
 
 volatile uint64_t hp_drops_no_thread_state;
@@ -61,7 +61,7 @@ static inline int on_altstack(void *uc) {
 
 void hp_sample_take(void *uc) {
   hp_thread *t = hp_thread_current();
-  hp_sample_thread *st = t ? t->sample : NULL;
+  hp_sample_thread *st = t ? hp_sample_of(t) : NULL;
   if (!st) {
     __atomic_add_fetch(&hp_drops_no_thread_state, 1, __ATOMIC_RELAXED);
     return;
@@ -112,7 +112,7 @@ void hp_sample_take(void *uc) {
   if (failed) hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
   if (truncated) hp_count(&st->drops[HP_DROP_TRUNCATED], 1);
   /* the OpenMP tool's state of this thread (and its blame bookkeeping); async-signal-safe by its
-   * contract (ompt_hook.h); 0 when no OpenMP runtime started the tool */
+   * contract (core/module.h); 0 when no OpenMP runtime started the tool */
   uint32_t (*state_hook)(hp_thread *, uint64_t, uint64_t) = hp_sample_state_hook;
   uint32_t state = state_hook ? state_hook(t, context, value) : 0;
   if (hp_stable_add(st, context, pcs, depth, value, state) != 0) hp_count(&st->drops[HP_DROP_TABLE_FULL], 1);
@@ -141,7 +141,7 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     ours = 1;
   } else if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP) {
     hp_thread *t = hp_thread_current();
-    hp_sample_thread *st = t ? t->sample : NULL;
+    hp_sample_thread *st = t ? hp_sample_of(t) : NULL;
     if (st && si->si_fd >= 0) {
       int cur = __atomic_load_n(&st->perf_fd, __ATOMIC_ACQUIRE);
       if (si->si_fd == cur) {
@@ -158,7 +158,8 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
     hp_sample_take(uc);
     if (perf_fd >= 0) {
       hp_thread *t = hp_thread_current();
-      if (t && t->sample && t->sample->active && __atomic_load_n(&t->sample->perf_fd, __ATOMIC_ACQUIRE) == perf_fd)
+      hp_sample_thread *st = t ? hp_sample_of(t) : NULL;
+      if (st && st->active && __atomic_load_n(&st->perf_fd, __ATOMIC_ACQUIRE) == perf_fd)
         ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     }
 #ifdef HYPROF_BENCH_HANDLER

@@ -3,14 +3,15 @@
  * The dump may run in a SIGTERM handler, where dl_iterate_phdr (locks, may allocate) is not allowed,
  * so the loaded objects are snapshotted at init, after every dlclose (interposed here), and refreshed
  * when the set of loaded objects changed (glibc's dlpi_adds / dlpi_subs counters) at points that are
- * never in a signal handler: thread start, hp_sample_refresh_maps (flush, normal exit) and calls of
- * dl_iterate_phdr outside our handler. dlopen is NOT interposed: glibc picks the RUNPATH / $ORIGIN
- * of dlopen's caller from its return address, which a wrapper would make libhyprof's. A library
- * dlopen'ed since the last refresh is therefore unknown to the handler's unwinds until the next
- * refresh (its samples keep a partial stack, counted unwind_failed). Build ids are read at snapshot
- * time from each object's PT_NOTE segments in memory. Snapshots are built in fresh mmap'ed memory
- * and published by one atomic compare-and-swap, never replacing a snapshot of a later loader state;
- * published ones are never unmapped, so a reader in a signal handler never sees freed memory.
+ * never in a signal handler: thread start, hp_maps_refresh (before a dump at a flush or at a normal
+ * exit) and calls of dl_iterate_phdr outside our handler. dlopen is NOT interposed: glibc picks the
+ * RUNPATH / $ORIGIN of dlopen's caller from its return address, which a wrapper would make
+ * libhyprof's. A library dlopen'ed since the last refresh is therefore unknown to the handler's
+ * unwinds until the next refresh (its samples keep a partial stack, counted unwind_failed). Build
+ * ids are read at snapshot time from each object's PT_NOTE segments in memory. Snapshots are built
+ * in fresh mmap'ed memory and published by one atomic compare-and-swap, never replacing a snapshot
+ * of a later loader state; published ones are never unmapped, so a reader in a signal handler never
+ * sees freed memory.
  *
  * The same snapshot serves libunwind inside the sampling handler: dl_iterate_phdr is interposed
  * and, on a thread that is inside our handler, answered from the snapshot without any lock (see
@@ -309,7 +310,7 @@ static void refresh_if_changed(void) {
   if (snapshot_stale(g.have, g.gen)) hp_maps_snapshot();
 }
 
-void hp_sample_refresh_maps(void) { refresh_if_changed(); }
+void hp_maps_refresh(void) { refresh_if_changed(); }
 
 /* ---------- readers (async-signal-safe) ---------- */
 
@@ -391,7 +392,8 @@ static __attribute__((noinline)) int iterate_and_refresh(iterate_fn it, int (*cb
 
 HP_VISIBLE int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
   hp_thread *t = hp_thread_current();
-  if (t && t->sample && t->sample->in_handler) return hp_maps_iterate_snapshot(cb, data);
+  hp_sample_thread *st = t ? hp_sample_of(t) : NULL;
+  if (st && st->in_handler) return hp_maps_iterate_snapshot(cb, data);
   iterate_fn it = get_real_iterate();
   if (!it) return 0;
   if (refreshing || !__atomic_load_n(&current, __ATOMIC_ACQUIRE)) return it(cb, data);
@@ -417,8 +419,6 @@ HP_VISIBLE int dlclose(void *h) {
   __atomic_sub_fetch(&changing, 1, __ATOMIC_ACQ_REL);
   return r;
 }
-
-void hp_maps_refresh_at_exit(void) { refresh_if_changed(); }
 
 void hp_maps_hooks_init(void) {
   get_real_iterate();

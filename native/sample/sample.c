@@ -1,6 +1,7 @@
-/* The life cycle of sampling, as the core drives it (sample.h): process init (configuration,
- * source check, handler), one source per thread from thread start to thread end, the fork child's
- * restart, and stopping everything before the final dump. */
+/* The life cycle of sampling, as the core drives it through the module table (sample.h, at the end
+ * of this file): process start (configuration, source check, handler), one source per thread from
+ * thread start to thread end, the fork child's restart, and before a dump stopping everything (the
+ * final dump) and refreshing the memory map (exit, flush). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -45,7 +46,7 @@ static void check_source(void) {
   }
 }
 
-void hp_sample_process_init(void) {
+static void process_start(void) {
   hp_sample_config_read();
   if (!hp_scfg.enabled) return;
   hp_sigchain_init();
@@ -99,14 +100,8 @@ static void start_thread_sampling(hp_thread *t, hp_sample_thread *st) {
             hp_scfg.source, t->index, strerror(errno));
 }
 
-void hp_sample_thread_start(hp_thread *t) {
-  if (!sampling_on || t->sample) return;
-  /* Refresh the memory map at a normal exit, before the core's exit dump writes it. atexit
-   * handlers run in reverse order of registration and the core registers its dump after
-   * hp_sample_process_init, but before any thread state exists, so registering here (once) puts
-   * the refresh first. */
-  static int exit_hook;
-  if (!__atomic_exchange_n(&exit_hook, 1, __ATOMIC_ACQ_REL)) atexit(hp_maps_refresh_at_exit);
+static void thread_start(hp_thread *t) {
+  if (!sampling_on || hp_sample_of(t)) return;
   hp_sample_thread *st = hp_stable_new();
   if (!st) {
     if (!__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL))
@@ -115,13 +110,13 @@ void hp_sample_thread_start(hp_thread *t) {
   }
   stack_bounds(st);
   /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed) */
-  hp_sample_refresh_maps();
-  __atomic_store_n(&t->sample, st, __ATOMIC_RELEASE);   /* visible before the first signal */
+  hp_maps_refresh();
+  __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], st, __ATOMIC_RELEASE);   /* visible before the first signal */
   start_thread_sampling(t, st);
 }
 
-void hp_sample_thread_end(hp_thread *t) {
-  hp_sample_thread *st = t->sample;
+static void thread_end(hp_thread *t) {
+  hp_sample_thread *st = hp_sample_of(t);
   if (!st) return;
   stop_source(st);
 #ifdef HYPROF_HAVE_PAPI
@@ -129,12 +124,12 @@ void hp_sample_thread_end(hp_thread *t) {
 #endif
 }
 
-void hp_sample_after_fork_child(hp_thread *t) {
-  if (!sampling_on) return;
+static void fork_child(hp_thread *t) {
+  if (!sampling_on || !t) return;
   /* Timers are not inherited; the perf events still count the parent's threads: close our copies
    * of their descriptors without touching the events. Samples belong to the parent: forget them. */
   for (hp_thread *o = hp_thread_list(); o; o = o->next) {
-    hp_sample_thread *st = o->sample;
+    hp_sample_thread *st = hp_sample_of(o);
     if (!st) continue;
     st->active = 0;
     __atomic_store_n(&st->have_timer, 0, __ATOMIC_RELEASE);
@@ -144,19 +139,40 @@ void hp_sample_after_fork_child(hp_thread *t) {
     st->papi_set = -1;
     hp_stable_clear(st);
   }
-  if (!t->sample) {
-    hp_sample_thread_start(t);
+  hp_sample_thread *own = hp_sample_of(t);
+  if (!own) {
+    thread_start(t);
     return;
   }
-  stack_bounds(t->sample);
-  start_thread_sampling(t, t->sample);
+  stack_bounds(own);
+  start_thread_sampling(t, own);
 }
 
 /* Async-signal-safe: timer_delete, ioctl and close are system calls. */
-void hp_sample_stop_all(void) {
+static void stop_all(void) {
   if (!sampling_on) return;
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
-    hp_sample_thread *st = __atomic_load_n(&t->sample, __ATOMIC_ACQUIRE);
+    hp_sample_thread *st = hp_sample_of_acquire(t);
     if (st) stop_source(st);
   }
 }
+
+/* The final dump (exit, signal): stop every source first, so the tables stop changing. Outside a
+ * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. */
+static void before_dump(int why) {
+  if (why != HP_DUMP_SIGNAL) hp_maps_refresh();
+  if (why != HP_DUMP_FLUSH) stop_all();
+}
+
+const hp_module hp_sample_module = {
+  .name = "sampling",
+  .thread_slot = HP_SAMPLE_SLOT,
+  .process_start = process_start,
+  .thread_start = thread_start,
+  .thread_end = thread_end,
+  .fork_child = fork_child,
+  .before_dump = before_dump,
+  .add_metadata = hp_sample_add_metadata,
+  .write_drops = hp_sample_write_drops,
+  .write_sections = hp_sample_write_sections,
+};

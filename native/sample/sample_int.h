@@ -1,6 +1,6 @@
 /* Internal interface between the files of native/sample/: the effective configuration, the
- * per-thread sampling state hung on hp_thread.sample, and the functions each file provides.
- * Nothing here is seen by the core; the core sees only sample.h.
+ * per-thread sampling state kept in the module's slot of hp_thread, and the functions each file
+ * provides. Nothing here is seen by the core; the core sees only the module table (sample.h).
  */
 #ifndef HP_SAMPLE_INT_H
 #define HP_SAMPLE_INT_H
@@ -10,6 +10,8 @@
 #include <time.h>
 #include <link.h>
 
+#include "../core/thread.h"
+#include "../core/writer.h"
 #include "sample.h"
 
 /* HP_TSAN: a ThreadSanitizer test build, where the interposers TSan provides itself are left out. */
@@ -23,6 +25,12 @@
 #endif
 
 #define HP_SAMPLE_MAX_DEPTH 128   /* hard cap on kept frames (depth 0 = "auto" stops here too) */
+
+/* The module's slot of hp_thread.module_data: its hp_sample_thread (core/module.h). */
+#define HP_SAMPLE_SLOT 0
+
+/* This module's section tags (docs/raw-format.md). */
+enum { HP_SEC_SAMPLES = 6, HP_SEC_MAPS = 7, HP_SEC_SAMPLING = 8 };
 
 /* Where samples come from. */
 typedef enum {
@@ -74,7 +82,7 @@ typedef struct hp_srec {
   uint16_t state;
 } hp_srec;
 
-/* Per-thread sampling state (hp_thread.sample). Allocated with mmap at thread start. */
+/* Per-thread sampling state (the module's slot of hp_thread). Allocated with mmap at thread start. */
 typedef struct hp_sample_thread {
   volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
   volatile sig_atomic_t in_handler;
@@ -111,6 +119,17 @@ typedef struct hp_sample_thread {
   uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
 } hp_sample_thread;
 
+/* Thread t's sampling state, NULL when it is not sampled: one load at a fixed offset of the thread
+ * state (what the signal handler does on its own thread). */
+static inline hp_sample_thread *hp_sample_of(const hp_thread *t) {
+  return (hp_sample_thread *)t->module_data[HP_SAMPLE_SLOT];
+}
+/* The same for another thread's state (a dump, the fork child): pairs with the release store at
+ * thread start, so the table is seen initialised. */
+static inline hp_sample_thread *hp_sample_of_acquire(const hp_thread *t) {
+  return (hp_sample_thread *)__atomic_load_n(&t->module_data[HP_SAMPLE_SLOT], __ATOMIC_ACQUIRE);
+}
+
 /* A counter written only by its own thread's handler and read by a dump on another thread: a
  * relaxed load and store (no locked instruction needed, but no torn or racy access either). */
 static inline void hp_count(volatile uint64_t *c, uint64_t n) {
@@ -122,6 +141,11 @@ static inline uint64_t hp_read(const volatile uint64_t *c) { return __atomic_loa
 void hp_sample_config_read(void);
 void hp_sample_config_use_wall(void);   /* after a source could not be opened */
 int hp_sample_is_on(void);              /* sample.c: process init succeeded */
+
+/* write.c: the module's part of the raw file (module.h: add_metadata, write_drops, write_sections) */
+void hp_sample_add_metadata(void);
+uint32_t hp_sample_write_drops(const hp_thread *t, hp_buf *b);
+void hp_sample_write_sections(hp_buf *b);
 
 /* table.c */
 hp_sample_thread *hp_stable_new(void);
@@ -158,10 +182,13 @@ uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_
 
 /* maps.c */
 void hp_maps_snapshot(void);           /* not async-signal-safe: take outside handlers */
+/* Retake the snapshot when objects were loaded or unloaded since it was taken (cheap otherwise: one
+ * step of dl_iterate_phdr). NOT async-signal-safe: at thread start and before a dump at exit or at a
+ * flush; calls of dl_iterate_phdr outside our handler refresh it too. */
+void hp_maps_refresh(void);
 int hp_maps_is_startup(uintptr_t pc);  /* async-signal-safe */
 void hp_maps_write(hp_buf *b);         /* async-signal-safe */
 void hp_maps_hooks_init(void);
-void hp_maps_refresh_at_exit(void);    /* an atexit handler */
 void hp_maps_reader_enter(void);       /* async-signal-safe: around an unwind in the handler */
 void hp_maps_reader_leave(void);
 /* For the interposed dl_iterate_phdr inside our handler: iterate the snapshot. */

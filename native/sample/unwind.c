@@ -60,7 +60,8 @@ static sigprocmask_fn real_sigprocmask;
 #ifndef HP_TSAN
 __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   hp_thread *t = hp_thread_current();
-  if (t && t->sample && t->sample->in_handler) {
+  hp_sample_thread *st = t ? hp_sample_of(t) : NULL;
+  if (st && st->in_handler) {
     if (old) sigfillset(old);
     return 0;
   }

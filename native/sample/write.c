@@ -57,7 +57,7 @@ void hp_sample_write_sections(hp_buf *b) {
   hp_maps_write(b);
   uint32_t nm = n_metrics();
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
-    const hp_sample_thread *st = __atomic_load_n(&t->sample, __ATOMIC_ACQUIRE);
+    const hp_sample_thread *st = hp_sample_of_acquire(t);
     if (!st) continue;
     uint32_t n = __atomic_load_n(&st->n_recs, __ATOMIC_ACQUIRE);
     if (n == 0) continue;
@@ -78,26 +78,23 @@ void hp_sample_write_sections(hp_buf *b) {
   }
 }
 
-/* A fixed set of entries per sampled thread (zeros included), so the count given first always
- * matches what is written next even while samples keep arriving. The process-wide
- * "no_thread_state" goes with thread 0. */
-uint32_t hp_sample_drop_entries(const hp_thread *t) {
+/* A fixed set of entries per sampled thread (zeros included). The process-wide "no_thread_state"
+ * goes with thread 0. Returns the number of entries written. */
+uint32_t hp_sample_write_drops(const hp_thread *t, hp_buf *b) {
   if (!hp_sample_is_on()) return 0;
-  return (__atomic_load_n(&t->sample, __ATOMIC_ACQUIRE) ? HP_DROP_NREASONS : 0) + (t->index == 0 ? 1 : 0);
-}
-
-void hp_sample_write_drops(const hp_thread *t, hp_buf *b) {
-  if (!hp_sample_is_on()) return;
-  const hp_sample_thread *st = __atomic_load_n(&t->sample, __ATOMIC_ACQUIRE);
+  uint32_t n = 0;
+  const hp_sample_thread *st = hp_sample_of_acquire(t);
   if (st)
-    for (int i = 0; i < HP_DROP_NREASONS; i++) {
+    for (int i = 0; i < HP_DROP_NREASONS; i++, n++) {
       hp_buf_str(b, hp_drop_names[i]);
       hp_buf_u64(b, hp_read(&st->drops[i]));
     }
   if (t->index == 0) {
     hp_buf_str(b, "no_thread_state");
     hp_buf_u64(b, __atomic_load_n(&hp_drops_no_thread_state, __ATOMIC_RELAXED));
+    n++;
   }
+  return n;
 }
 
 /* ---------- metadata ---------- */
@@ -147,7 +144,7 @@ void hp_sample_add_metadata(void) {
 
   uint64_t total[HP_DROP_NREASONS] = {0}, taken = 0;
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
-    const hp_sample_thread *st = __atomic_load_n(&t->sample, __ATOMIC_ACQUIRE);
+    const hp_sample_thread *st = hp_sample_of_acquire(t);
     if (!st) continue;
     uint64_t th_taken = hp_read(&st->taken), in_tool = hp_read(&st->drops[HP_DROP_IN_TOOL]);
     taken += th_taken;

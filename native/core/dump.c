@@ -5,12 +5,16 @@
  * Open timers are not touched: their time so far is added to what is written, so a flush leaves the
  * running program's measurement intact.
  *
+ * The core writes INFO, THREAD, USER_EVENTS, CONTEXTS and EVENTS; the modules add their metadata,
+ * their per-thread drop counters and their own sections through the module table (module.h), never
+ * by name (today: SAMPLING, MAPS and SAMPLES from sampling, OMPT from the OpenMP tool).
+ *
  * Other threads go on running while the file is built (at a flush, at exit, on a signal): they may
  * register events and enter new contexts meanwhile. So the sections that name contexts and events
- * (THREAD, SAMPLES, OMPT) are written first, and the CONTEXTS and EVENTS tables last, from a second
- * look at every thread: everything named earlier is then in them (a context, once entered, stays
- * either open on its thread's stack or recorded in its statistics table). Counts of entries are
- * written as placeholders and patched with the number actually written. */
+ * (THREAD and the modules' sections) are written first, and the CONTEXTS and EVENTS tables last,
+ * from a second look at every thread: everything named earlier is then in them (a context, once
+ * entered, stays either open on its thread's stack or recorded in its statistics table). Counts of
+ * entries are written as placeholders and patched with the number actually written. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,14 +26,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../core/clock.h"
-#include "../core/config.h"
-#include "../core/events.h"
-#include "../core/meta.h"
-#include "../core/runtime.h"
-#include "../core/userevent.h"
-#include "../sample/sample.h"
-#include "../ompt/ompt_hook.h"
+#include "clock.h"
+#include "config.h"
+#include "events.h"
+#include "meta.h"
+#include "module.h"
+#include "runtime.h"
+#include "userevent.h"
 #include "writer.h"
 
 /* The tid of the thread building a file, 0 when none: one dump at a time. */
@@ -269,18 +272,6 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   }
 }
 
-/* Entries (str reason, u64 count) written from `from` to the end of the buffer. */
-static uint32_t count_drop_entries(const hp_buf *b, size_t from) {
-  uint32_t n = 0;
-  if (b->failed) return 0;
-  for (size_t at = from; at + 4 <= b->len; n++) {
-    uint32_t len;
-    memcpy(&len, b->data + at, 4);
-    at += 4 + (size_t)len + 8;
-  }
-  return n;
-}
-
 static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_wall) {
   size_t at = hp_buf_section_begin(b, HP_SEC_THREAD);
   int ended = __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
@@ -336,7 +327,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   }
 
   size_t n_drop_at = b->len;
-  hp_buf_u32(b, 0); /* patched: the sampling module's entries are counted as written */
+  hp_buf_u32(b, 0); /* patched: the modules' entries are counted as written */
   uint32_t n_drop = 0;
   if (t->drops_depth) {
     hp_buf_str(b, "timers_nested_too_deep");
@@ -353,9 +344,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     hp_buf_u64(b, t->warnings_not_kept);
     n_drop++;
   }
-  size_t sample_drops_at = b->len;
-  hp_sample_write_drops(t, b);
-  n_drop += count_drop_entries(b, sample_drops_at);
+  n_drop += hp_modules_write_drops(t, b);
   hp_buf_patch_u32(b, n_drop_at, n_drop);
 
   uint32_t n_warn = t->n_warnings < HP_MAX_WARNINGS ? t->n_warnings : HP_MAX_WARNINGS;
@@ -406,10 +395,10 @@ int hp_dump(int why) {
   int me = (int)syscall(SYS_gettid), none = 0;
   if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
   int saved_errno = errno;
-  if (why != 2) hp_sample_stop_all();
+  hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
   hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
-  hp_sample_add_metadata();
+  hp_modules_add_metadata();
 
   hp_buf b = {0};
   hp_buf_bytes(&b, "HYPROFRW", 8);
@@ -418,8 +407,7 @@ int hp_dump(int why) {
   section_info(&b, why, now_wall);
   for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
   section_user_events(&b);
-  hp_sample_write_sections(&b);
-  hp_ompt_write_sections(&b);
+  hp_modules_write_sections(&b);
   /* Last, so that they hold everything the sections above name (see the file comment). */
   section_contexts(&b, hp_now_ns());
   section_events(&b);

@@ -17,15 +17,14 @@ typedef struct hp_buf {
   uint32_t sections;   /* sections ended so far (for the END section) */
 } hp_buf;
 
+/* The core's section tags. Each module defines its own (sampling: 6-8, the OpenMP tool: 9); all are
+ * listed in docs/raw-format.md, where a new module takes the next free number. */
 enum {
   HP_SEC_INFO = 1,
   HP_SEC_EVENTS = 2,
   HP_SEC_CONTEXTS = 3,
   HP_SEC_THREAD = 4,
   HP_SEC_USER_EVENTS = 5,
-  HP_SEC_SAMPLES = 6,
-  HP_SEC_MAPS = 7,
-  HP_SEC_SAMPLING = 8,
   HP_SEC_END = 0xFFFFFFFFu
 };
 

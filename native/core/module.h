@@ -1,0 +1,79 @@
+/* The seam between the core and its modules (sampling, the OpenMP tool, and the next ones: MPI,
+ * compiler instrumentation, counters). A module is one `hp_module`: a table of callbacks for the
+ * core's lifecycle events and for the raw file. The core calls them; it never names a module.
+ *
+ * Which modules a build has is the list in native/modules.c (static data: see there why no
+ * registration step runs at start-up). native/README.md has the picture and "how to add a module".
+ *
+ * Not on the seam, on purpose: the probe fast path (hyprof_start / hyprof_stop) and the sampling
+ * signal handler make no module call. A module reads the core's state directly (thread.h, stack.h)
+ * and keeps its per-thread data in its slot of hp_thread.module_data (one load from the thread
+ * state, safe in a signal handler).
+ */
+#ifndef HP_MODULE_H
+#define HP_MODULE_H
+
+#include <stdint.h>
+
+#include "runtime.h"
+#include "thread.h"
+#include "writer.h"
+
+/* A module keeps no per-thread data in hp_thread.module_data. */
+#define HP_NO_SLOT (-1)
+
+/* Every callback may be NULL. "Signal-safe" means async-signal-safe: no malloc, no lock, no stdio. */
+typedef struct hp_module {
+  const char *name;   /* in messages */
+  /* The index of hp_thread.module_data this module owns (a constant of the module's own; two modules
+   * may not share one: the core leaves the second out, with a warning), or HP_NO_SLOT. */
+  int thread_slot;
+
+  /* Once, at runtime start (in hp_init, after the configuration and the process metadata, before
+   * any thread state exists and before the core installs its exit and signal dumps), on the thread
+   * that started the runtime. */
+  void (*process_start)(void);
+  /* On a thread, just after its state was created (the main thread too), inside the tool. */
+  void (*thread_start)(hp_thread *t);
+  /* On a thread that ends (its pthread key destructor), inside the tool. Modules in reverse order. */
+  void (*thread_end)(hp_thread *t);
+  /* In a forked child, on the forking thread, after the core reset its own state: only that thread
+   * exists in the child. t is its state, NULL when it had none. */
+  void (*fork_child)(hp_thread *t);
+
+  /* At the start of every dump, once the dump is this thread's: stop what must not change while
+   * the file is written (why != HP_DUMP_FLUSH), refresh what may be stale (why != HP_DUMP_SIGNAL).
+   * Signal-safe when why == HP_DUMP_SIGNAL. */
+  void (*before_dump)(int why);
+  /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
+  void (*add_metadata)(void);
+  /* Write this module's drop counters of thread t, as entries (str reason, u64 count) of its THREAD
+   * section; return how many were written. Signal-safe. */
+  uint32_t (*write_drops)(const hp_thread *t, hp_buf *b);
+  /* Write this module's own sections (tags documented in docs/raw-format.md). They come after the
+   * THREAD and USER_EVENTS sections and before CONTEXTS and EVENTS, which therefore hold every
+   * context and event these name. Signal-safe. */
+  void (*write_sections)(hp_buf *b);
+} hp_module;
+
+/* The modules of this build, NULL-terminated, in the order they are called (native/modules.c). */
+extern const hp_module *const hp_modules[];
+
+/* One module may classify each sample (the OpenMP tool: its thread state and blame bookkeeping);
+ * the sampling module's handler calls it. Set and cleared by that module; NULL otherwise. The
+ * function must be signal-safe. Kept here, in the core, so that neither module includes the other. */
+extern uint32_t (*volatile hp_sample_state_hook)(hp_thread *t, uint64_t context, uint64_t value_ns);
+
+/* ---- called by the core only ---- */
+
+/* In hp_init: check the modules' slots, then every module's process_start. */
+void hp_modules_process_start(void);
+void hp_modules_thread_start(hp_thread *t);
+void hp_modules_thread_end(hp_thread *t);
+void hp_modules_fork_child(hp_thread *t);
+void hp_modules_before_dump(int why);
+void hp_modules_add_metadata(void);
+uint32_t hp_modules_write_drops(const hp_thread *t, hp_buf *b);
+void hp_modules_write_sections(hp_buf *b);
+
+#endif
