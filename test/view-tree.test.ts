@@ -8,7 +8,7 @@ import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { TauEvent } from '../src/output/tau-model.js';
 import { aggregateEvents } from '../src/view/aggregate.js';
 import { flameGraph, flameWidths } from '../src/view/flame.js';
-import { eventTree, selfValue, sourceOf, splitPath } from '../src/view/tree.js';
+import { eventTree, selfValue, sourceOf, splitPath } from '../src/output/event-tree.js';
 import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
 const ref = (v: string): string => join(tauReferenceDir, v);

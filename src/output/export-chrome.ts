@@ -5,8 +5,8 @@
  * samples beside its sub-timers) add up to more than the parent, they are scaled to fit so that
  * every event nests inside its parent.
  */
-import type { TreeNode } from '../view/tree.js';
-import { stackRoots } from '../view/tree.js';
+import type { TreeNode } from './event-tree.js';
+import { stackRoots } from './event-tree.js';
 import type { TauProfile } from './tau-model.js';
 import { selectThreads, threadName, threadTree, type ExportSelection } from './export-common.js';
 

@@ -2,11 +2,11 @@
  * What every exporter shares: choosing the metric and threads, and walking a thread's event tree
  * into stacks. A stack's frames are the timer path, then `[CONTEXT] x`, `[UNWIND] …` and
  * `[SAMPLE] …` frames, so the hybrid structure survives in tools that only know call stacks. Each
- * stack carries the value no deeper frame explains (view/tree.ts selfValue), so stacks sum to the
+ * stack carries the value no deeper frame explains (event-tree.ts selfValue), so stacks sum to the
  * thread's total without counting a sample twice.
  */
 import { UserError } from '../base/errors.js';
-import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from '../view/tree.js';
+import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from './event-tree.js';
 import { threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
 export const EXPORT_FORMATS = ['pprof', 'speedscope', 'chrome', 'collapsed'] as const;

@@ -7,7 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { Function as PFunction, Label, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
-import { sourceOf } from '../view/tree.js';
+import { sourceOf } from './event-tree.js';
 import type { TauProfile } from './tau-model.js';
 import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportSelection } from './export-common.js';
 

@@ -2,7 +2,7 @@
  * speedscope's file format (https://www.speedscope.app/file-format-schema.json): one "sampled"
  * profile per thread over shared frames; each stack is a sample weighted by its own value.
  */
-import { sourceOf } from '../view/tree.js';
+import { sourceOf } from './event-tree.js';
 import type { TauProfile } from './tau-model.js';
 import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportSelection } from './export-common.js';
 

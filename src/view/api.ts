@@ -7,7 +7,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { displayName, threadLabel, type TauEvent, type TauProfile } from '../output/tau-model.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
-import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from './tree.js';
+import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {

@@ -1,10 +1,11 @@
 /**
  * Flame graph data from the event tree: a node's width is its own unexplained value plus its
- * children's widths (tree.ts selfValue), so samples nest inside the timer they were taken in.
+ * children's widths (output/event-tree.ts selfValue), so samples nest inside the timer they were
+ * taken in.
  * The server prunes what would be narrower than a pixel and bounds the node count, so a profile
  * with 100,000 events still sends a small answer.
  */
-import { selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from './tree.js';
+import { selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../output/event-tree.js';
 
 export interface FlameNode {
   name: string;

@@ -4,7 +4,7 @@
  * timer's path, so they unfold under the timer they were taken in. The viewer, the flame graph and
  * every exporter walk this tree, so they agree on structure and values.
  */
-import { displayName, type TauEvent } from '../output/tau-model.js';
+import { displayName, type TauEvent } from './tau-model.js';
 
 export type NodeKind = 'timer' | 'context' | 'unwind' | 'sample';
 
