@@ -1,11 +1,11 @@
 {
   # One set of C sources, built twice: libhyprof.so (the C ABI programs link with -lhyprof or get
-  # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime. The sources are
-  # the core, each module's folder, and native/modules.c, the list of those modules (native/README.md).
+  # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime. The C sources are
+  # every .c of native/ but the addon: the core, each module's folder, and native/modules.c, the list
+  # of those modules (native/README.md).
   "variables": {
     "hyprof_c_sources": [
-      "<!@(find native/core native/sample native/ompt -maxdepth 1 -name '*.c' | sort)",
-      "native/modules.c"
+      "<!@(find native -name '*.c' -not -path 'native/addon/*' | sort)"
     ],
     "hyprof_has_papi": "<!(test -f /usr/include/papi.h && echo 1 || echo 0)"
   },

@@ -7,18 +7,18 @@
  * both be reached through RTLD_NEXT.
  */
 import test from 'ava';
-import { existsSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, repoRoot, tmpDir } from './helpers/native.js';
-import { readdirSync } from 'node:fs';
 import { runSampled } from './sampling-support.js';
 
-// the sources binding.gyp builds the runtime from: the core, its modules, and their list
-const sources = (dir: string) =>
-  (existsSync(join(repoRoot, 'native', dir)) ? readdirSync(join(repoRoot, 'native', dir)) : [])
-    .filter((f) => f.endsWith('.c'))
-    .map((f) => join(repoRoot, 'native', dir, f));
-const runtimeSources = () => [...sources('core'), ...sources('sample'), ...sources('ompt'), join(repoRoot, 'native', 'modules.c')];
+// the sources binding.gyp builds the runtime from: every .c of native/ but the addon's (the core,
+// each module, and native/modules.c, their list)
+const runtimeSources = (): string[] =>
+  (readdirSync(join(repoRoot, 'native'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.c') && !f.startsWith('addon'))
+    .sort()
+    .map((f) => join(repoRoot, 'native', f));
 
 function build(name: string, sanitize: string): string {
   return compileC(name, [...runtimeSources(), 'sample_stress.c'], {
