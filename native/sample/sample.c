@@ -111,7 +111,8 @@ static void thread_start(hp_thread *t) {
   stack_bounds(st);
   /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed) */
   hp_maps_refresh();
-  __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], st, __ATOMIC_RELEASE);   /* visible before the first signal */
+  /* published before the first signal can arrive */
+  __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], st, __ATOMIC_RELEASE);
   start_thread_sampling(t, st);
 }
 
