@@ -1,6 +1,8 @@
 /* Probe cost: nanoseconds per start/stop pair, by handle and by name, on 1 and 2 threads, next to the
  * same loop uninstrumented and next to two reads of the runtime's clock (the floor a timer cannot go
- * below). Usage: probe-cost [pairs]   (default 10,000,000). Prints one line per case: "<case> <ns>". */
+ * below). Usage: probe-cost [pairs]   (default 10,000,000). Prints one line per case:
+ * "<case> <wall ns> <cpu ns>": wall time per pair per thread (threads run at once), and each loop
+ * thread's own CPU time per pair (averaged over the threads; less sensitive to other load). */
 #include <hyprof.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +15,12 @@ static volatile unsigned long sink;
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -53,12 +61,30 @@ static void *loop_named(void *arg) {
   return arg;
 }
 
-static double run(void *(*fn)(void *), int threads) {
+/* A loop on its own thread, timed in that thread's CPU time (thread creation excluded). */
+struct job {
+  void *(*fn)(void *);
+  double cpu_s;
+};
+
+static void *timed(void *p) {
+  struct job *j = p;
+  double c0 = thread_cpu_s();
+  j->fn(NULL);
+  j->cpu_s = thread_cpu_s() - c0;
+  return NULL;
+}
+
+static void run(void *(*fn)(void *), int threads, double *wall_ns, double *cpu_ns) {
   pthread_t t[2];
+  struct job jobs[2] = {{fn, 0}, {fn, 0}};
   double t0 = now_s();
-  for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, fn, NULL);
+  for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, timed, &jobs[i]);
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
-  return (now_s() - t0) * 1e9 / (double)pairs; /* per pair per thread (threads run in parallel) */
+  *wall_ns = (now_s() - t0) * 1e9 / (double)pairs; /* per pair per thread (threads run in parallel) */
+  double cpu = 0;
+  for (int i = 0; i < threads; i++) cpu += jobs[i].cpu_s;
+  *cpu_ns = cpu / threads * 1e9 / (double)pairs;
 }
 
 int main(int argc, char **argv) {
@@ -69,7 +95,10 @@ int main(int argc, char **argv) {
   } cases[] = {{"uninstrumented", loop_plain}, {"clock_floor", loop_clock}, {"by_handle", loop_handle},
                {"by_name", loop_named}};
   for (int threads = 1; threads <= 2; threads++)
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-      printf("%s_%dt %.2f\n", cases[c].name, threads, run(cases[c].fn, threads));
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+      double wall, cpu;
+      run(cases[c].fn, threads, &wall, &cpu);
+      printf("%s_%dt %.2f %.2f\n", cases[c].name, threads, wall, cpu);
+    }
   return 0;
 }
