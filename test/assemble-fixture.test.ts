@@ -159,8 +159,8 @@ function withSamples(f: Fixture, unwind: boolean): Fixture {
   f.sampling = { unwind, depth: 10 };
   f.maps = [];
   f.threads[0].samples = [
-    { context: P, count: 3, values: [3_000_000], pcs: [0x100n, 0x200n] },
-    { context: P, count: 2, values: [2_500_000], pcs: [0x100n, 0x200n] },
+    { context: P, count: 3, values: [2_400_000], pcs: [0x100n, 0x200n] },
+    { context: P, count: 2, values: [2_000_000], pcs: [0x100n, 0x200n] },
     { context: N, count: 1, values: [1_000_000], pcs: [0x300n, 0x400n] },
   ];
   return f;
@@ -179,13 +179,16 @@ test('sample nodes without unwinding: CONTEXT and SAMPLE entries, timers untouch
   const a = assemble(withSamples(matmult(), false), { resolve: fakeSymbols, keepAddresses: true });
   const ev = a.threads[0][0].events;
   t.is(a.samples, 6);
-  // Samples are partitioned by parameter value: the context is the specialised timer.
-  t.deepEqual(line(ev, '[CONTEXT] matrixMultiply  [ <size> = <128> ]  '), [5, 0, 0, 5500, 'TAU_SAMPLE_CONTEXT']);
+  // Samples are partitioned by parameter value: the specialised context's [CONTEXT] node hangs under
+  // its timer (never under a second copy of the timer).
+  t.deepEqual(line(ev, '[CONTEXT] matrixMultiply  [ <size> = <128> ]  '), [5, 0, 0, 4400, 'TAU_SAMPLE_CONTEXT']);
   t.is(line(ev, '[CONTEXT] matrixMultiply'), undefined);
-  t.deepEqual(line(ev, 'matrixMultiply  [ <size> = <128> ]  => [CONTEXT] matrixMultiply  [ <size> = <128> ]  '), [5, 0, 0, 5500, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH']);
-  t.deepEqual(line(ev, '[SAMPLE] add [{m.c} {14}]'), [5, 0, 5500, 5500, 'TAU_SAMPLE']);
-  t.deepEqual(line(ev, 'matrixMultiply  [ <size> = <128> ]  => [CONTEXT] matrixMultiply  [ <size> = <128> ]  => [SAMPLE] add [{m.c} {14}]'), [5, 0, 5500, 5500, 'TAU_SAMPLE|TAU_CALLPATH']);
+  t.deepEqual(line(ev, 'matrixMultiply  => [CONTEXT] matrixMultiply  [ <size> = <128> ]  '), [5, 0, 0, 4400, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH']);
+  t.false(ev.some((e) => e.name.startsWith('matrixMultiply  [ <size> = <128> ]  =>')));
+  t.deepEqual(line(ev, '[SAMPLE] add [{m.c} {14}]'), [5, 0, 4400, 4400, 'TAU_SAMPLE']);
+  t.deepEqual(line(ev, 'matrixMultiply  => [CONTEXT] matrixMultiply  [ <size> = <128> ]  => [SAMPLE] add [{m.c} {14}]'), [5, 0, 4400, 4400, 'TAU_SAMPLE|TAU_CALLPATH']);
   t.deepEqual(line(ev, '[CONTEXT] inner'), [1, 0, 0, 1000, 'TAU_SAMPLE_CONTEXT']);
+  t.deepEqual(line(ev, 'inner  => [CONTEXT] inner'), [1, 0, 0, 1000, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH']);
   t.deepEqual(line(ev, '[SAMPLE] UNRESOLVED /lib/libc.so.6 ADDR 0x300'), [1, 0, 1000, 1000, 'TAU_SAMPLE']);
   t.false(ev.some((e) => e.name.includes('[UNWIND]')));
   t.false(ev.some((e) => e.name.includes('[SUMMARY]')));
@@ -195,18 +198,35 @@ test('sample nodes without unwinding: CONTEXT and SAMPLE entries, timers untouch
 
 test('sample nodes with unwinding and callpaths: UNWIND chains, prefixes, inlined frames', (t) => {
   const ev = assemble(withSamples(matmult(), true), { resolve: fakeSymbols, callpath: true, callpathDepth: 2 }).threads[0][0].events;
-  const ctx = 'Iteration 0 => matrixMultiply  [ <size> = <128> ]  => [CONTEXT] matrixMultiply  [ <size> = <128> ]';
-  t.deepEqual(line(ev, `${ctx}  `), [5, 0, 0, 5500, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH']);
+  const ctx = 'Iteration 0 => matrixMultiply  => [CONTEXT] matrixMultiply  [ <size> = <128> ]';
+  t.deepEqual(line(ev, `${ctx}  `), [5, 0, 0, 4400, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH']);
   const u1 = '[UNWIND] m.c.20 [@] matrixMultiply [{m.c} {28}]';
   const u2 = '[UNWIND] m.c.14 [@] mul [{m.c} {20}]';
-  t.deepEqual(line(ev, u1), [5, 0, 0, 5500, 'TAU_UNWIND']);
-  t.deepEqual(line(ev, u2), [5, 0, 0, 5500, 'TAU_UNWIND']);
-  t.deepEqual(line(ev, `${ctx}  => ${u1}`), [5, 0, 0, 5500, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
-  t.deepEqual(line(ev, `${ctx}  => ${u1} => ${u2}`), [5, 0, 0, 5500, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
-  t.deepEqual(line(ev, `${ctx}  => ${u1} => ${u2} => [SAMPLE] add [{m.c} {14}]`), [5, 0, 5500, 5500, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
-  // An unresolved caller and callee, addresses not kept.
-  const inner = 'matrixMultiply  [ <size> = <128> ] => inner  => [CONTEXT] inner';
+  t.deepEqual(line(ev, u1), [5, 0, 0, 4400, 'TAU_UNWIND']);
+  t.deepEqual(line(ev, u2), [5, 0, 0, 4400, 'TAU_UNWIND']);
+  t.deepEqual(line(ev, `${ctx}  => ${u1}`), [5, 0, 0, 4400, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
+  t.deepEqual(line(ev, `${ctx}  => ${u1} => ${u2}`), [5, 0, 0, 4400, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
+  t.deepEqual(line(ev, `${ctx}  => ${u1} => ${u2} => [SAMPLE] add [{m.c} {14}]`), [5, 0, 4400, 4400, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
+  // An unresolved caller and callee, addresses not kept; inner's path names its timer, not the
+  // specialisation it ran in.
+  const inner = 'matrixMultiply => inner  => [CONTEXT] inner';
   t.deepEqual(line(ev, `${inner}  => [UNWIND] UNRESOLVED [@] UNRESOLVED /lib/libc.so.6 => [SAMPLE] UNRESOLVED /lib/libc.so.6`), [1, 0, 1000, 1000, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
+});
+
+test('samples never add up to more than their context exclusive time: they are scaled down to it', (t) => {
+  const f = withSamples(matmult(), false);
+  // 6 ms of samples in the specialised context, which ran 5 ms exclusive; 1 ms in its timer outside
+  // the specialisation, which has no exclusive time left (the specialisation covers all of it).
+  f.threads[0].samples = [
+    { context: P, count: 6, values: [6_000_000], pcs: [0x100n] },
+    { context: T, count: 1, values: [1_000_000], pcs: [0x100n] },
+  ];
+  const ev = assemble(f, { resolve: fakeSymbols }).threads[0][0].events;
+  t.deepEqual(line(ev, '[CONTEXT] matrixMultiply  [ <size> = <128> ]  '), [6, 0, 0, 5000, 'TAU_SAMPLE_CONTEXT']);
+  t.deepEqual(line(ev, '[CONTEXT] matrixMultiply'), [1, 0, 0, 0, 'TAU_SAMPLE_CONTEXT']);
+  t.deepEqual(line(ev, '[SAMPLE] add [{m.c} {14}]'), [7, 0, 5000, 5000, 'TAU_SAMPLE']);
+  // Timers are never changed by samples.
+  t.deepEqual(line(ev, 'matrixMultiply'), [3, 3, 5000, 8000, 'TAU_USER']);
 });
 
 test('metadata, user events, open timers, drops and warnings', (t) => {

@@ -67,7 +67,8 @@ function sampleThread(thread: number): TauThreadProfile {
       { name: '.TAU application', calls: 1, subrs: 1, excl: 12, incl: 2707486, group: 'TAU_UTILITY' },
       { name: 'a <b> & "c"', calls: 3, subrs: 0, excl: 1.5e-7, incl: 1.25e21, group: 'TAU_USER' },
       { name: 'f  [ <n> = <3> ]  ', calls: 2, subrs: 0, excl: 0.1, incl: 0.3, group: 'TAU_PARAM | TAU_USER' },
-      { name: 'never called', calls: 0, subrs: 0, excl: 0, incl: 0, group: 'TAU_USER' },
+      // A derived entry (docs/assembly.md): a context the thread entered only below, 0 calls.
+      { name: 'entered below', calls: 0, subrs: 2, excl: 0, incl: 0.3, group: 'TAU_USER' },
     ],
     userEvents: [
       { name: 'bytes', count: 4, max: 1e300, min: -2.5, mean: 3.125, sumsqr: 1e-300 },
@@ -84,18 +85,19 @@ function sampleThread(thread: number): TauThreadProfile {
 test('writer output follows the format line by line', (t) => {
   const text = formatThreadProfile(sampleThread(0));
   const lines = text.split('\n');
-  t.is(lines[0], '3 templated_functions_MULTI_TIME');
+  t.is(lines[0], '4 templated_functions_MULTI_TIME');
   t.true(lines[1].startsWith('# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name>'));
   t.true(lines[1].includes('<value>./app --x "&lt;1&gt;" &amp; y second line</value>'));
   t.is(lines[2], '".TAU application" 1 1 12 2707486 0 GROUP="TAU_UTILITY" ');
   t.is(lines[3], `"a <b> & 'c'" 3 0 1.5E-07 1.25E+21 0 GROUP="TAU_USER" `);
   t.is(lines[4], '"f  [ <n> = <3> ]  " 2 0 0.1 0.3 0 GROUP="TAU_PARAM | TAU_USER" ');
-  t.is(lines[5], '0 aggregates');
-  t.is(lines[6], '1 userevents');
-  t.is(lines[7], '# eventname numevents max min mean sumsqr');
-  t.is(lines[8], '"bytes" 4 1E+300 -2.5 3.125 1E-300');
-  t.is(lines[9], '');
-  t.is(lines.length, 10);
+  t.is(lines[5], '"entered below" 0 2 0 0.3 0 GROUP="TAU_USER" ');
+  t.is(lines[6], '0 aggregates');
+  t.is(lines[7], '1 userevents');
+  t.is(lines[8], '# eventname numevents max min mean sumsqr');
+  t.is(lines[9], '"bytes" 4 1E+300 -2.5 3.125 1E-300');
+  t.is(lines[10], '');
+  t.is(lines.length, 11);
 });
 
 test('writer → reader round trip is exact (one and several metrics)', (t) => {
@@ -108,7 +110,7 @@ test('writer → reader round trip is exact (one and several metrics)', (t) => {
   t.deepEqual(back.metrics, ['TIME']);
   const expectThread = (th: TauThreadProfile) => ({
     ...th,
-    events: th.events.filter((e) => e.calls > 0).map((e) => ({ ...e, name: e.name.replace(/"/g, "'") })),
+    events: th.events.map((e) => ({ ...e, name: e.name.replace(/"/g, "'") })),
     userEvents: th.userEvents.filter((u) => u.count > 0),
     metadata: th.metadata.map(([k, v]) => [k, v.replace(/\n/g, ' ')]),
   });
@@ -121,7 +123,7 @@ test('writer → reader round trip is exact (one and several metrics)', (t) => {
   t.deepEqual(readdirSync(dir2).sort(), ['MULTI__PAPI_TOT_CYC', 'MULTI__TIME']);
   const back2 = readTauProfileDir(dir2);
   t.deepEqual(back2.metrics.sort(), ['PAPI_TOT_CYC', 'TIME']);
-  t.is(readFileSync(join(dir2, 'MULTI__PAPI_TOT_CYC', 'profile.0.0.0'), 'utf8').split('\n')[0], '3 templated_functions_MULTI_PAPI_TOT_CYC');
+  t.is(readFileSync(join(dir2, 'MULTI__PAPI_TOT_CYC', 'profile.0.0.0'), 'utf8').split('\n')[0], '4 templated_functions_MULTI_PAPI_TOT_CYC');
 });
 
 test('a failing write leaves no partial output', (t) => {

@@ -27,6 +27,8 @@ export interface SampleOptions {
   /** Write [UNWIND] chains (the raw file's sampling configuration had unwinding on). */
   unwind: boolean;
   resolve: (pc: bigint, isReturn: boolean) => Resolution;
+  /** Per-metric factor for a context's sample values (assemble-values.ts); absent: 1. */
+  scale?: (context: bigint) => number[] | undefined;
 }
 
 /** The frames of one record, innermost first; inlined functions are frames of their own. */
@@ -67,17 +69,20 @@ export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSamp
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
-    // The specialised name: samples of "matrixMultiply  [ <size> = <512> ]  " stay apart per size.
+    const f = opts.scale?.(r.context);
+    const values = f ? r.values.map((v, m) => v * f[m]) : r.values;
+    // The specialised name under its timer's path: samples of "matrixMultiply  [ <size> = <512> ]  "
+    // stay apart per size, as a [CONTEXT] child of matrixMultiply.
     const ctxName = tree.name(tree.context(r.context).event);
     const ctxNode = `[CONTEXT] ${ctxName}`;
-    // Trailing spaces of a specialised name ("...]  ") are not doubled before the joining "  => ".
+    // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
     const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}${ctxNode}`;
-    table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, r.values);
-    table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, r.values);
+    table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
+    table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
 
     const frames = framesOf(r, opts);
     const leaf = sampleName(frames[0], opts.keepAddresses);
-    table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, r.values, r.values);
+    table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, values, values);
 
     // Unwound callers, outermost first.
     const unwinds: string[] = [];
@@ -86,15 +91,15 @@ export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSamp
     const seen = new Set<string>();
     unwinds.forEach((u, i) => {
       path += i === 0 ? u : `${PATH_JOIN}${u}`;
-      table.add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, zero, r.values);
+      table.add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
       // A frame twice in one chain (recursion) counts once in its flat entry.
       if (!seen.has(u)) {
         seen.add(u);
-        table.add(u, 'TAU_UNWIND', Infinity, r.count, 0, zero, r.values);
+        table.add(u, 'TAU_UNWIND', Infinity, r.count, 0, zero, values);
       }
     });
     const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
-    table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, r.values, r.values);
+    table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, values, values);
   }
   return total;
 }

@@ -9,11 +9,14 @@ import { EventKind, type RawContext, type RawProcess } from '../samples/raw-mode
 import { sanitizeName } from './tau-writer.js';
 
 export const PATH_JOIN = ' => ';
+/** How TAU's readers split an event path (TAU writes two spaces before a [CONTEXT] part). */
+export const PATH_SPLIT = /\s+=>\s+/;
 
 export class ContextTree {
   private readonly pathMemo = new Map<bigint, number[]>();
   private readonly specialisedMemo = new Map<bigint, number[]>();
   private readonly nameMemo = new Map<string, string>();
+  private childIndex: Map<string, bigint> | undefined;
   readonly hasPhases: boolean;
 
   constructor(private readonly proc: RawProcess) {
@@ -25,6 +28,15 @@ export class ContextTree {
     // The reader checked every context reference; reaching here means a defect, not bad input.
     if (!ctx) throw new Error(`context 0x${c.toString(16)} missing from ${this.proc.file}`);
     return ctx;
+  }
+
+  /** The context of `event` directly under `parent`, when the process has one. */
+  child(parent: bigint, event: number): bigint | undefined {
+    if (!this.childIndex) {
+      this.childIndex = new Map();
+      for (const c of this.proc.contexts.values()) this.childIndex.set(`${c.parent}:${c.event}`, c.context);
+    }
+    return this.childIndex.get(`${parent}:${event}`);
   }
 
   /** A parameter specialisation's timer; any other event itself. */

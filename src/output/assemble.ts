@@ -16,7 +16,8 @@
  */
 import { EventKind, INFO_FORKED_CHILD, INFO_NODE_SET, INFO_RUN_ROOT, type RawProcess, type RawThread } from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
-import { ContextTree } from './assemble-tree.js';
+import { ContextTree, PATH_SPLIT } from './assemble-tree.js';
+import { threadValues, type ThreadValues } from './assemble-values.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
@@ -94,19 +95,23 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
 
   for (const t of proc.threads) {
     const table = new EntryTable(metrics.length);
-    addTimers(proc, tree, t, table, cp);
-    // Sample contexts keep parameter specialisations: samples are partitioned by parameter value.
+    const values = threadValues(proc, tree, t);
+    addTimers(proc, tree, values, table, cp);
+    // A sample context hangs under its timer's path; a parameter specialisation keeps its own
+    // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
     const contextPath = (c: bigint): string => {
-      if (cp.on) return tree.pathName(c, cp.depth, true);
-      if (tree.hasPhases) return tree.phasePathName(c, true) ?? tree.name(tree.context(c).event);
-      return tree.name(tree.context(c).event);
+      if (cp.on) return tree.pathName(c, cp.depth);
+      if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
+      return tree.name(tree.base(tree.context(c).event));
     };
     samples += addSamples(proc, tree, t.samples, table, {
       contextPath,
       keepAddresses: opts.keepAddresses ?? false,
       unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
       resolve: opts.resolve,
+      scale: (c) => values.sampleScale.get(c),
     });
+    table.pruneDerived(PATH_SPLIT);
     for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;
     for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
     const userEvents = userEventsOf(proc, t);
@@ -116,7 +121,7 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
         context,
         thread: t.index,
         metric,
-        events: table.events(m, metricDivisor(metric), true).filter((e) => e.calls > 0),
+        events: table.events(m, metricDivisor(metric), true),
         userEvents,
         metadata: threadMetadata(proc, t, metric, tree),
       });
@@ -125,34 +130,34 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
   return { threads, metrics, node, context, samples, drops, warnings };
 }
 
-function addTimers(proc: RawProcess, tree: ContextTree, t: RawThread, table: EntryTable, cp: { on: boolean; depth: number }): void {
-  for (const s of t.stats) {
-    const ctx = tree.context(s.context);
+function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
+  for (const v of values.contexts) {
+    const ctx = tree.context(v.context);
     const ev = ctx.event;
     const kind = proc.events[ev].kind;
     const isParam = kind === EventKind.PARAM;
     const baseEv = tree.base(ev);
     // Recursion: an ancestor of the same event already holds this context's inclusive value.
-    const nested = tree.hasAncestor(s.context, (a) => (isParam ? a.event === ev : tree.base(a.event) === ev));
-    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, s.calls, s.childCalls, s.excl, nested ? null : s.incl);
+    const nested = tree.hasAncestor(v.context, (a) => (isParam ? a.event === ev : tree.base(a.event) === ev));
+    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, v.calls, v.subrs, v.excl, nested ? null : v.incl, v.derived);
     if (isParam || kind === EventKind.ROOT) continue;
 
     let pathName: string | null = null;
     let sameAs: ((c: bigint) => string | null) | null = null;
     if (cp.on) {
-      if (tree.pathIds(s.context).length > 1 && cp.depth > 1) {
-        pathName = tree.pathName(s.context, cp.depth);
+      if (tree.pathIds(v.context).length > 1 && cp.depth > 1) {
+        pathName = tree.pathName(v.context, cp.depth);
         sameAs = (c) => tree.pathName(c, cp.depth);
       }
     } else if (tree.hasPhases) {
-      pathName = tree.phasePathName(s.context);
+      pathName = tree.phasePathName(v.context);
       sameAs = (c) => tree.phasePathName(c);
     }
     if (pathName === null || sameAs === null) continue;
     const name = pathName;
     const key = sameAs;
-    const pathNested = tree.hasAncestor(s.context, (a) => key(a.context) === name);
-    table.add(name, tree.pathGroup(baseEv), baseEv, s.calls, s.childCalls, s.excl, pathNested ? null : s.incl);
+    const pathNested = tree.hasAncestor(v.context, (a) => key(a.context) === name);
+    table.add(name, tree.pathGroup(baseEv), baseEv, v.calls, v.subrs, v.excl, pathNested ? null : v.incl, v.derived);
   }
 }
 

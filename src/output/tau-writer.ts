@@ -38,7 +38,7 @@ export function profileFileName(t: Pick<TauThreadProfile, 'node' | 'context' | '
 /** The text of one profile file. */
 export function formatThreadProfile(t: TauThreadProfile): string {
   const file = profileFileName(t);
-  const events = t.events.filter((e) => e.calls > 0);
+  const events = t.events;
   const out: string[] = [];
   out.push(`${events.length} templated_functions_MULTI_${t.metric}`);
   const meta = t.metadata
