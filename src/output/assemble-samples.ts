@@ -13,6 +13,7 @@ import type { RawProcess, RawSample } from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
+import type { ModuleCollector } from './modules-file.js';
 import { sanitizeName } from './tau-writer.js';
 
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
@@ -29,6 +30,8 @@ export interface SampleOptions {
   resolve: (pc: bigint, isReturn: boolean) => Resolution;
   /** Per-metric factor for a context's sample values (assemble-values.ts); absent: 1. */
   scale?: (context: bigint) => number[] | undefined;
+  /** Told the object file of every named frame (modules.json, for exporters). */
+  modules?: ModuleCollector;
 }
 
 /** The frames of one record, innermost first; inlined functions are frames of their own. */
@@ -37,8 +40,15 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   const pcs = opts.unwind ? r.pcs : r.pcs.slice(0, 1);
   pcs.forEach((pc, i) => {
     const res = opts.resolve(pc, i > 0);
-    if (res.resolved) for (const f of res.frames) out.push({ ok: true, ...f });
-    else out.push({ ok: false, module: res.module, address: res.address });
+    if (res.resolved) {
+      for (const f of res.frames) {
+        out.push({ ok: true, ...f });
+        if (res.module) opts.modules?.note(sanitizeName(f.function), sanitizeName(f.file), res.module, res.buildId ?? '');
+      }
+    } else {
+      out.push({ ok: false, module: res.module, address: res.address });
+      if (res.module.startsWith('/')) opts.modules?.module(res.module, res.buildId ?? '');
+    }
   });
   if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
   return opts.unwind ? out : out.slice(0, 1);

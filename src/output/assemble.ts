@@ -21,6 +21,7 @@ import { threadValues, type ThreadValues } from './assemble-values.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
+import type { ModuleCollector } from './modules-file.js';
 import type { TauThreadProfile, TauUserEvent } from './tau-model.js';
 
 export interface AssembleOptions {
@@ -34,6 +35,8 @@ export interface AssembleOptions {
   resolve: (pc: bigint, isReturn: boolean) => Resolution;
   /** True when another process of the same resolve is a `hyprof run` root (see numbering above). */
   underRun?: boolean;
+  /** Told the object file of every sampled function (modules.json). */
+  modules?: ModuleCollector;
 }
 
 export interface AssembledProcess {
@@ -110,6 +113,7 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
       unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
       resolve: opts.resolve,
       scale: (c) => values.sampleScale.get(c),
+      modules: opts.modules,
     });
     table.pruneDerived(PATH_SPLIT);
     for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;

@@ -111,9 +111,10 @@ export function buildTree(events: readonly TauEvent[]): EventTree {
     const e = flat.get(r.name);
     if (r.derived && e) assign(r, e);
   }
-  // Flat events that no path mentions are trees of their own (flat profiles, parameter profiles).
+  // Flat events that no path mentions are trees of their own (flat profiles). Parameter profiles are
+  // not: they repeat their timer's time, and their samples hang under the timer as [CONTEXT] nodes.
   for (const [name, e] of flat) {
-    if (!inPaths.has(name)) assign(node([name], 0), e);
+    if (!inPaths.has(name) && !isParamEvent(e.group)) assign(node([name], 0), e);
   }
   graftTruncatedPaths(roots, nodes);
   fillDerived(roots);
@@ -124,8 +125,9 @@ export function buildTree(events: readonly TauEvent[]): EventTree {
 
 /**
  * Depth-limited event paths (TAU_CALLPATH_DEPTH) start below the root: `main => f` beside
- * `.TAU application => main`. When the root name occurs exactly once elsewhere, as a leaf, the
- * place is unambiguous and the truncated tree is hung there.
+ * `.TAU application => main`. When the root name occurs exactly once elsewhere, as a node without
+ * timers below it (its samples may be there), the place is unambiguous and the truncated tree is
+ * hung there.
  */
 function graftTruncatedPaths(roots: TreeNode[], nodes: TreeNode[]): void {
   const byName = new Map<string, TreeNode[]>();
@@ -135,15 +137,18 @@ function graftTruncatedPaths(roots: TreeNode[], nodes: TreeNode[]): void {
     if (list) list.push(n);
     else byName.set(n.name, [n]);
   }
-  // A graft only gives a leaf children, which never makes another graft possible, so passes
-  // end quickly; each pass is linear in the number of roots.
+  // A graft only gives timers to a node that had none, which never makes another graft possible, so
+  // passes end quickly; each pass is linear in the number of roots.
   for (let changed = true; changed; ) {
     changed = false;
     for (let i = roots.length - 1; i >= 0; i--) {
       const r = roots[i];
       if (r.children.length === 0) continue;
-      const at = byName.get(r.name);
-      if (!at || at.length !== 1 || at[0].children.length > 0 || isUnder(at[0], r)) continue;
+      // Recursion (`f => f` at depth 2) names r below r itself: those places do not count.
+      const at = (byName.get(r.name) ?? []).filter((n) => !isUnder(n, r));
+      if (at.length !== 1 || at[0].children.some((c) => c.kind === 'timer')) continue;
+      const taken = new Set(at[0].children.map((c) => c.name));
+      if (r.children.some((c) => taken.has(c.name))) continue;
       for (const c of r.children) reparent(c, at[0]);
       r.children = [];
       roots.splice(i, 1);
@@ -215,4 +220,27 @@ export function stackRoots(tree: EventTree): TreeNode[] {
 /** Build and index in one step: what callers want. */
 export function eventTree(events: readonly TauEvent[]): EventTree {
   return indexTree(buildTree(events));
+}
+
+const widths = new WeakMap<EventTree, Map<TreeNode, number>>();
+
+/**
+ * Flame-graph width of every node of a tree (computed once per tree): its own unexplained value plus
+ * its children's widths, so samples nest inside the timer they were taken in. The viewer's flame
+ * graph and the chrome export lay nodes out by it.
+ */
+export function flameWidths(tree: EventTree): Map<TreeNode, number> {
+  let w = widths.get(tree);
+  if (w) return w;
+  w = new Map();
+  const m = w;
+  const walk = (n: TreeNode): number => {
+    let v = selfValue(n);
+    for (const c of n.children) v += walk(c);
+    m.set(n, v);
+    return v;
+  };
+  for (const r of tree.roots) walk(r);
+  widths.set(tree, m);
+  return m;
 }

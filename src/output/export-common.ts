@@ -1,13 +1,14 @@
 /**
  * What every exporter shares: choosing the metric and threads, and walking a thread's event tree
- * into stacks. A stack's frames are the timer path, then `[CONTEXT] x`, `[UNWIND] …` and
- * `[SAMPLE] …` frames, so the hybrid structure survives in tools that only know call stacks. Each
- * stack carries the value no deeper frame explains (event-tree.ts selfValue), so stacks sum to the
- * thread's total without counting a sample twice.
+ * into stacks. A stack's frames are the timer path (phases, parameter values), then the sampled code:
+ * the unwound callers and the sampled function, named by function with their source lines (no TAU
+ * `[CONTEXT]` / `[UNWIND]` / `[SAMPLE]` prefixes), so the hybrid structure survives in tools that
+ * only know call stacks. Each stack carries the value no deeper frame explains (event-tree.ts
+ * selfValue), so stacks sum to the thread's total without counting a sample twice.
  */
 import { UserError } from '../base/errors.js';
 import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from './event-tree.js';
-import { threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
 export const EXPORT_FORMATS = ['pprof', 'speedscope', 'chrome', 'collapsed'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -54,24 +55,67 @@ export function selectThreads(profile: TauProfile, sel: ExportSelection): Select
   return { metric: profile.metrics[metricIndex], metricIndex, threads };
 }
 
+/** A frame as exporters write it: timers by name, sampled code by function and source line. */
+export interface ExportFrame {
+  /** Timer name, parameter specialisation, or function (`UNRESOLVED <module>` when unknown). */
+  name: string;
+  /** Source position of sampled code (not of timers). */
+  file?: string;
+  line?: number;
+  kind: 'timer' | 'context' | 'code';
+}
+
 export interface Stack {
   /** Root first. */
-  frames: TreeNode[];
+  frames: ExportFrame[];
   /** Value no deeper frame explains. */
   value: number;
   calls: number;
 }
 
+/** `f [{file} {line}]` → its parts (TAU's way of writing a source position). */
+function codeFrame(text: string): ExportFrame {
+  const m = /^(.*?) \[\{([^{}]*)\} \{(\d+)(?:, *\d+)?\}\]\s*$/.exec(text);
+  if (!m) return { name: displayName(text), kind: 'code' };
+  return { name: displayName(m[1]), file: m[2], line: Number(m[3]), kind: 'code' };
+}
+
+/**
+ * A tree node as an export frame, or null when it adds nothing: `[SAMPLE] f [{file} {line}]` is
+ * function f at that line; `[UNWIND] <callee> [@] g [{file} {line}]` is its caller g at the call
+ * site; `[CONTEXT] t` under timer t is t itself (left out), a parameter specialisation
+ * `[CONTEXT] t [ <p> = <v> ]` is a frame of its own, so the value stays visible.
+ */
+export function exportFrame(n: TreeNode): ExportFrame | null {
+  const strip = (prefix: string) => n.name.slice(prefix.length).trim();
+  switch (n.kind) {
+    case 'timer':
+      return { name: n.name, kind: 'timer' };
+    case 'context': {
+      const name = strip('[CONTEXT]');
+      return n.parent && n.parent.name === name ? null : { name, kind: 'context' };
+    }
+    case 'sample':
+      return codeFrame(strip('[SAMPLE]'));
+    case 'unwind': {
+      const text = strip('[UNWIND]');
+      const at = text.lastIndexOf(' [@] ');
+      return codeFrame(at >= 0 ? text.slice(at + 5) : text);
+    }
+  }
+}
+
 /** Every node with a value of its own, as a stack; deterministic order (tree order). */
 export function stacksOf(tree: EventTree): Stack[] {
   const out: Stack[] = [];
-  const path: TreeNode[] = [];
+  const path: ExportFrame[] = [];
   const walk = (n: TreeNode): void => {
-    path.push(n);
+    const f = exportFrame(n);
+    if (f) path.push(f);
     const v = selfValue(n);
     if (v > 0) out.push({ frames: [...path], value: v, calls: n.calls });
     for (const c of n.children) walk(c);
-    path.pop();
+    if (f) path.pop();
   };
   for (const r of stackRoots(tree)) walk(r);
   return out;

@@ -1,19 +1,91 @@
 /**
- * Google pprof (profile.proto, gzip-compressed) through the pprof-format package. Every stack of
- * every selected thread is one sample with two values — calls as TAU counts them (samples, for
- * [SAMPLE] frames) and the metric (nanoseconds for time metrics, else the count) — and a "thread"
- * label, so `pprof -tagfocus` picks threads apart. Source positions of [SAMPLE] / [UNWIND] frames
- * become the functions' file and line.
+ * Google pprof (profile.proto, gzip-compressed) through the pprof-format package, shaped so that
+ * pprof's own views work: sampled code becomes real functions (name, source file) at locations with
+ * their line numbers, in mappings naming the object file and its build id (from modules.json, when
+ * the profile has it), so `pprof -top` ranks functions and `pprof -list f` shows f's lines. hyprof's
+ * contexts stay visible: the timer path (phases, parameter values) is the root part of every stack,
+ * as functions without a file, and each sample carries `thread` and `context` labels
+ * (`pprof -tagfocus`). Every stack of every selected thread is one sample with two values: calls as
+ * TAU counts them (samples, for sampled code) and the metric (nanoseconds for time metrics).
  */
 import { gzipSync } from 'node:zlib';
-import { Function as PFunction, Label, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
-import { sourceOf } from './event-tree.js';
+import { Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
+import { readModulesFile, type ModuleIndex } from './modules-file.js';
 import type { TauProfile } from './tau-model.js';
-import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportSelection } from './export-common.js';
+import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {
   const v = profile.threads[0]?.[0]?.metadata.find(([k]) => k === key)?.[1];
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+/** Functions, locations and mappings, each created once. */
+class Tables {
+  readonly functions: PFunction[] = [];
+  readonly locations: Location[] = [];
+  readonly mappings: Mapping[] = [];
+  private readonly functionIds = new Map<string, number>();
+  private readonly locationIds = new Map<string, number>();
+  private readonly mappingIds = new Map<number, number>();
+
+  constructor(
+    private readonly strings: StringTable,
+    private readonly modules: ModuleIndex | null,
+  ) {}
+
+  private mapping(module: number | undefined): number {
+    if (module === undefined || !this.modules) return 0;
+    let id = this.mappingIds.get(module);
+    if (id === undefined) {
+      const m = this.modules.modules[module];
+      id = this.mappings.length + 1;
+      this.mappings.push(
+        new Mapping({
+          id,
+          filename: this.strings.dedup(m.path),
+          buildId: this.strings.dedup(m.buildId),
+          hasFunctions: true,
+          hasFilenames: true,
+          hasLineNumbers: true,
+          hasInlineFrames: true,
+        }),
+      );
+      this.mappingIds.set(module, id);
+    }
+    return id;
+  }
+
+  private function(name: string, file: string): number {
+    const key = `${name}\u0000${file}`;
+    let id = this.functionIds.get(key);
+    if (id === undefined) {
+      id = this.functions.length + 1;
+      const n = this.strings.dedup(name);
+      this.functions.push(new PFunction({ id, name: n, systemName: n, filename: this.strings.dedup(file) }));
+      this.functionIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** The location of a frame: sampled code at its line, in its module; a timer as a bare function. */
+  location(f: ExportFrame): number {
+    const file = f.file ?? '';
+    const line = f.line ?? 0;
+    let module: number | undefined;
+    if (f.kind === 'code' && this.modules) {
+      const unresolved = /^UNRESOLVED (\/\S+)/.exec(f.name);
+      module = unresolved ? this.modules.ofPath(unresolved[1]) : this.modules.ofFunction(f.name, file);
+    }
+    const key = `${f.kind === 'code' ? 'c' : 't'}\u0000${f.name}\u0000${file}\u0000${line}\u0000${module ?? ''}`;
+    let id = this.locationIds.get(key);
+    if (id === undefined) {
+      id = this.locations.length + 1;
+      const functionId = this.function(f.name, file);
+      this.locations.push(new Location({ id, mappingId: this.mapping(module), line: [new Line({ functionId, line })] }));
+      this.locationIds.set(key, id);
+    }
+    return id;
+  }
 }
 
 /** The profile, not yet compressed (tests decode it back). */
@@ -21,34 +93,22 @@ export function buildPprof(profile: TauProfile, sel: ExportSelection = {}): Prof
   const { metric, threads } = selectThreads(profile, sel);
   const strings = new StringTable();
   const time = isTimeMetric(metric);
-  const functions: PFunction[] = [];
-  const locations: Location[] = [];
-  const locationOf = new Map<string, number>();
-  const loc = (name: string): number => {
-    let id = locationOf.get(name);
-    if (id !== undefined) return id;
-    id = locations.length + 1;
-    const src = sourceOf(name);
-    functions.push(
-      new PFunction({
-        id,
-        name: strings.dedup(name),
-        systemName: strings.dedup(name),
-        filename: strings.dedup(src?.file ?? ''),
-        startLine: src?.line ?? 0,
-      }),
-    );
-    locations.push(new Location({ id, line: [new Line({ functionId: id, line: src?.line ?? 0 })] }));
-    locationOf.set(name, id);
-    return id;
-  };
+  const tables = new Tables(strings, readModulesFile(profile.dir));
   const samples: Sample[] = [];
   const threadKey = strings.dedup('thread');
+  const contextKey = strings.dedup('context');
   for (const t of threads) {
-    const label = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
+    const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
     for (const s of stacksOf(threadTree(t))) {
-      const ids = s.frames.map((f) => loc(f.name)).reverse(); // pprof lists the leaf first
-      samples.push(new Sample({ locationId: ids, value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)], label: [label] }));
+      const context = s.frames.filter((f) => f.kind !== 'code').map((f) => f.name).join(' => ');
+      const ids = s.frames.map((f) => tables.location(f)).reverse(); // pprof lists the leaf first
+      samples.push(
+        new Sample({
+          locationId: ids,
+          value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)],
+          label: [thread, new Label({ key: contextKey, str: strings.dedup(context) })],
+        }),
+      );
     }
   }
   const sampleType = [
@@ -60,8 +120,9 @@ export function buildPprof(profile: TauProfile, sel: ExportSelection = {}): Prof
   return new Profile({
     sampleType,
     sample: samples,
-    location: locations,
-    function: functions,
+    mapping: tables.mappings,
+    location: tables.locations,
+    function: tables.functions,
     stringTable: strings,
     timeNanos: start !== undefined ? BigInt(start) * 1000n : 0,
     durationNanos: start !== undefined && end !== undefined && end >= start ? BigInt(end - start) * 1000n : 0,

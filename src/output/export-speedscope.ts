@@ -2,9 +2,8 @@
  * speedscope's file format (https://www.speedscope.app/file-format-schema.json): one "sampled"
  * profile per thread over shared frames; each stack is a sample weighted by its own value.
  */
-import { sourceOf } from './event-tree.js';
 import type { TauProfile } from './tau-model.js';
-import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportSelection } from './export-common.js';
+import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
 
 export interface SpeedscopeFile {
   $schema: 'https://www.speedscope.app/file-format-schema.json';
@@ -27,13 +26,13 @@ export function exportSpeedscope(profile: TauProfile, sel: ExportSelection = {},
   const { metric, threads } = selectThreads(profile, sel);
   const frames: SpeedscopeFile['shared']['frames'] = [];
   const frameIndex = new Map<string, number>();
-  const frameOf = (name: string): number => {
-    let i = frameIndex.get(name);
+  const frameOf = (f: ExportFrame): number => {
+    const key = `${f.name}\u0000${f.file ?? ''}\u0000${f.line ?? ''}`;
+    let i = frameIndex.get(key);
     if (i === undefined) {
       i = frames.length;
-      const src = sourceOf(name);
-      frames.push(src ? { name, file: src.file, line: src.line } : { name });
-      frameIndex.set(name, i);
+      frames.push(f.file !== undefined ? { name: f.name, file: f.file, line: f.line } : { name: f.name });
+      frameIndex.set(key, i);
     }
     return i;
   };
@@ -46,7 +45,7 @@ export function exportSpeedscope(profile: TauProfile, sel: ExportSelection = {},
       unit: isTimeMetric(metric) ? 'microseconds' : 'none',
       startValue: 0,
       endValue: weights.reduce((a, b) => a + b, 0),
-      samples: stacks.map((s) => s.frames.map((f) => frameOf(f.name))),
+      samples: stacks.map((s) => s.frames.map(frameOf)),
       weights,
     };
   });

@@ -11,6 +11,7 @@ import { openmpNotes, prepareOpenmp, writeOpenmpFile } from '../analysis/openmp.
 import { assembleProcess, fileNumbering, type AssembledProcess } from './assemble.js';
 import type { TauProfile, TauThreadProfile } from './tau-model.js';
 import { writeTauProfile } from './tau-writer.js';
+import { ModuleCollector, writeModulesFile } from './modules-file.js';
 
 export interface ResolveOptions {
   outDir: string;
@@ -55,6 +56,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
   const openmp = await prepareOpenmp(procs, symbolizer);
 
+  const modules = new ModuleCollector();
   const assembled: AssembledProcess[] = procs.map((p, i) => {
     opts.onProgress?.(i, procs.length, `assembling ${p.file}`);
     return assembleProcess(p, {
@@ -63,6 +65,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       keepAddresses: opts.keepAddresses,
       resolve: (pc, isReturn) => symbolizer.resolve(p, pc, isReturn),
       underRun,
+      modules,
     });
   });
 
@@ -73,6 +76,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
   const written = writeTauProfile(profile);
   writeOpenmpFile(opts.outDir, openmp);
+  writeModulesFile(opts.outDir, modules.data());
 
   const drops: Record<string, number> = {};
   for (const a of assembled) for (const [k, n] of Object.entries(a.drops)) drops[k] = (drops[k] ?? 0) + n;

@@ -12,9 +12,10 @@ export interface SourceFrame {
 }
 
 export type Resolution =
-  | { resolved: true; frames: SourceFrame[] }
+  /** module / buildId: the object file holding the address (absent for JIT code). */
+  | { resolved: true; frames: SourceFrame[]; module?: string; buildId?: string }
   /** module: the module path, `[vdso]`, or `UNKNOWN` for an address outside every mapping. */
-  | { resolved: false; module: string; address: bigint };
+  | { resolved: false; module: string; address: bigint; buildId?: string };
 
 export type SymbolizerTool = 'llvm-symbolizer' | 'addr2line';
 export type SymbolizerChoice = 'auto' | SymbolizerTool;

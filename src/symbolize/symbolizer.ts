@@ -162,10 +162,12 @@ export class Symbolizer {
     }
     if (!symbolizable(hit.mapping)) return { resolved: false, module: hit.mapping.path, address: pc };
     const frames = this.cache.get(moduleKey(hit.mapping))?.get(hit.moduleAddress);
-    if (!frames) return { resolved: false, module: hit.mapping.path, address: pc };
+    if (!frames) return { resolved: false, module: hit.mapping.path, address: pc, buildId: hit.mapping.buildId };
     return {
       resolved: true,
       frames: frames.map((f) => ({ ...f, file: f.file || hit.mapping.path })),
+      module: hit.mapping.path,
+      buildId: hit.mapping.buildId,
     };
   }
 }

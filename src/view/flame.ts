@@ -5,7 +5,9 @@
  * The server prunes what would be narrower than a pixel and bounds the node count, so a profile
  * with 100,000 events still sends a small answer.
  */
-import { selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../output/event-tree.js';
+import { flameWidths, selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../output/event-tree.js';
+
+export { flameWidths };
 
 export interface FlameNode {
   name: string;
@@ -17,25 +19,6 @@ export interface FlameNode {
   incl: number;
   calls: number;
   children: FlameNode[];
-}
-
-const widths = new WeakMap<EventTree, Map<TreeNode, number>>();
-
-/** Width of every node of a tree (computed once per tree). */
-export function flameWidths(tree: EventTree): Map<TreeNode, number> {
-  let w = widths.get(tree);
-  if (w) return w;
-  w = new Map();
-  const m = w;
-  const walk = (n: TreeNode): number => {
-    let v = selfValue(n);
-    for (const c of n.children) v += walk(c);
-    m.set(n, v);
-    return v;
-  };
-  for (const r of tree.roots) walk(r);
-  widths.set(tree, m);
-  return m;
 }
 
 export interface FlameOptions {
