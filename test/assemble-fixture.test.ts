@@ -14,6 +14,7 @@ import type { TauEvent } from '../src/output/tau-model.js';
 import { parseRaw } from '../src/samples/raw-reader.js';
 import type { Resolution } from '../src/symbolize/frames.js';
 import { tmpDir } from './helpers/native.js';
+import { resolveChecked } from './helpers/resolve.js';
 import { encodeRaw, type Fixture } from './raw-fixture.js';
 
 const R = 0x1n, M = 0x2n, I = 0x3n, T = 0x4n, P = 0x5n, N = 0x6n;
@@ -285,7 +286,7 @@ test('resolveRawFiles writes a readable profile directory and reports totals', a
   writeFileSync(kid, encodeRaw(k));
   const out = join(dir, 'out');
   const progress: string[] = [];
-  const res = await resolveRawFiles([root, kid], { outDir: out, onProgress: (_d, _t, what) => progress.push(what) });
+  const res = await resolveChecked([root, kid], { outDir: out, onProgress: (_d, _t, what) => progress.push(what) });
   t.deepEqual(readdirSync(out).sort(), ['profile.0.0.0', 'profile.0.101.0']);
   t.is(res.processes, 2);
   t.is(res.threads, 2);
@@ -331,7 +332,7 @@ test('several metrics: one MULTI__ directory each, counters not scaled', async (
   const raw = join(dir, 'm.raw');
   writeFileSync(raw, encodeRaw(f));
   const out = join(dir, 'out');
-  await resolveRawFiles([raw], { outDir: out });
+  await resolveChecked([raw], { outDir: out });
   t.deepEqual(readdirSync(out).sort(), ['MULTI__PAPI_TOT_CYC', 'MULTI__TIME']);
   const p = readTauProfileDir(out);
   const cyc = p.threads[p.metrics.indexOf('PAPI_TOT_CYC')][0];

@@ -7,12 +7,12 @@ import test from 'ava';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../src/base/errors.js';
-import { resolveRawFiles } from '../src/output/resolve.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { TauEvent } from '../src/output/tau-model.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import type { RawProcess } from '../src/samples/raw-model.js';
 import { compileC, libPath, repoRoot, run, tmpDir, tauReferenceDir } from './helpers/native.js';
+import { resolveChecked } from './helpers/resolve.js';
 
 const haveRuntime = existsSync(libPath);
 let exe: string | undefined;
@@ -35,7 +35,7 @@ async function measure(args: string[], env: Record<string, string>): Promise<{ r
 async function resolved(args: string[], env: Record<string, string>) {
   const m = await measure(args, env);
   const out = join(m.dir, 'profile');
-  const res = await resolveRawFiles([m.raw], { outDir: out });
+  const res = await resolveChecked([m.raw], { outDir: out });
   const th = readTauProfileDir(out).threads[0][0];
   const byName = new Map(th.events.map((e) => [e.name, e]));
   return { ...m, res, th, byName, ev: th.events };
@@ -217,7 +217,7 @@ test('threads and a forked child: one file per thread, the child under its pid',
   const raws = readdirSync(dir).filter((f) => f.endsWith('.raw')).map((f) => join(dir, f));
   t.is(raws.length, 2);
   const out = join(dir, 'profile');
-  const res = await resolveRawFiles(raws, { outDir: out });
+  const res = await resolveChecked(raws, { outDir: out });
   t.is(res.processes, 2);
   t.deepEqual(readdirSync(out).sort(), ['profile.0.0.0', 'profile.0.0.1', `profile.0.${childPid}.0`].sort());
   const p = readTauProfileDir(out).threads[0];

@@ -162,7 +162,7 @@ export class Symbolizer {
     }
     if (!symbolizable(hit.mapping)) return { resolved: false, module: hit.mapping.path, address: pc };
     const frames = this.cache.get(moduleKey(hit.mapping))?.get(hit.moduleAddress);
-    if (!frames) return { resolved: false, module: hit.mapping.path, address: pc, buildId: hit.mapping.buildId };
+    if (!frames) return { resolved: false, module: hit.mapping.path, address: pc, ...(hit.mapping.buildId ? { buildId: hit.mapping.buildId } : {}) };
     return {
       resolved: true,
       frames: frames.map((f) => ({ ...f, file: f.file || hit.mapping.path })),

@@ -1,15 +1,20 @@
 /**
  * Test helpers shared by every test: compile real C programs against the runtime, run them, run the
  * hyprof command. Nothing here fakes a part: programs are built by gcc / clang and run for real.
+ *
+ * Every profile a run writes passes the conformance check (conformance.ts) before the test sees it:
+ * `hyprof run` / `hyprof resolve` into their output directory, and a linked program that resolved
+ * its own profile at exit into HYPROF_DIR / PROFILEDIR. A test that produces a profile another way
+ * calls assertConformant itself (helpers/resolve.ts does for in-process resolves).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { assertConformant, holdsProfile } from './conformance.js';
+import { repoRoot } from './paths.js';
 
-/** The repository root (tests run from dist/test/..., sources live beside). */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export { repoRoot };
 export const includeDir = join(repoRoot, 'native', 'include');
 export const libDir = join(repoRoot, 'build', 'Release');
 export const libPath = join(libDir, 'libhyprof.so');
@@ -76,8 +81,54 @@ export interface RunOptions {
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }
 
-/** Run a program; resolves when it exits (killed after timeoutMs, default 120 s). */
-export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+/** Run a program; resolves when it exits (killed after timeoutMs, default 120 s). A profile it
+ * resolved at exit (HYPROF_DIR / PROFILEDIR, resolution not turned off) is checked for conformance. */
+export async function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const started = Date.now();
+  const r = await runOnly(cmd, args, opts);
+  const env = { ...process.env, ...opts.env };
+  if (env.HYPROF_RESOLVE !== '0' && !(cmd === process.execPath && args[0] === cliPath)) {
+    const dir = env.HYPROF_DIR ?? env.PROFILEDIR;
+    if (dir) checkWritten(resolve(opts.cwd ?? '.', dir), started);
+  }
+  return r;
+}
+
+/** The profile directory `hyprof run` / `hyprof resolve` writes to, from their arguments. */
+function outputDir(args: string[], opts: RunOptions): string | undefined {
+  const cmd = args[0];
+  if (cmd !== 'run' && cmd !== 'resolve') return undefined;
+  const own = args.indexOf('--') >= 0 ? args.slice(0, args.indexOf('--')) : args;
+  const flags = cmd === 'run' ? ['--dir'] : ['-o', '--output'];
+  for (let i = 1; i < own.length; i++) {
+    for (const f of flags) {
+      if (own[i] === f && i + 1 < own.length) return own[i + 1];
+      if (own[i].startsWith(`${f}=`)) return own[i].slice(f.length + 1);
+    }
+    // `hyprof run PROGRAM ...` without `--`: the program's own arguments follow.
+    if (cmd === 'run' && !own[i].startsWith('-') && own[i - 1] !== '--period') break;
+  }
+  const env = { ...process.env, ...opts.env };
+  return env.HYPROF_DIR ?? env.PROFILEDIR ?? opts.cwd ?? process.cwd();
+}
+
+/** Check `dir` when profile files were written there since `since` (ms since the epoch). */
+function checkWritten(dir: string, since: number): void {
+  if (!holdsProfile(dir)) return;
+  let newest = 0;
+  for (const f of readdirSync(dir)) {
+    if (!/^profile\.\d+\.\d+\.\d+$/.test(f) && !f.startsWith('MULTI__')) continue;
+    try {
+      newest = Math.max(newest, statSync(join(dir, f)).mtimeMs);
+    } catch {
+      // removed meanwhile: not a profile of this run
+    }
+  }
+  if (newest + 1000 < since) return;
+  assertConformant(dir);
+}
+
+function runOnly(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
@@ -99,9 +150,14 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
   });
 }
 
-/** Run the hyprof command (the built CLI) with node. */
-export function hyprof(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  return run(process.execPath, [cliPath, ...args], opts);
+/** Run the hyprof command (the built CLI) with node; a profile `run` or `resolve` wrote is checked
+ * for conformance. */
+export async function hyprof(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const started = Date.now();
+  const r = await runOnly(process.execPath, [cliPath, ...args], opts);
+  const out = outputDir(args, opts);
+  if (out) checkWritten(resolve(opts.cwd ?? '.', out), started);
+  return r;
 }
 
 /** TAU-written reference profiles (a copy of shared/reference/tau kept with the tests, so a clone

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from './native.js';
+import { repoRoot } from './paths.js';
 
 export const tauReaderPath = join(repoRoot, 'test', 'tools', 'tau-reader', 'tau-reader');
 

@@ -1,0 +1,5 @@
+/** Where things are: the repository root (tests run from dist/test/..., sources live beside). */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
