@@ -3,6 +3,7 @@
 #include "events.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,3 +73,27 @@ uint32_t hp_event_root(void) { return root_id; }
 void hp_events_lock(void) { pthread_mutex_lock(&lock); }
 void hp_events_unlock(void) { pthread_mutex_unlock(&lock); }
 void hp_events_reset_lock_in_child(void) { pthread_mutex_init(&lock, NULL); }
+
+hp_event *hp_param_intern(const hp_event *base, const hp_event *current, const char *name, long long value) {
+  char spec[1024], group[300], key[300];
+  size_t blen = strlen(base->name);
+  /* TAU_PARAM | <the timer's group>, without TAU_PHASE (a specialised phase is no phase: TAU's form) */
+  const char *g = base->group, *ph = strstr(g, "|TAU_PHASE");
+  if (ph && ph[10] == 0)
+    snprintf(group, sizeof group, "TAU_PARAM | %.*s", (int)(ph - g), g);
+  else
+    snprintf(group, sizeof group, "TAU_PARAM | %s", g);
+  if (!current || current == base) {
+    snprintf(spec, sizeof spec, "%s  [ <%s> = <%lld> ]  ", base->name, name, value);
+  } else {
+    /* Only the specialisations after the timer's own name are searched: the name may hold anything. */
+    snprintf(key, sizeof key, "[ <%s> = <", name);
+    const char *at = strncmp(current->name, base->name, blen) == 0 ? strstr(current->name + blen, key) : NULL;
+    const char *end = at ? strstr(at + strlen(key), "> ]") : NULL;
+    if (end)
+      snprintf(spec, sizeof spec, "%.*s%lld%s", (int)(at + strlen(key) - current->name), current->name, value, end);
+    else
+      snprintf(spec, sizeof spec, "%s[ <%s> = <%lld> ]  ", current->name, name, value);
+  }
+  return hp_event_intern(spec, group, HP_KIND_PARAM, base->id);
+}

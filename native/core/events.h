@@ -25,6 +25,11 @@ typedef struct hp_event {
 
 /* Find or create. Returns NULL only when memory cannot be had (then counted). */
 hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kind kind, uint32_t base);
+/* The parameter specialisation of timer `base` by name = value, `current` being the timer's present
+ * specialisation (NULL or `base` when it has none): TAU's `<timer>  [ <name> = <value> ]  `. A name
+ * `current` already carries gets the new value in its place (the old value's interval is over); a new
+ * name specialises further: `<timer>  [ <a> = <1> ]  [ <b> = <2> ]  `. */
+hp_event *hp_param_intern(const hp_event *base, const hp_event *current, const char *name, long long value);
 /* By id; NULL when out of range. Lock-free. */
 hp_event *hp_event_get(uint32_t id);
 /* Number of events registered so far. */

@@ -106,13 +106,7 @@ HP_EXPORT uint32_t hyprof_ext_param_event(uint32_t current, uint32_t base, const
   if (!hp_init() || !name) return HYPROF_EXT_NO_EVENT;
   hp_event *b = hp_event_get(base), *c = hp_event_get(current);
   if (!b || !c) return HYPROF_EXT_NO_EVENT;
-  char spec[1024], group[300];
-  /* The same names as hyprof_param (probe.c): TAU's form, two spaces before '[', two trailing. */
-  if (current != base)
-    snprintf(spec, sizeof spec, "%s[ <%s> = <%lld> ]  ", c->name, name, value);
-  else
-    snprintf(spec, sizeof spec, "%s  [ <%s> = <%lld> ]  ", b->name, name, value);
-  snprintf(group, sizeof group, "TAU_PARAM | %s", b->group);
-  hp_event *pe = hp_event_intern(spec, group, HP_KIND_PARAM, b->id);
+  /* The same names as hyprof_param (probe.c). */
+  hp_event *pe = hp_param_intern(b, c, name, value);
   return pe ? pe->id : HYPROF_EXT_NO_EVENT;
 }

@@ -199,18 +199,11 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   }
   hp_frame *f = &t->frames[top];
   hp_event *base = hp_event_get(f->event);
-  /* A second parameter on the same timer closes the first one's interval and specialises further. */
   hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
-  uint64_t now = hp_now_ns();
-  if (f->param_event != HP_NO_EVENT) record_param(t, f, now);
-  char spec[1024], group[300];
-  /* TAU's form: two spaces before '[', two trailing spaces. */
-  if (f->param_event != HP_NO_EVENT)
-    snprintf(spec, sizeof spec, "%s[ <%s> = <%lld> ]  ", current->name, name, value);
-  else
-    snprintf(spec, sizeof spec, "%s  [ <%s> = <%lld> ]  ", base->name, name, value);
-  snprintf(group, sizeof group, "TAU_PARAM | %s", base->group);
-  hp_event *pe = hp_event_intern(spec, group, HP_KIND_PARAM, base->id);
+  /* The present specialisation's interval ends here; a name it already carries gets its new value,
+   * another name specialises further (hp_param_intern). */
+  if (f->param_event != HP_NO_EVENT) record_param(t, f, hp_now_ns());
+  hp_event *pe = base ? hp_param_intern(base, current, name, value) : NULL;
   if (pe) {
     f->param_event = pe->id;
     f->param_start_ns = hp_now_ns();
