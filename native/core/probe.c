@@ -255,6 +255,9 @@ uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
 void hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
+  /* No start address of its own (an OpenMP construct, a Node region): samples stop where the frame
+   * below stopped them, so chains never climb through the runtime into start-up code. */
+  if (!cfa) cfa = t->frames[t->top].stack_addr;
   push_frame(t, event, &parent_context, cfa, flags);
   if (!was_in_tool) hp_tool_leave(t);
 }

@@ -74,7 +74,10 @@ void hp_sample_take(void *uc) {
     hp_count(&st->drops[HP_DROP_STOPPED], 1);
     return;
   }
-  if (t->in_tool) {
+  /* In a probe, an OpenMP tool callback, an interposed function: hyprof's own time, never shown as
+   * the program's. The flag covers what the runtime does between its enter / leave marks, the
+   * address test the rest of its code (a callback's first instructions, an interposer). */
+  if (t->in_tool || (uc && hp_maps_is_self((uintptr_t)context_pc(uc)))) {
     hp_count(&st->drops[HP_DROP_IN_TOOL], 1);
     return;
   }

@@ -57,6 +57,8 @@ typedef struct {
   snap_seg *segs;
   uint32_t n_startup;
   uintptr_t startup[MAX_STARTUP][2];
+  uint32_t n_self;             /* hyprof's own code (this library, or the addon it is built into) */
+  uintptr_t self[MAX_STARTUP][2];
   uint64_t gen;                /* dlpi_adds + dlpi_subs when taken (both only grow) */
   int have_gen;                /* the loader reported them */
   int partial;                 /* objects were left out: the next refresh check retakes it */
@@ -197,16 +199,18 @@ static const snap_obj *obj_of(const snapshot *s, uintptr_t a) {
   return NULL;
 }
 
-static void add_exec_ranges(snapshot *s, const snap_obj *o) {
+static void add_ranges(uintptr_t (*to)[2], uint32_t *n, const snap_obj *o) {
   if (!o) return;
-  for (int i = 0; i < o->info.dlpi_phnum && s->n_startup < MAX_STARTUP; i++) {
+  for (int i = 0; i < o->info.dlpi_phnum && *n < MAX_STARTUP; i++) {
     const ElfW(Phdr) *ph = &o->info.dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    s->startup[s->n_startup][0] = o->info.dlpi_addr + ph->p_vaddr;
-    s->startup[s->n_startup][1] = o->info.dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    s->n_startup++;
+    to[*n][0] = o->info.dlpi_addr + ph->p_vaddr;
+    to[*n][1] = o->info.dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    (*n)++;
   }
 }
+
+static void add_exec_ranges(snapshot *s, const snap_obj *o) { add_ranges(s->startup, &s->n_startup, o); }
 
 static void find_startup(snapshot *s) {
   /* libc (holds __libc_start_main, __libc_start_call_main, start_thread, clone) */
@@ -283,6 +287,7 @@ static void snapshot_now(void) {
   filler f = {s, cap_objs, cap_segs, (char *)(s->segs + cap_segs), strings, getauxval(AT_SYSINFO_EHDR)};
   it(fill_cb, &f);
   find_startup(s);
+  add_ranges(s->self, &s->n_self, obj_of(s, (uintptr_t)&hp_maps_is_self));
   if (!publish(s)) munmap(m, len);   /* never seen by anyone */
 }
 
@@ -319,6 +324,14 @@ int hp_maps_is_startup(uintptr_t pc) {
   if (!s) return 0;
   for (uint32_t i = 0; i < s->n_startup; i++)
     if (pc >= s->startup[i][0] && pc < s->startup[i][1]) return 1;
+  return 0;
+}
+
+int hp_maps_is_self(uintptr_t pc) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s) return 0;
+  for (uint32_t i = 0; i < s->n_self; i++)
+    if (pc >= s->self[i][0] && pc < s->self[i][1]) return 1;
   return 0;
 }
 

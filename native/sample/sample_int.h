@@ -187,6 +187,7 @@ void hp_maps_snapshot(void);           /* not async-signal-safe: take outside ha
  * flush; calls of dl_iterate_phdr outside our handler refresh it too. */
 void hp_maps_refresh(void);
 int hp_maps_is_startup(uintptr_t pc);  /* async-signal-safe */
+int hp_maps_is_self(uintptr_t pc);     /* in hyprof's own code; async-signal-safe */
 void hp_maps_write(hp_buf *b);         /* async-signal-safe */
 void hp_maps_hooks_init(void);
 void hp_maps_reader_enter(void);       /* async-signal-safe: around an unwind in the handler */

@@ -19,7 +19,10 @@ import { sanitizeName } from './tau-writer.js';
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
 const CONTEXT_JOIN = '  => ';
 
-type Frame = { ok: true; function: string; file: string; line: number } | { ok: false; module: string; address: bigint };
+type Frame = ({ ok: true; function: string; file: string; line: number } | { ok: false; module: string; address: bigint }) & {
+  /** The object file (absent for JIT code and unknown addresses). */
+  object?: string;
+};
 
 export interface SampleOptions {
   /** How a context's path is named: by callpath (depth), by enclosing phase, or by itself. */
@@ -34,22 +37,42 @@ export interface SampleOptions {
   modules?: ModuleCollector;
 }
 
-/** The frames of one record, innermost first; inlined functions are frames of their own. */
+/** hyprof's own code: the runtime library, or the Node addon it is built into. */
+export function isRuntimeModule(path: string | undefined): boolean {
+  const base = path?.slice(path.lastIndexOf('/') + 1) ?? '';
+  return /^libhyprof\.so(\.|$)/.test(base) || (base.endsWith('.node') && base.includes('hyprof'));
+}
+
+/** An OpenMP runtime: LLVM's libomp (also in libgomp's place), Intel's libiomp5, GNU libgomp. */
+export function isOpenmpRuntime(path: string | undefined): boolean {
+  const base = path?.slice(path.lastIndexOf('/') + 1) ?? '';
+  return /^lib(omp|iomp5|gomp)\.so(\.|$)/.test(base);
+}
+
+/**
+ * The frames of one record, innermost first; inlined functions are frames of their own. Frames of
+ * hyprof's own code (an interposed pthread_create or sigprocmask the program called, a trampoline)
+ * are left out: the runtime never appears in a user's profile, and its time is the caller's.
+ */
 function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   const out: Frame[] = [];
   const pcs = opts.unwind ? r.pcs : r.pcs.slice(0, 1);
   pcs.forEach((pc, i) => {
     const res = opts.resolve(pc, i > 0);
+    if (isRuntimeModule(res.module)) return;
     if (res.resolved) {
       for (const f of res.frames) {
-        out.push({ ok: true, ...f });
+        out.push({ ok: true, ...f, object: res.module });
         if (res.module) opts.modules?.note(sanitizeName(f.function), sanitizeName(f.file), res.module, res.buildId ?? '');
       }
     } else {
-      out.push({ ok: false, module: res.module, address: res.address });
+      out.push({ ok: false, module: res.module, address: res.address, object: res.module });
       if (res.module.startsWith('/')) opts.modules?.module(res.module, res.buildId ?? '');
     }
   });
+  // A worker thread's stack starts in the OpenMP runtime (its thread loop, the call into the outlined
+  // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
+  while (out.length > 1 && isOpenmpRuntime(out[out.length - 1].object)) out.pop();
   if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
   return opts.unwind ? out : out.slice(0, 1);
 }

@@ -15,6 +15,7 @@ import { AddressMap } from './address-map.js';
 import { jitFrame, PerfMap } from './perf-map.js';
 import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from './frames.js';
 import { readBuildId } from './elf-build-id.js';
+import { readPltStubs } from './elf-plt.js';
 import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
 import { symbolizeBatch, toolAvailable } from './tools.js';
 
@@ -142,6 +143,8 @@ export class Symbolizer {
           this.warnings.push(`${m.path}: module not found; its samples stay UNRESOLVED`);
         }
         addrs.forEach((a, i) => table!.set(a, symbols[i]));
+        // Symbols cached by an earlier version may name PLT stubs `_init`: every address is checked.
+        if (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId))) namePltStubs(m.path, [...m.addresses], table);
         if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, table);
         done += addrs.length;
         this.opts.onProgress?.(done, total, m.path);
@@ -169,6 +172,24 @@ export class Symbolizer {
       module: hit.mapping.path,
       buildId: hit.mapping.buildId,
     };
+  }
+}
+
+/**
+ * Addresses in PLT stubs are named `<function>@plt` (elf-plt.ts): symbolizers give the symbol before
+ * the stubs (`_init`) instead. Read only when a sampled address lies outside every symbol's own
+ * function, which is what PLT stubs look like to the tool (a nearest-symbol match with no line).
+ */
+function namePltStubs(path: string, addrs: bigint[], table: Map<bigint, SourceFrame[] | null>): void {
+  const suspect = addrs.filter((a) => {
+    const f = table.get(a);
+    return !f || (f.length === 1 && f[0].line === 0);
+  });
+  if (suspect.length === 0) return;
+  const stubs = readPltStubs(path);
+  for (const a of suspect) {
+    const stub = stubs.find((s) => a >= s.start && a < s.end);
+    if (stub) table.set(a, [{ function: stub.name, file: '', line: 0 }]);
   }
 }
 
