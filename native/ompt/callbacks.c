@@ -186,8 +186,10 @@ static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint,
   if (!o || kind < 0) return;
   ENTER(o);
   if (endpoint == ompt_scope_begin) {
-    /* Workers see no code address at the region's closing barrier: name it after the region. */
-    if (!codeptr && cur_itask(o)) codeptr = cur_itask(o)->region_codeptr;
+    /* Workers see no code address at the region's closing barrier (or one inside the runtime):
+     * name it after the region. */
+    if ((!codeptr || hp_omp_in_runtime(codeptr)) && cur_itask(o) && cur_itask(o)->region_codeptr)
+      codeptr = cur_itask(o)->region_codeptr;
     hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t), 0);
   } else {
     hp_omp_pop_kind(o, kind);

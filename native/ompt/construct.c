@@ -3,6 +3,11 @@
  * `<prefix> <function> [{<file>} {<line>, 0}]` once the address is symbolized (the OMPT section lists
  * event -> address). A per-thread cache spares the registry lock on every construct instance.
  * Also the per-thread frame stack of the tool and the per-thread region / task tables. */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +68,85 @@ static uint32_t intern(int kind, const void *codeptr) {
   return e->id;
 }
 
+/* ---- the program's call site when the runtime gives none of its own ----
+ * gcc-built code calls libomp's GOMP_* entry points, and some of them pass no code address on (a
+ * dynamic loop's start gives NULL) or their own (an address inside libomp): the event would be
+ * named after the runtime, not the program. Then the stack names it: the first return address
+ * outside the OpenMP runtime and hyprof is where the program called the runtime. Only such events
+ * pay for the walk; the others keep their one cache probe. */
+
+#define MAX_RANGES 8
+typedef struct {
+  int n;
+  uintptr_t lo[MAX_RANGES], hi[MAX_RANGES];
+} code_ranges;
+static code_ranges runtime_code, own_code, libc_code;
+
+typedef struct {
+  uintptr_t base;
+  code_ranges *into;
+} ranges_query;
+
+static int ranges_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  ranges_query *q = data;
+  if (info->dlpi_addr != q->base) return 0;
+  for (int i = 0; i < info->dlpi_phnum && q->into->n < MAX_RANGES; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    q->into->lo[q->into->n] = info->dlpi_addr + ph->p_vaddr;
+    q->into->hi[q->into->n] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    q->into->n++;
+  }
+  return 1;
+}
+
+/* The executable code of the object holding `addr`. */
+static void ranges_of(const void *addr, code_ranges *into) {
+  Dl_info di;
+  if (!addr || !dladdr(addr, &di) || !di.dli_fbase) return;
+  /* dlpi_addr is the load bias; dli_fbase the lowest mapped address (the same for PIC objects) */
+  ranges_query q = {(uintptr_t)di.dli_fbase, into};
+  dl_iterate_phdr(ranges_cb, &q);
+  if (into->n == 0) {
+    struct link_map *lm = NULL;
+    if (dladdr1(addr, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
+      q.base = lm->l_addr;
+      dl_iterate_phdr(ranges_cb, &q);
+    }
+  }
+}
+
+static int in_ranges(const code_ranges *r, uintptr_t a) {
+  for (int i = 0; i < r->n; i++)
+    if (a >= r->lo[i] && a < r->hi[i]) return 1;
+  return 0;
+}
+
+void hp_omp_note_runtime(const void *in_runtime) {
+  ranges_of(in_runtime, &runtime_code);
+  ranges_of((const void *)&hp_omp_note_runtime, &own_code);
+  ranges_of((const void *)&abort, &libc_code); /* abort: in libc, and not interposed by hyprof */
+}
+
+/* Below this tool's own frames and the runtime's, the caller: the program, unless the walk reaches
+ * the thread's start (hyprof's trampoline, libc's start_thread) first: a worker's wait at the end of
+ * a region has no program code on its stack. */
+int hp_omp_in_runtime(const void *codeptr) { return codeptr && in_ranges(&runtime_code, (uintptr_t)codeptr); }
+
+static const void *program_site(const void *codeptr) {
+  if (codeptr && !in_ranges(&runtime_code, (uintptr_t)codeptr)) return codeptr;
+  if (runtime_code.n == 0) return codeptr;
+  void *ips[48];
+  int n = unw_backtrace(ips, 48);
+  int i = 1;
+  while (i < n && in_ranges(&own_code, (uintptr_t)ips[i])) i++;
+  while (i < n && in_ranges(&runtime_code, (uintptr_t)ips[i])) i++;
+  if (i < n && !in_ranges(&own_code, (uintptr_t)ips[i]) && !in_ranges(&libc_code, (uintptr_t)ips[i])) return ips[i];
+  return codeptr;
+}
+
 uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr) {
+  codeptr = program_site(codeptr);
   size_t slot = (((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u;
   if (o->cache[slot].codeptr == codeptr && o->cache[slot].kind == (uint32_t)kind && o->cache[slot].event)
     return o->cache[slot].event - 1;

@@ -186,6 +186,11 @@ hp_omp_thread *hp_omp_thread_list(void);
 
 /* construct.c: the event of (kind, codeptr), interned once per process. */
 uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr);
+/* Where the OpenMP runtime's code is (any address in it), for hp_omp_event's call-site search. */
+void hp_omp_note_runtime(const void *in_runtime);
+/* True for an address inside the OpenMP runtime (a code address that names the runtime, not the
+ * program). */
+int hp_omp_in_runtime(const void *codeptr);
 void hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context, uint32_t flags);
 /* Pop the innermost frame the tool pushed for `kind` (and any tool frame above it). Returns its event
  * or HP_NO_EVENT when none is open. */

@@ -100,6 +100,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
   if (!set) return 0;
+  hp_omp_note_runtime((const void *)set); /* an entry point of the runtime: where its code is */
   set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
   set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
   hp_omp_register_basic(set);

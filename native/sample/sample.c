@@ -48,10 +48,12 @@ static void check_source(void) {
 
 static void process_start(void) {
   hp_sample_config_read();
+  /* The memory map is kept with sampling off too: OpenMP construct events are named from the code
+   * addresses the OpenMP tool records, resolved through it (MAPS). */
+  hp_maps_hooks_init();
   if (!hp_scfg.enabled) return;
   hp_sigchain_init();
   hp_unwind_init();
-  hp_maps_hooks_init();
   check_source();
   if (hp_sigchain_install() != 0) {
     hp_warn("cannot install the sampling signal handler for signal %d (%s); sampling is off",

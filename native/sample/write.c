@@ -52,9 +52,9 @@ void hp_sample_write_sections(hp_buf *b) {
   hp_buf_str(b, hp_scfg.unwinder == HP_UNW_FP ? "fp" : "libunwind");
   hp_buf_i32(b, hp_scfg.signo);
   hp_buf_section_end(b, at);
+  hp_maps_write(b); /* with sampling off too: OpenMP construct addresses resolve through it */
   if (!on) return;
 
-  hp_maps_write(b);
   uint32_t nm = n_metrics();
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
     const hp_sample_thread *st = hp_sample_of_acquire(t);
