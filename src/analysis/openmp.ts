@@ -139,7 +139,7 @@ export function readOpenmpFile(dir: string): OpenmpFile {
  * What a user must know about OpenMP in these processes: a process that loaded libgomp (which has no
  * OpenMP tools interface), or an OpenMP runtime that did not start the tool, has no OpenMP events or
  * metrics; a process where `hyprof run` put LLVM's libomp in libgomp's place ran on another runtime
- * than usual. Loaded libraries are known from the memory map, which is recorded when sampling is on.
+ * than usual. Loaded libraries are known from the memory map.
  */
 export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
   const notes: string[] = [];
