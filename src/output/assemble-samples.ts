@@ -14,7 +14,7 @@ import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
 import type { ModuleCollector } from './modules-file.js';
-import { sanitizeName } from './tau-writer.js';
+import { safeName } from './event-names.js';
 
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
 const CONTEXT_JOIN = '  => ';
@@ -63,7 +63,7 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
     if (res.resolved) {
       for (const f of res.frames) {
         out.push({ ok: true, ...f, object: res.module });
-        if (res.module) opts.modules?.note(sanitizeName(f.function), sanitizeName(f.file), res.module, res.buildId ?? '');
+        if (res.module) opts.modules?.note(safeName(f.function), safeName(f.file), res.module, res.buildId ?? '');
       }
     } else {
       out.push({ ok: false, module: res.module, address: res.address, object: res.module });
@@ -86,13 +86,13 @@ function where(f: Frame & { ok: true }): string {
 }
 
 export function sampleName(f: Frame, keep: boolean): string {
-  return sanitizeName(`[SAMPLE] ${f.ok ? where(f) : unresolved(f, keep)}`);
+  return safeName(`[SAMPLE] ${f.ok ? where(f) : unresolved(f, keep)}`);
 }
 
 /** An unwound caller frame, named by where its callee was and where the call is. */
 export function unwindName(caller: Frame, callee: Frame, keep: boolean): string {
   const calleeLoc = callee.ok ? `${callee.file}.${callee.line}` : 'UNRESOLVED';
-  return sanitizeName(`[UNWIND] ${calleeLoc} [@] ${caller.ok ? where(caller) : unresolved(caller, keep)}`);
+  return safeName(`[UNWIND] ${calleeLoc} [@] ${caller.ok ? where(caller) : unresolved(caller, keep)}`);
 }
 
 /** Add the sample nodes of one thread to `table`. */

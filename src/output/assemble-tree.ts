@@ -6,6 +6,7 @@
  * partitioned by parameter value ("matrixMultiply  [ <size> = <512> ]  " has samples of its own).
  */
 import { EventKind, type RawContext, type RawProcess } from '../samples/raw-model.js';
+import { paramName, safeName, userName } from './event-names.js';
 import { sanitizeName } from './tau-writer.js';
 
 export const PATH_JOIN = ' => ';
@@ -49,8 +50,18 @@ export class ContextTree {
     return this.proc.events[this.base(event)].kind;
   }
 
+  /** The event's name as written (event-names.ts: names that would break the format rewritten). */
   name(event: number): string {
-    return sanitizeName(this.proc.events[event].name);
+    const e = this.proc.events[event];
+    switch (e.kind) {
+      case EventKind.REGION:
+      case EventKind.PHASE:
+        return userName(e.name);
+      case EventKind.PARAM:
+        return paramName(e.name, this.proc.events[e.base].name);
+      default:
+        return safeName(e.name);
+    }
   }
 
   /** The group as written for the event's own flat entry. */

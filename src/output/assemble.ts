@@ -18,6 +18,7 @@ import { EventKind, INFO_FORKED_CHILD, INFO_NODE_SET, INFO_RUN_ROOT, type RawPro
 import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_SPLIT } from './assemble-tree.js';
 import { threadValues, type ThreadValues } from './assemble-values.js';
+import { userName } from './event-names.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
@@ -169,7 +170,7 @@ function userEventsOf(proc: RawProcess, t: RawThread): TauUserEvent[] {
   return t.userStats
     .filter((u) => u.count > 0)
     .map((u) => ({
-      name: (proc.userEvents.get(u.userEvent) ?? `user event ${u.userEvent}`).replace(/"/g, "'"),
+      name: userName(proc.userEvents.get(u.userEvent) ?? `user event ${u.userEvent}`),
       count: u.count,
       max: u.max,
       min: u.min,
