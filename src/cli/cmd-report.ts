@@ -9,6 +9,7 @@ import { buildReport, parseThreadSelector } from '../output/report-data.js';
 import { renderDiagnoses, renderOpenmpReport } from '../output/report-openmp.js';
 import type { SortKey } from '../output/report-data.js';
 import { renderReport } from '../output/report-text.js';
+import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
 import { readTauProfileDir } from '../output/tau-reader.js';
 
 interface ReportCliOptions {
@@ -21,6 +22,7 @@ interface ReportCliOptions {
   json?: boolean;
   openmp?: boolean;
   diagnose?: boolean;
+  functions?: boolean;
 }
 
 export function positiveInt(what: string) {
@@ -46,6 +48,11 @@ export function register(program: Command): void {
     .option('--json', 'print the same data as JSON')
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--diagnose', 'OpenMP problems found (imbalance, serial sections, lock contention ...) with their code locations')
+    .option(
+      '--functions',
+      'the samples by function instead: self and total (callers included) per function, over all contexts and per context, ' +
+        'like perf report --no-children (--sort excl, the default) and --children (--sort incl)',
+    )
     .action((dir: string, opts: ReportCliOptions) => {
       if (opts.openmp || opts.diagnose) {
         // The analysis `hyprof resolve` wrote beside the profile (openmp.json).
@@ -61,6 +68,16 @@ export function register(program: Command): void {
         return;
       }
       const profile = readTauProfileDir(dir);
+      if (opts.functions) {
+        const f = buildFunctionReport(profile, {
+          metric: opts.metric,
+          thread: parseThreadSelector(opts.thread ?? 'all'),
+          sort: opts.sort === 'incl' ? 'total' : 'self',
+          limit: opts.limit,
+        });
+        process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f));
+        return;
+      }
       const report = buildReport(profile, {
         metric: opts.metric,
         thread: parseThreadSelector(opts.thread ?? 'all'),

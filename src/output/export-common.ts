@@ -81,6 +81,21 @@ function codeFrame(text: string): ExportFrame {
 }
 
 /**
+ * The code a sample node names: `[SAMPLE] f [{file} {line}]` is function f at that line;
+ * `[UNWIND] <callee> [@] g [{file} {line}]` is its caller g at the call site. Null for other names.
+ */
+export function sampledCode(name: string): ExportFrame | null {
+  const n = name.trim();
+  if (n.startsWith('[SAMPLE]')) return codeFrame(n.slice(8).trim());
+  if (n.startsWith('[UNWIND]')) {
+    const text = n.slice(8).trim();
+    const at = text.lastIndexOf(' [@] ');
+    return codeFrame(at >= 0 ? text.slice(at + 5) : text);
+  }
+  return null;
+}
+
+/**
  * A tree node as an export frame, or null when it adds nothing: `[SAMPLE] f [{file} {line}]` is
  * function f at that line; `[UNWIND] <callee> [@] g [{file} {line}]` is its caller g at the call
  * site; `[CONTEXT] t` under timer t is t itself (left out), a parameter specialisation
@@ -96,12 +111,8 @@ export function exportFrame(n: TreeNode): ExportFrame | null {
       return n.parent && n.parent.name === name ? null : { name, kind: 'context' };
     }
     case 'sample':
-      return codeFrame(strip('[SAMPLE]'));
-    case 'unwind': {
-      const text = strip('[UNWIND]');
-      const at = text.lastIndexOf(' [@] ');
-      return codeFrame(at >= 0 ? text.slice(at + 5) : text);
-    }
+    case 'unwind':
+      return sampledCode(n.name);
   }
 }
 

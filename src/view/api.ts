@@ -5,6 +5,7 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { displayName, threadLabel, type TauEvent, type TauProfile } from '../output/tau-model.js';
+import { functionsOf } from '../output/report-functions.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
@@ -213,6 +214,32 @@ export class ProfileApi {
     const found = tree.nodes.filter((n) => n.name.toLowerCase().includes(s));
     found.sort((a, b) => b.incl - a.incl);
     return { total: found.length, nodes: found.slice(0, limit).map(info) };
+  }
+
+  /**
+   * The samples by function (output/report-functions.ts): self and total per function, over all
+   * contexts or in one context (`context`: its timer's name), sorted by `sort` (self | total).
+   */
+  functions(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const thread = this.threadKey(q, metric);
+    const sort = q.get('sort') ?? 'self';
+    if (sort !== 'self' && sort !== 'total') throw new ApiError(400, `unknown sort "${sort}"; use self or total`);
+    const limit = clampInt(q.get('limit'), 200, 1, 5000);
+    const { events } = this.view(metric, thread);
+    const f = functionsOf({ node: 0, context: 0, thread: 0, metric: this.profile.metrics[metric], events, userEvents: [], metadata: [] }, sort);
+    const context = q.get('context');
+    const scope = context ? f.contexts.find((c) => c.context === context) : f.overall;
+    if (!scope) throw new ApiError(404, `no sample context "${context}" in this thread`);
+    const search = (q.get('q') ?? '').toLowerCase();
+    const rows = search ? scope.rows.filter((r) => r.function.toLowerCase().includes(search)) : scope.rows;
+    return {
+      metric: this.profile.metrics[metric],
+      thread: String(thread),
+      sort,
+      contexts: f.contexts.map((c) => ({ context: c.context, samples: c.samples, value: c.value })),
+      scope: { ...scope, rows: rows.slice(0, limit), more: Math.max(0, rows.length - limit) },
+    };
   }
 
   flame(q: Query): FlameNode {

@@ -52,6 +52,7 @@ export async function startViewServer(profile: TauProfile, opts: { host: string;
     '/api/tree': (q) => api.tree(q),
     '/api/search': (q) => api.search(q),
     '/api/flame': (q) => api.flame(q),
+    '/api/functions': (q) => api.functions(q),
     '/api/source': (q) => api.source(q),
     '/api/metadata': (q) => api.metadata(q),
   };

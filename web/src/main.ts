@@ -1,4 +1,4 @@
-/** hyprof's viewer page: wires the header controls to the four views. */
+/** hyprof's viewer page: wires the header controls to the views. */
 import { el, getJson } from './api.js';
 import { renderBars } from './bars.js';
 import { renderFlame } from './flame.js';
@@ -6,6 +6,7 @@ import { state, showError } from './state.js';
 import { renderTable, resetTable } from './table.js';
 import { renderTree } from './tree.js';
 import { renderMetadata } from './metadata.js';
+import { renderFunctions, resetFunctions } from './functions.js';
 
 interface Summary {
   dir: string;
@@ -14,8 +15,8 @@ interface Summary {
   stats: string[];
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'metadata';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'metadata'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'metadata';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'metadata'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -29,6 +30,7 @@ async function render(): Promise<void> {
   else if (tab === 'table') await renderTable(root);
   else if (tab === 'tree') await renderTree(root);
   else if (tab === 'flame') await renderFlame(root);
+  else if (tab === 'functions') await renderFunctions(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
 }
@@ -77,6 +79,7 @@ async function start(): Promise<void> {
   thread.onchange = () => {
     state.thread = thread.value;
     resetTable();
+    resetFunctions();
     void render();
   };
   const search = document.getElementById('search') as HTMLInputElement;
