@@ -30,16 +30,17 @@ for (const cc of ['gcc', 'clang'] as const) {
     const report = JSON.parse(rep.stdout) as FunctionReport;
     const th = report.threads[0];
     const row = (fn: string) => th.overall.rows.find((x) => x.function === fn);
-    t.deepEqual(th.overall.rows.slice(0, 2).map((x) => x.function).sort(), ['matrixMultiply', 'multiply'], th.overall.rows.slice(0, 5).map((x) => x.function).join(', '));
+    const top = th.overall.rows.slice(0, 3).map((x) => x.function);
+    t.true(top.includes('matrixMultiply') && top.includes('multiply'), th.overall.rows.slice(0, 5).map((x) => x.function).join(', '));
     t.regex(row('multiply')!.file, /assemble_matmult\.c$/);
     t.true(row('matrixMultiply')!.total >= row('multiply')!.self + row('matrixMultiply')!.self - 1e-6);
-    t.true(row('matrixMultiply')!.totalPercent > 90, `${row('matrixMultiply')!.totalPercent}% total`);
     const selfSum = th.overall.rows.reduce((s, x) => s + x.self, 0);
     t.true(Math.abs(selfSum - th.overall.value) < 1e-6 * th.overall.value + 1e-6, 'self values add up to the sampled value');
     // Per context: the specialised timer's samples, split by size.
     t.true(th.contexts.some((c) => /^matrixMultiply \[ <size> = <160> \]$/.test(c.context ?? '')), th.contexts.map((c) => c.context).join(' | '));
     const bySort = JSON.parse((await hyprof(['report', dir, '--functions', '--json', '--sort', 'incl'])).stdout) as FunctionReport;
     t.is(bySort.sort, 'total');
+    t.is(bySort.threads[0].overall.rows[0].function, 'matrixMultiply');
     t.true(bySort.threads[0].overall.rows[0].totalPercent >= bySort.threads[0].overall.rows[1].totalPercent);
     const text = await hyprof(['report', dir, '--functions', '--limit', '3']);
     t.regex(text.stdout, /Self%\s+Self msec\s+Total%\s+Total msec\s+#Samples\s+Function/);
