@@ -13,7 +13,8 @@ import { meanThread, parseThreadSelector, type ThreadSelector } from './report-d
 import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
 import { displayName, threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
-export interface FunctionRow {
+/** Samples and values of one function. */
+interface FunctionCounts {
   function: string;
   /** Source file of the function ('' when unknown). */
   file: string;
@@ -21,6 +22,9 @@ export interface FunctionRow {
   self: number;
   totalSamples: number;
   total: number;
+}
+
+export interface FunctionRow extends FunctionCounts {
   /** Shares of the sampled value of the scope (thread or context), in percent. */
   selfPercent: number;
   totalPercent: number;
@@ -51,14 +55,7 @@ export interface FunctionReport {
   mean?: ThreadFunctions;
 }
 
-interface Acc {
-  function: string;
-  file: string;
-  selfSamples: number;
-  self: number;
-  totalSamples: number;
-  total: number;
-}
+type Acc = FunctionCounts;
 
 class Scope {
   samples = 0;

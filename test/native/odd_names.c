@@ -3,20 +3,7 @@
  * line break. Each is entered twice, inside a phase, with a parameter, so paths and samples hold
  * them too. */
 #include <hyprof.h>
-#include <time.h>
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-__attribute__((noinline)) static double work(double sec) {
-  double end = now_s() + sec, s = 0;
-  while (now_s() < end)
-    for (int i = 0; i < 1000; i++) s += i * 1e-9;
-  return s;
-}
+#include "cpu_work.h"
 
 static const char *const names[] = {"a => b", "", "   ", "x  y", "x y", "say \"hi\"\nnow", "c=>d"};
 

@@ -5,21 +5,7 @@
  * Usage: param_phases [iterations] */
 #include <TAU.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Busy for `sec` seconds of the thread's CPU time. */
-__attribute__((noinline)) static double work(double sec) {
-  double end = now_s() + sec, s = 0;
-  while (now_s() < end)
-    for (int i = 0; i < 1000; i++) s += i * 1e-9;
-  return s;
-}
+#include "cpu_work.h"
 
 int main(int argc, char **argv) {
   static const int sizes[] = {128, 256, 512};
