@@ -319,20 +319,20 @@ void hp_maps_refresh(void) { refresh_if_changed(); }
 
 /* ---------- readers (async-signal-safe) ---------- */
 
+static int in_ranges(const uintptr_t (*r)[2], uint32_t n, uintptr_t pc) {
+  for (uint32_t i = 0; i < n; i++)
+    if (pc >= r[i][0] && pc < r[i][1]) return 1;
+  return 0;
+}
+
 int hp_maps_is_startup(uintptr_t pc) {
   const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-  if (!s) return 0;
-  for (uint32_t i = 0; i < s->n_startup; i++)
-    if (pc >= s->startup[i][0] && pc < s->startup[i][1]) return 1;
-  return 0;
+  return s && in_ranges((const uintptr_t (*)[2])s->startup, s->n_startup, pc);
 }
 
 int hp_maps_is_self(uintptr_t pc) {
   const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-  if (!s) return 0;
-  for (uint32_t i = 0; i < s->n_self; i++)
-    if (pc >= s->self[i][0] && pc < s->self[i][1]) return 1;
-  return 0;
+  return s && in_ranges((const uintptr_t (*)[2])s->self, s->n_self, pc);
 }
 
 void hp_maps_write(hp_buf *b) {

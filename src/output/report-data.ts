@@ -413,7 +413,8 @@ function threadReport(
   };
 }
 
-function selectThreads(all: TauThreadProfile[], sel: ThreadSelector): TauThreadProfile[] {
+/** The threads a selector names (none for `mean`); an unknown thread is a UserError naming those there are. */
+export function selectThreads(all: TauThreadProfile[], sel: ThreadSelector): TauThreadProfile[] {
   switch (sel.kind) {
     case 'all':
       return all;

@@ -9,7 +9,7 @@
  */
 import { UserError } from '../base/errors.js';
 import { sampledCode } from './export-common.js';
-import { meanThread, parseThreadSelector, type ThreadSelector } from './report-data.js';
+import { meanThread, parseThreadSelector, selectThreads, type ThreadSelector } from './report-data.js';
 import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
 import { displayName, threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
@@ -158,24 +158,7 @@ export function buildFunctionReport(profile: TauProfile, opts: FunctionReportOpt
   const all = profile.threads[mi];
   const sel = opts.thread ?? parseThreadSelector('all');
   const sort = opts.sort ?? 'self';
-  let chosen: TauThreadProfile[];
-  switch (sel.kind) {
-    case 'all':
-      chosen = all;
-      break;
-    case 'mean':
-      chosen = [];
-      break;
-    case 'thread':
-      chosen = all.filter((t) => t.thread === sel.thread);
-      break;
-    case 'nct':
-      chosen = all.filter((t) => t.node === sel.node && t.context === sel.context && t.thread === sel.thread);
-      break;
-  }
-  if (sel.kind !== 'all' && sel.kind !== 'mean' && chosen.length === 0) {
-    throw new UserError(`--thread: no such thread (the profile has ${all.map((t) => `${t.node},${t.context},${t.thread}`).join('; ')})`);
-  }
+  const chosen = selectThreads(all, sel);
   const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && all.length > 1);
   const metric = profile.metrics[mi];
   return {

@@ -3,16 +3,11 @@
  * PT_NOTE segments: the runtime records each loaded object's build id, and comparing the two tells
  * whether the file is still the one that ran (a rebuilt binary would give wrong lines).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { readAt } from './elf-read.js';
 
 const PT_NOTE = 4;
 const NT_GNU_BUILD_ID = 3;
-
-function readAt(fd: number, offset: number, length: number): Buffer {
-  const b = Buffer.alloc(length);
-  const n = readSync(fd, b, 0, length, offset);
-  return b.subarray(0, n);
-}
 
 /** Hex build id; '' when the file has none; null when it is not a readable 64-bit ELF file. */
 export function readBuildId(path: string): string | null {

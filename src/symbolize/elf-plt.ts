@@ -5,7 +5,8 @@
  * `endbr64` or with a `bnd` prefix) names the GOT slot it goes through, and the dynamic relocation of
  * that slot names the function: .rela.plt for .plt / .plt.sec, .rela.dyn for .plt.got.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { cstring, openElf64, readAt, sectionHeaders } from './elf-read.js';
 
 const EM_X86_64 = 62;
 const SHT_SYMTAB_DYN = 11;
@@ -15,22 +16,6 @@ export interface PltStub {
   start: bigint;
   end: bigint;
   name: string;
-}
-
-interface Section {
-  name: string;
-  type: number;
-  addr: bigint;
-  offset: number;
-  size: number;
-  link: number;
-  entsize: number;
-}
-
-function readAt(fd: number, offset: number, length: number): Buffer {
-  const b = Buffer.alloc(length);
-  const n = readSync(fd, b, 0, length, offset);
-  return b.subarray(0, n);
 }
 
 /** The GOT slot an x86_64 PLT entry jumps through, or null. */
@@ -44,37 +29,15 @@ function slotOf(entry: Buffer, addr: bigint): bigint | null {
 
 /** Every PLT stub of the file; [] when it has none, is not x86_64 ELF, or cannot be read. */
 export function readPltStubs(path: string): PltStub[] {
-  let fd: number;
+  const elf = openElf64(path);
+  if (!elf) return [];
+  const fd = elf.fd;
   try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const eh = readAt(fd, 0, 64);
-    if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return [];
-    if (eh.readUInt16LE(18) !== EM_X86_64) return [];
-    const shoff = Number(eh.readBigUInt64LE(40));
-    const shentsize = eh.readUInt16LE(58);
-    const shnum = eh.readUInt16LE(60);
-    const shstrndx = eh.readUInt16LE(62);
-    const sh = readAt(fd, shoff, shentsize * shnum);
-    if (sh.length < shentsize * shnum) return [];
-    const raw = [...Array(shnum).keys()].map((i) => {
-      const at = i * shentsize;
-      return {
-        nameOff: sh.readUInt32LE(at),
-        type: sh.readUInt32LE(at + 4),
-        addr: sh.readBigUInt64LE(at + 16),
-        offset: Number(sh.readBigUInt64LE(at + 24)),
-        size: Number(sh.readBigUInt64LE(at + 32)),
-        link: sh.readUInt32LE(at + 40),
-        entsize: Number(sh.readBigUInt64LE(at + 56)),
-      };
-    });
+    if (elf.header.length === 0 || elf.header.readUInt16LE(18) !== EM_X86_64) return [];
+    const raw = sectionHeaders(fd, elf.header);
+    const shstrndx = elf.header.readUInt16LE(62);
     const shstr = readAt(fd, raw[shstrndx].offset, raw[shstrndx].size);
-    const cstr = (b: Buffer, at: number) => b.toString('latin1', at, Math.max(at, b.indexOf(0, at)));
-    const sections: Section[] = raw.map((r) => ({ ...r, name: cstr(shstr, r.nameOff) }));
+    const sections = raw.map((r) => ({ ...r, name: cstring(shstr, r.nameOffset) }));
     const byName = (n: string) => sections.find((s) => s.name === n);
 
     // GOT slot → function, from the dynamic relocations and the dynamic symbols they name.
@@ -90,7 +53,7 @@ export function readPltStubs(path: string): PltStub[] {
       for (let at = 0; at + 24 <= b.length; at += 24) {
         const sym = Number(b.readBigUInt64LE(at + 8) >> 32n);
         if (sym === 0 || (sym + 1) * 24 > syms.length) continue;
-        const name = cstr(strs, syms.readUInt32LE(sym * 24));
+        const name = cstring(strs, syms.readUInt32LE(sym * 24));
         if (name) slots.set(b.readBigUInt64LE(at), name);
       }
     }

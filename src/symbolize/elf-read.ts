@@ -1,0 +1,62 @@
+/**
+ * Reading parts of a 64-bit little-endian ELF file on disk (x86_64 / aarch64) without loading it
+ * whole: its header, its section headers and single sections. The small ELF readers of this
+ * directory (build id, PLT stubs, function symbols) share these.
+ */
+import { openSync, readSync } from 'node:fs';
+
+export function readAt(fd: number, offset: number, length: number): Buffer {
+  const b = Buffer.alloc(length);
+  const n = readSync(fd, b, 0, length, offset);
+  return b.subarray(0, n);
+}
+
+/** The open file and its 64-byte header, or null when it cannot be opened or is no ELF64 LE file. */
+export function openElf64(path: string): { fd: number; header: Buffer } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  const header = readAt(fd, 0, 64);
+  if (header.length < 64 || header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return { fd, header: Buffer.alloc(0) };
+  return { fd, header };
+}
+
+export interface ElfSection {
+  nameOffset: number;
+  type: number;
+  addr: bigint;
+  offset: number;
+  size: number;
+  link: number;
+  entsize: number;
+}
+
+/** Every section header of the file. */
+export function sectionHeaders(fd: number, header: Buffer): ElfSection[] {
+  const shoff = Number(header.readBigUInt64LE(40));
+  const size = header.readUInt16LE(58);
+  const count = header.readUInt16LE(60);
+  const sh = readAt(fd, shoff, size * count);
+  const out: ElfSection[] = [];
+  for (let i = 0; (i + 1) * size <= sh.length && i < count; i++) {
+    const at = i * size;
+    out.push({
+      nameOffset: sh.readUInt32LE(at),
+      type: sh.readUInt32LE(at + 4),
+      addr: sh.readBigUInt64LE(at + 16),
+      offset: Number(sh.readBigUInt64LE(at + 24)),
+      size: Number(sh.readBigUInt64LE(at + 32)),
+      link: sh.readUInt32LE(at + 40),
+      entsize: Number(sh.readBigUInt64LE(at + 56)),
+    });
+  }
+  return out;
+}
+
+/** The NUL-terminated string at `at` of a string table. */
+export function cstring(table: Buffer, at: number): string {
+  return table.toString('latin1', at, Math.max(at, table.indexOf(0, at)));
+}
