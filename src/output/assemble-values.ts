@@ -65,9 +65,11 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
   };
   const isOverlay = (c: bigint): boolean => isParam(c) && timerOf(c) !== c;
 
-  // Derived ancestors (and the timer contexts of specialised ones).
+  // Derived ancestors (and the timer contexts of specialised ones); each chain is walked once.
+  const walked = new Set<bigint>();
   const derive = (c: bigint): void => {
-    for (let x = c; x !== 0n; x = tree.context(x).parent) {
+    for (let x = c; x !== 0n && !walked.has(x); x = tree.context(x).parent) {
+      walked.add(x);
       if (!byContext.has(x)) byContext.set(x, { context: x, calls: 0, subrs: 0, excl: zero(), incl: zero(), derived: true });
       if (isOverlay(x)) derive(timerOf(x));
     }
