@@ -52,6 +52,9 @@ for (const cc of ['gcc', 'clang'] as const) {
     const view = api.functions(new URLSearchParams({ thread: '0' })) as { scope: { rows: Array<{ function: string; self: number }> } };
     t.is(view.scope.rows[0].function, th.overall.rows[0].function);
     t.true(Math.abs(view.scope.rows[0].self - th.overall.rows[0].self) < 1e-6);
+    // What the page can get wrong is answered with a status and a message.
+    t.throws(() => api.functions(new URLSearchParams({ thread: '0', sort: 'children' })), { message: 'unknown sort "children"; use self or total' });
+    t.throws(() => api.functions(new URLSearchParams({ thread: '0', context: 'nope' })), { message: 'no sample context "nope" in this thread' });
 
     // pprof: functions with files, locations with lines, the executable's mapping with its build id.
     const out = join(root, 'p.pb.gz');
