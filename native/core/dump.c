@@ -424,7 +424,9 @@ int hp_dump(int why) {
   if (b.failed) {
     say("hyprof: out of memory while writing the measurements of this process; nothing written", NULL, "\n");
   } else {
-    mkdir(hp_cfg.raw_dir, 0777); /* one level, as PROFILEDIR users expect; an error shows at open */
+    /* One level, as PROFILEDIR users expect; an error shows at open. Never the private directory of a
+     * `hyprof run`: once the run has removed it, re-creating it would leave a file nobody collects. */
+    if (!hp_rt.under_run) mkdir(hp_cfg.raw_dir, 0777);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || write_all(fd, b.data, b.len) != 0) {
       int e = errno;

@@ -207,6 +207,7 @@ static void init_once_body(void) {
   hp_rt.start_wall_ns = hp_wall_ns();
   hp_rt.start_mono_ns = hp_now_ns();
   const char *run_parent = getenv("HYPROF_RUN_PARENT");
+  hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);

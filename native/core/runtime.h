@@ -16,6 +16,7 @@ typedef struct hp_runtime {
   int node_set;
   int forked_child;
   int run_root;            /* this is the root process of a `hyprof run` */
+  int under_run;           /* started by a `hyprof run` (HYPROF_RUN_PARENT set): its raw directory is private */
   pid_t pid, ppid;
   uint64_t start_wall_ns;  /* CLOCK_REALTIME at start (or fork) */
   uint64_t start_mono_ns;

@@ -15,6 +15,7 @@ import { requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
+import { settledSurvivors, survivorsNote } from './run-survivors.js';
 
 interface RunCliOptions {
   dir?: string;
@@ -22,6 +23,9 @@ interface RunCliOptions {
   period?: number;
   keepRaw?: boolean;
 }
+
+/** How long processes the program started may take to end after it did, before they are reported. */
+const SURVIVOR_GRACE_MS = 500;
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
@@ -148,8 +152,15 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     : end.code !== 0
       ? `program exited with status ${end.code}`
       : '';
+  // Processes the program started and left running (daemons) write their files after the resolve:
+  // the raw directory is kept for them, and they are named.
+  const survivors = await settledSurvivors(SURVIVOR_GRACE_MS);
   const raws = rawFilesIn(rawDir);
   if (raws.length === 0) {
+    if (survivors.length > 0) {
+      process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}no measurements written yet; no profile\n${survivorsNote(survivors, rawDir, outDir)}\n`);
+      return status;
+    }
     rmSync(rawDir, { recursive: true, force: true });
     const msg = end.signal
       ? `${how}: it could not write its measurements; no profile`
@@ -180,7 +191,8 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   } finally {
     for (const [s, h] of interrupts) process.off(s, h);
   }
-  if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
+  if (survivors.length > 0) process.stderr.write(`${survivorsNote(survivors, rawDir, outDir)}\n`);
+  else if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
   else rmSync(rawDir, { recursive: true, force: true });
   return status;
 }

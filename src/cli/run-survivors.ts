@@ -1,0 +1,65 @@
+/**
+ * Processes a `hyprof run` started that are still running when its program has ended: a daemon the
+ * program started (double fork, setsid), a background job of a script. They write their raw files
+ * when they end, after the run has resolved, so the run must say so rather than lose them silently.
+ *
+ * Every measured process inherits HYPROF_RUN_PARENT=<pid of hyprof> (cmd-run.ts); /proc/<pid>/environ
+ * holds the environment a process started with, also after forks, and is readable for one's own
+ * processes.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface Survivor {
+  pid: number;
+  /** The program it runs (its argv[0]). */
+  command: string;
+}
+
+export function runSurvivors(runParent: number = process.pid): Survivor[] {
+  const mark = `HYPROF_RUN_PARENT=${runParent}`;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: Survivor[] = [];
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
+      if (!env.includes(mark)) continue;
+      const command = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] || '?';
+      found.push({ pid: Number(name), command });
+    } catch {
+      /* gone meanwhile, or another user's */
+    }
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
+
+/**
+ * The processes of the run still running after up to `graceMs`: a child that is just ending when the
+ * program does is waited for, so its measurements join the profile.
+ */
+export async function settledSurvivors(graceMs: number, runParent: number = process.pid): Promise<Survivor[]> {
+  const until = Date.now() + graceMs;
+  let left = runSurvivors(runParent);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((ok) => setTimeout(ok, 50));
+    left = runSurvivors(runParent);
+  }
+  return left;
+}
+
+/** One line naming them, and where their measurements will be. */
+export function survivorsNote(survivors: Survivor[], rawDir: string, outDir: string): string {
+  const n = survivors.length;
+  const shown = survivors.slice(0, 5).map((s) => `pid ${s.pid}: ${s.command}`);
+  if (n > 5) shown.push(`${n - 5} more`);
+  return (
+    `hyprof: ${n === 1 ? '1 process' : `${n} processes`} the program started ${n === 1 ? 'is' : 'are'} still running ` +
+    `(${shown.join(', ')}); ${n === 1 ? 'its' : 'their'} measurements are not in this profile: they are written to ` +
+    `${rawDir} when ${n === 1 ? 'it ends' : 'they end'}, then: hyprof resolve ${rawDir} -o ${outDir}`
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * Process life under `hyprof run`, with a real program (test/native/run_life.c, preloaded runtime):
+ * a daemon the program leaves running is named and its measurements are not lost; the run's private
+ * directory is never re-created by it.
+ */
+import test from 'ava';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileC, hyprof, tmpDir, type RunResult } from './helpers/native.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { readTauProfileDir } from '../src/output/tau-reader.js';
+
+let program = '';
+test.before(() => {
+  program = compileC('run_life', ['run_life.c'], { link: false });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (alive(pid) && Date.now() < until) await new Promise((ok) => setTimeout(ok, 50));
+  return !alive(pid);
+}
+
+const SURVIVOR = /^hyprof: 1 process the program started is still running \(pid (\d+): \S*run_life\); its measurements are not in this profile: they are written to (\S+) when it ends, then: hyprof resolve \S+ -o (\S+)$/m;
+
+test('a daemon the program leaves running is named; the run directory is kept for it, private, and its file resolves', async (t) => {
+  const dir = tmpDir('life-daemon');
+  const out = join(dir, 'out');
+  // The run's own pipes stay open until the daemon ends: the result comes once it has.
+  const r = await hyprof(['run', '--dir', out, '--', program, 'daemon', '3000']);
+  t.is(r.code, 0, r.stderr);
+  const m = SURVIVOR.exec(r.stderr);
+  t.truthy(m, r.stderr);
+  const [, pid, rawDir, shownOut] = m!;
+  t.is(shownOut, out);
+  t.regex(r.stderr, /profile of 1 thread written to/);
+  t.true(await waitGone(Number(pid), 10_000));
+  t.is(statSync(rawDir).mode & 0o777, 0o700);
+  const raws = readdirSync(rawDir).filter((f) => f.endsWith('.raw'));
+  t.true(raws.some((f) => f.includes(`.${pid}.`)), raws.join(' '));
+  const again = join(dir, 'all');
+  const res = await hyprof(['resolve', rawDir, '-o', again]);
+  t.is(res.code, 0, res.stderr);
+  const contexts = readTauProfileDir(again).threads[0].map((th) => th.context);
+  t.true(contexts.includes(0));
+  t.true(contexts.includes(Number(pid)), contexts.join(' '));
+  t.true(readWithTau(again).ok, tauReaderComplaints(readWithTau(again)));
+  rmSync(rawDir, { recursive: true, force: true });
+});
+
+test('a daemon that ends after its run directory was removed does not re-create it', async (t) => {
+  const dir = tmpDir('life-removed');
+  let rawDir = '';
+  const r: RunResult = await hyprof(['run', '--dir', join(dir, 'out'), '--', program, 'daemon', '3000'], {
+    onSpawn: (child) => {
+      let seen = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        seen += d.toString();
+        const m = SURVIVOR.exec(seen);
+        // As a user cleaning up /tmp would, while the daemon still runs.
+        if (m && !rawDir) {
+          rawDir = m[2];
+          rmSync(rawDir, { recursive: true, force: true });
+        }
+      });
+    },
+  });
+  t.is(r.code, 0, r.stderr);
+  t.truthy(rawDir, r.stderr);
+  t.false(existsSync(rawDir), `${rawDir} was re-created`);
+  t.true(r.stderr.includes(`hyprof: cannot write the measurements to ${rawDir}: no such directory`), r.stderr);
+});
