@@ -1,7 +1,8 @@
 /**
  * Process life under `hyprof run`, with a real program (test/native/run_life.c, preloaded runtime):
  * a daemon the program leaves running is named and its measurements are not lost; the run's private
- * directory is never re-created by it.
+ * directory is never re-created by it; a `hyprof run` killed with SIGKILL does not leave the program
+ * running, and the program says where its measurements went.
  */
 import test from 'ava';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -79,3 +80,32 @@ test('a daemon that ends after its run directory was removed does not re-create 
   t.false(existsSync(rawDir), `${rawDir} was re-created`);
   t.true(r.stderr.includes(`hyprof: cannot write the measurements to ${rawDir}: no such directory`), r.stderr);
 });
+
+for (const mode of ['wait', 'handler']) {
+  test(`SIGKILL of hyprof run ends the program (${mode === 'wait' ? 'default SIGTERM' : 'its own SIGTERM handler'}); it says where its measurements are`, async (t) => {
+    const dir = tmpDir(`life-kill-${mode}`);
+    let pid = 0;
+    const r = await hyprof(['run', '--dir', join(dir, 'out'), '--', program, mode], {
+      timeoutMs: 60_000,
+      onSpawn: (child) => {
+        child.stdout!.on('data', (d: Buffer) => {
+          const m = /ready (\d+)/.exec(d.toString());
+          if (m && !pid) {
+            pid = Number(m[1]);
+            setTimeout(() => child.kill('SIGKILL'), 300);
+          }
+        });
+      },
+    });
+    t.is(r.signal, 'SIGKILL');
+    t.true(pid > 0, r.stdout);
+    t.true(await waitGone(pid, 10_000), `the program (pid ${pid}) outlived its hyprof run`);
+    const m = /^hyprof: the hyprof run that started this program has ended; measurements written to (\S+\.raw); turn them into a TAU profile with: npx hyprof resolve /m.exec(r.stderr);
+    t.truthy(m, `stderr: ${r.stderr} stdout: ${r.stdout}`);
+    const out = join(dir, 'later');
+    const res = await hyprof(['resolve', m![1], '-o', out]);
+    t.is(res.code, 0, res.stderr);
+    t.true(readWithTau(out).ok, tauReaderComplaints(readWithTau(out)));
+    rmSync(join(m![1], '..'), { recursive: true, force: true });
+  });
+}

@@ -2,12 +2,14 @@
  * dumps, fork handling. Initialisation happens on first use (a probe or a preloaded constructor). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -124,6 +126,33 @@ int hp_dump_blocking_signals(int why) {
   return rc;
 }
 
+/* Whether process `pid` is ending: gone, or a zombie. Async-signal-safe (system calls only). A process
+ * killed with SIGKILL sends the parent-death signal as its spawning thread ends, while its other threads
+ * still run: getppid() is then unchanged, but that thread, the group leader, already shows as a zombie. */
+static int process_ending(pid_t pid) {
+  char path[32] = "/proc/", digits[12];
+  int n = 0;
+  for (unsigned long v = (unsigned long)pid; n == 0 || v; v /= 10) digits[n++] = (char)('0' + v % 10);
+  size_t at = 6;
+  while (n) path[at++] = digits[--n];
+  memcpy(path + at, "/stat", 6);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1;
+  char buf[512];
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return 1;
+  buf[got] = 0;
+  const char *state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold ')' */
+  return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
+/* The root process of a `hyprof run` whose hyprof has gone (killed with SIGKILL by a time limit or a
+ * batch scheduler): nobody will resolve its raw file, so the program says where it is. */
+static int run_parent_gone(void) {
+  return hp_rt.run_root && (getppid() != hp_rt.ppid || process_ending(hp_rt.ppid));
+}
+
 static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
   int saved = errno;
   hp_thread *t = hp_thread_current();
@@ -136,9 +165,11 @@ static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
     nanosleep(&ten_ms, NULL);
   }
   const char *raw = hp_dump_last_path();
-  if (raw[0] && hp_cfg.resolve) {
+  int orphaned = run_parent_gone();
+  if (raw[0] && (hp_cfg.resolve || orphaned)) {
     static const char msg[] = "hyprof: measurements written to ";
-    ssize_t w = write(2, msg, sizeof msg - 1);
+    static const char gone[] = "hyprof: the hyprof run that started this program has ended; measurements written to ";
+    ssize_t w = orphaned ? write(2, gone, sizeof gone - 1) : write(2, msg, sizeof msg - 1);
     w = write(2, raw, strlen(raw));
     static const char tail[] = "; turn them into a TAU profile with: npx hyprof resolve <that file> -o <dir>\n";
     w = write(2, tail, sizeof tail - 1);
@@ -178,7 +209,13 @@ static void at_exit(void) {
   if (hp_rt.disabled) return;
   hp_thread *t = hp_thread_current();
   if (t) hp_tool_enter(t);
-  if (hp_dump_blocking_signals(0) == 0 && hp_cfg.resolve) hp_resolve_at_exit(hp_dump_last_path());
+  if (hp_dump_blocking_signals(0) != 0) return;
+  if (hp_cfg.resolve)
+    hp_resolve_at_exit(hp_dump_last_path());
+  else if (run_parent_gone())
+    hp_warn("the hyprof run that started this program has ended; measurements written to %s; turn them into a "
+            "TAU profile with: npx hyprof resolve %s -o <dir>",
+            hp_dump_last_path(), hp_dump_last_path());
 }
 
 static void fork_prepare(void) { hp_events_lock(); }
@@ -224,6 +261,12 @@ static void init_once_body(void) {
   install_signal_dump(SIGINT, &previous_int);
   install_signal_dump(SIGTERM, &previous_term);
   hp_rt.initialised = 1;
+  /* The program must not outlive its `hyprof run` unnoticed: SIGTERM when hyprof dies, because that is
+   * the signal programs end on cleanly and on which the runtime writes the measurements (above). */
+  if (hp_rt.run_root) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != hp_rt.ppid) raise(SIGTERM); /* hyprof died before the line above */
+  }
 }
 
 int hp_init(void) {
