@@ -5,7 +5,8 @@
 import test from 'ava';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, hyprof, libPath, tmpDir } from './helpers/native.js';
+import { compileC, hyprof, libPath, run, tmpDir } from './helpers/native.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { displayName } from '../src/output/tau-model.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 
@@ -246,4 +247,29 @@ test('without --dir the profile goes to HYPROF_DIR, else PROFILEDIR, else the cu
   t.is(r3.code, 0, r3.stderr);
   t.regex(r3.stderr, /written to \.\/ \(profile\.0\.0\.\*\)\n$/);
   t.deepEqual(profileFiles(cwd), ['profile.0.0.0']);
+});
+
+test('misuse warnings are printed once, by the program, under hyprof run and linked alone; the profile keeps them', async (t) => {
+  if (!requireRuntime(t)) return;
+  const exe = compileC('core_misuse', ['core_misuse.c']);
+  const warnings = [
+    "hyprof: stop of 'never started' while no timer is running on thread 0; ignored\n",
+    "hyprof: parameter 'size' set while no timer is running on thread 0; ignored\n",
+    "hyprof: stop of 'A' while 'B', started inside it, is still running on thread 0; 'B' is stopped too\n",
+    "hyprof: stop of 'D', which is not running on thread 0 (innermost running: 'C'); ignored\n",
+  ];
+  const underRun = tmpDir('cli-run-misuse');
+  const alone = tmpDir('cli-run-misuse-alone');
+  const results = [
+    { dir: underRun, r: await hyprof(['run', '--dir', underRun, '--', exe]) },
+    { dir: alone, r: await run(exe, [], { env: { HYPROF_DIR: alone, HYPROF_RAW_DIR: undefined, HYPROF_RESOLVE: undefined } }) },
+  ];
+  for (const { dir, r } of results) {
+    t.is(r.code, 0, r.stderr);
+    for (const w of warnings) t.is(r.stderr.split(w).length - 1, 1, `once: ${w}${r.stderr}`);
+    t.notRegex(r.stderr, /\.raw/, 'no raw file is named');
+    const meta = new Map(readTauProfileDir(dir).threads[0][0].metadata);
+    t.is(meta.get('hyprof warning 3'), warnings[2].replace(/^hyprof: /, '').trim());
+    t.true(readWithTau(dir).ok, tauReaderComplaints(readWithTau(dir)));
+  }
 });

@@ -87,7 +87,9 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     threads: profile.threads[0]?.length ?? 0,
     samples: assembled.reduce((n, a) => n + a.samples, 0),
     drops,
-    warnings: [...symbolizer.warnings, ...assembled.flatMap((a) => a.warnings), ...openmpNotes(procs, openmp)],
+    // The program's own misuse warnings (assembled.warnings) are not repeated: the runtime printed each
+    // one while the program ran, and the profile's metadata keeps them (hyprof warning N).
+    warnings: [...symbolizer.warnings, ...openmpNotes(procs, openmp)],
   };
 }
 
