@@ -229,6 +229,18 @@ test('configuration: TAU aliases are honoured, malformed values warn once with t
   t.is(attrs.get('HYPROF_CALLPATH_DEPTH'), '100');
 });
 
+test('a value of thousands of characters: its warning is one line that keeps its end', async (t) => {
+  const exe = compileC('core_config_long', ['core_misuse.c']);
+  const value = `${'7'.repeat(4990)}xyz`;
+  const { result } = await measure(exe, [], { HYPROF_CALLPATH_DEPTH: value });
+  t.is(result.code, 0);
+  const line = result.stderr.split('\n').find((l) => l.startsWith('hyprof: HYPROF_CALLPATH_DEPTH='));
+  t.truthy(line, result.stderr);
+  t.regex(line!, /^hyprof: HYPROF_CALLPATH_DEPTH=7{500,} \[\.\.\.\] 7+xyz is not a whole number from 1 to 100000; using 100$/);
+  t.true(line!.length < 1000, `${line!.length} characters`);
+  t.true(result.stderr.includes(`${line}\n`), 'the line ends with its newline');
+});
+
 test('an unwritable measurement directory is reported and the program exits normally', async (t) => {
   const exe = compileC('core_unwritable', ['core_nesting.c']);
   const result = await run(exe, [], { env: { HYPROF_RAW_DIR: '/proc/hyprof-cannot-be-here', HYPROF_RESOLVE: '0' } });

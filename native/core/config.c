@@ -13,15 +13,40 @@
 
 hp_config hp_cfg;
 
+/* A warning is one line however long the values in it (a variable may hold thousands of characters):
+ * a longer message keeps its start and its end, where the value used is said, around " [...] ". */
+#define WARN_HEAD 600
+#define WARN_TAIL 300
+
 void hp_warn(const char *fmt, ...) {
-  char line[1024];
-  int n = snprintf(line, sizeof line, "hyprof: ");
-  va_list ap;
+  char line[8 + WARN_HEAD + 7 + WARN_TAIL + 2] = "hyprof: ";
+  const size_t room = WARN_HEAD + 7 + WARN_TAIL; /* message characters that fit as they are */
+  va_list ap, again;
   va_start(ap, fmt);
-  vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+  va_copy(again, ap);
+  int n = vsnprintf(line + 8, room + 1, fmt, ap);
   va_end(ap);
-  size_t len = strlen(line);
-  if (len + 1 < sizeof line) line[len++] = '\n';
+  size_t len = 8;
+  if (n < 0) {
+    va_end(again);
+    return;
+  }
+  if ((size_t)n <= room) {
+    len += (size_t)n;
+  } else {
+    char *msg = malloc((size_t)n + 1);
+    if (msg) {
+      vsnprintf(msg, (size_t)n + 1, fmt, again);
+      memcpy(line + 8 + WARN_HEAD, " [...] ", 7);
+      memcpy(line + 8 + WARN_HEAD + 7, msg + n - WARN_TAIL, WARN_TAIL);
+      free(msg);
+    } else {
+      memcpy(line + 8 + room - 3, "...", 3); /* no memory for the end: say it is cut */
+    }
+    len += room;
+  }
+  va_end(again);
+  line[len++] = '\n';
   ssize_t w = write(2, line, len); /* one write: lines of threads do not interleave */
   (void)w;
 }
