@@ -109,3 +109,18 @@ test('--no-callpath writes flat profiles; a bad --symbolizer is a usage error', 
   t.regex(bad.stderr, /^hyprof: option '--symbolizer <tool>' argument 'gdb' is invalid\. Allowed choices are auto, llvm-symbolizer, addr2line\./);
   t.false(existsSync(join(dir, 'x')));
 });
+
+test('HYPROF_SYMBOL_CACHE: a value that is no boolean is warned about once; off writes no cache', async (t) => {
+  if (!raw) return t.fail(`the native runtime is not built: ${libPath}`);
+  const dir = tmpDir('cli-resolve-symcache');
+  const cache = join(dir, 'cache');
+  const bad = await hyprof(['resolve', raw, '-o', join(dir, 'a')], { env: { HYPROF_SYMBOL_CACHE: 'abc', XDG_CACHE_HOME: cache } });
+  t.is(bad.code, 0, bad.stderr);
+  const warning = 'hyprof: warning: HYPROF_SYMBOL_CACHE=abc is not a boolean (1/0, on/off, true/false, yes/no); using 1\n';
+  t.is(bad.stderr.split(warning).length - 1, 1, bad.stderr);
+  t.true(existsSync(join(cache, 'hyprof', 'symbols')), 'the default (on) was used');
+  const off = await hyprof(['resolve', raw, '-o', join(dir, 'b')], { env: { HYPROF_SYMBOL_CACHE: 'Off', XDG_CACHE_HOME: join(dir, 'none') } });
+  t.is(off.code, 0, off.stderr);
+  t.notRegex(off.stderr, /HYPROF_SYMBOL_CACHE/);
+  t.false(existsSync(join(dir, 'none')));
+});

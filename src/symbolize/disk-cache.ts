@@ -9,8 +9,17 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
 
-export function defaultCacheDir(): string | null {
-  if (process.env.HYPROF_SYMBOL_CACHE === '0') return null;
+const YES = ['1', 'on', 'true', 'yes', 'enable', 'enabled'];
+const NO = ['0', 'off', 'false', 'no', 'disable', 'disabled'];
+
+/** The cache directory, or null when HYPROF_SYMBOL_CACHE turns it off (a boolean, read as the runtime
+ * reads its booleans; anything else is warned about and the default used). */
+export function defaultCacheDir(warn: (text: string) => void = () => {}): string | null {
+  const setting = process.env.HYPROF_SYMBOL_CACHE;
+  if (setting) {
+    if (NO.includes(setting.toLowerCase())) return null;
+    if (!YES.includes(setting.toLowerCase())) warn(`HYPROF_SYMBOL_CACHE=${setting} is not a boolean (1/0, on/off, true/false, yes/no); using 1`);
+  }
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'hyprof', 'symbols');
 }

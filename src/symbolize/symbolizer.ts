@@ -63,7 +63,7 @@ export class Symbolizer {
 
   constructor(private readonly opts: SymbolizeOptions = {}) {
     this.tool = chooseTool(opts.symbolizer);
-    this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+    this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir((w) => this.warnings.push(w)) : opts.cacheDir;
     if (!this.tool) this.warnings.push('neither llvm-symbolizer nor addr2line is installed: every sample is UNRESOLVED');
   }
 
