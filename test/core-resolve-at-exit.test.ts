@@ -63,3 +63,12 @@ test('HYPROF_DISABLE=yes is accepted like 1', async (t) => {
   t.is(r.stderr, '');
   t.deepEqual(readdirSync(dir), []);
 });
+
+test('an output directory whose name starts with "-" is resolved into at exit', async (t) => {
+  const cwd = tmpDir('exit-dash');
+  const r = await run(exe, [], { cwd, env: { HYPROF_DIR: '-out', HYPROF_SAMPLING: '0' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /^hyprof: profile of 1 thread written to \.\/-out\/ \(profile\.0\.0\.\*\)\n$/);
+  t.true(existsSync(join(cwd, '-out', 'profile.0.0.0')));
+  t.deepEqual(readdirSync(join(cwd, '-out')).filter((f) => f.endsWith('.raw')), []);
+});

@@ -76,7 +76,11 @@ void hp_resolve_at_exit(const char *raw) {
     return;
   }
   char **env = resolver_env();
-  char *argv[] = {node, cli, "resolve", (char *)raw, "-o", hp_cfg.dir, NULL};
+  /* Paths may start with '-' (HYPROF_DIR=-out): the output as one --output=<dir> word, the raw file
+   * after "--", so that neither is ever read as an option. */
+  char output[sizeof hp_cfg.dir + 16];
+  snprintf(output, sizeof output, "--output=%s", hp_cfg.dir);
+  char *argv[] = {node, cli, "resolve", output, "--", (char *)raw, NULL};
   pid_t pid;
   int status = -1;
   if (!env || posix_spawn(&pid, node, NULL, NULL, argv, env) != 0 || waitpid(pid, &status, 0) < 0) {
