@@ -124,3 +124,19 @@ test('HYPROF_SYMBOL_CACHE: a value that is no boolean is warned about once; off 
   t.notRegex(off.stderr, /HYPROF_SYMBOL_CACHE/);
   t.false(existsSync(join(dir, 'none')));
 });
+
+test('an output path the system cannot open, or an empty one, is refused with a clear message', async (t) => {
+  if (!raw) return t.fail(`the native runtime is not built: ${libPath}`);
+  const dir = tmpDir('cli-resolve-long');
+  const long = join(dir, ...Array.from({ length: 20 }, () => 'p'.repeat(250)));
+  const r = await hyprof(['resolve', raw, '-o', long]);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /^hyprof: cannot write the profile to \/\S{50,}\.\.\.p+: the path is longer than the system's limit \(\d{4} bytes, at most 4095\)\n$/);
+  const name = await hyprof(['resolve', raw, '-o', join(dir, 'n'.repeat(300))]);
+  t.is(name.code, 1);
+  t.regex(name.stderr, /: a name in the path is longer than the system's limit \(300 bytes, at most 255\)\n$/);
+  const empty = await hyprof(['resolve', raw, '-o', '']);
+  t.is(empty.code, 2);
+  t.is(empty.stderr, 'hyprof: the output directory is an empty name; give a directory (-o DIR)\n');
+  t.deepEqual(readdirSync(dir), []);
+});

@@ -64,6 +64,20 @@ test('HYPROF_DISABLE=yes is accepted like 1', async (t) => {
   t.deepEqual(readdirSync(dir), []);
 });
 
+for (const name of ['HYPROF_DIR', 'PROFILEDIR']) {
+  test(`${name} longer than the path limit is refused by name; the profile goes to the current directory, never to /`, async (t) => {
+    const cwd = tmpDir('exit-longdir');
+    const long = join(cwd, 'd'.repeat(5000));
+    const r = await run(exe, [], { cwd, env: { HYPROF_DIR: undefined, PROFILEDIR: undefined, [name]: long, HYPROF_SAMPLING: '0' } });
+    t.is(r.code, 0, r.stderr);
+    t.regex(r.stderr, new RegExp(`^hyprof: ${name} is longer than the path limit \\(${long.length} bytes, at most 4095\\): ${cwd}/d+\\.\\.\\.; using the current directory$`, 'm'));
+    t.regex(r.stderr, /profile of 1 thread written to \.\/ \(profile\.0\.0\.\*\)/);
+    t.true(existsSync(join(cwd, 'profile.0.0.0')));
+    t.deepEqual(readdirSync('/').filter((f) => f.endsWith('.raw')), []);
+    t.notRegex(r.stderr, /internal error/);
+  });
+}
+
 test('an output directory whose name starts with "-" is resolved into at exit', async (t) => {
   const cwd = tmpDir('exit-dash');
   const r = await run(exe, [], { cwd, env: { HYPROF_DIR: '-out', HYPROF_SAMPLING: '0' } });

@@ -112,22 +112,28 @@ int hp_env_choice(const char *name, const char *alias, const char *const *choice
   return dflt_index;
 }
 
-static void copy_path(char *dst, size_t cap, const char *src) {
-  if (strlen(src) >= cap) {
-    hp_warn("path too long, ignored: %.64s...", src);
+/* A directory from the environment; one longer than the path limit cannot be opened at all, so it is
+ * refused by name and `fallback` is used (never the empty path: files would land in "/"). */
+static void copy_path(char *dst, size_t cap, const char *name, const char *value, const char *fallback,
+                      const char *fallback_said) {
+  if (strlen(value) < cap) {
+    strcpy(dst, value);
     return;
   }
-  strcpy(dst, src);
+  hp_warn("%s is longer than the path limit (%zu bytes, at most %zu): %.64s...; using %s", name, strlen(value),
+          cap - 1, value, fallback_said);
+  snprintf(dst, cap, "%s", fallback);
 }
 
 void hp_config_read(void) {
-  const char *dir = hp_env("HYPROF_DIR", "PROFILEDIR", NULL);
-  if (dir)
-    copy_path(hp_cfg.dir, sizeof hp_cfg.dir, dir);
-  else if (!getcwd(hp_cfg.dir, sizeof hp_cfg.dir))
-    strcpy(hp_cfg.dir, ".");
+  char cwd[sizeof hp_cfg.dir];
+  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+  const char *used;
+  const char *dir = hp_env("HYPROF_DIR", "PROFILEDIR", &used);
+  copy_path(hp_cfg.dir, sizeof hp_cfg.dir, used, dir ? dir : cwd, cwd, "the current directory");
   const char *raw = hp_env("HYPROF_RAW_DIR", NULL, NULL);
-  copy_path(hp_cfg.raw_dir, sizeof hp_cfg.raw_dir, raw ? raw : hp_cfg.dir);
+  copy_path(hp_cfg.raw_dir, sizeof hp_cfg.raw_dir, "HYPROF_RAW_DIR", raw ? raw : hp_cfg.dir, hp_cfg.dir,
+            "the profile's directory");
   hp_cfg.callpath = hp_env_bool("HYPROF_CALLPATH", "TAU_CALLPATH", 1);
   hp_cfg.callpath_depth = (int)hp_env_long("HYPROF_CALLPATH_DEPTH", "TAU_CALLPATH_DEPTH", 100, 1, 100000);
   hp_cfg.resolve = hp_env_bool("HYPROF_RESOLVE", NULL, 1);

@@ -78,6 +78,7 @@ static const char *errno_text(int e) {
     case EROFS: return "read-only file system";
     case EDQUOT: return "disk quota exceeded";
     case ENOTDIR: return "not a directory";
+    case ENAMETOOLONG: return "the path is longer than the system's limit";
     default: return "write failed";
   }
 }

@@ -3,7 +3,7 @@
  * with progress on a terminal, and no partial output directory left behind when it fails.
  */
 import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
 
@@ -47,6 +47,8 @@ export function filePattern(files: string[]): string {
  * non-directory or unwritable directory, or a missing one whose nearest existing parent is unwritable.
  */
 export function checkOutputDir(outDir: string): void {
+  if (outDir === '') throw new UserError('the output directory is an empty name; give a directory (-o DIR)');
+  checkPathLength(outDir);
   let dir = resolve(outDir);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new UserError(`cannot write the profile to ${outDir}: it exists and is not a directory`, 1);
@@ -64,6 +66,24 @@ export function checkOutputDir(outDir: string): void {
       1,
     );
   }
+}
+
+/** Linux's limits: a path of at most PATH_MAX - 1 bytes, names of at most NAME_MAX bytes. */
+const PATH_MAX = 4096;
+const NAME_MAX = 255;
+
+/** A path the system cannot open gets a message of its own, with the path shortened to be readable. */
+function checkPathLength(outDir: string): void {
+  const full = resolve(outDir);
+  const bytes = Buffer.byteLength(full);
+  const longName = full.split(sep).find((part) => Buffer.byteLength(part) > NAME_MAX);
+  if (bytes < PATH_MAX && longName === undefined) return;
+  const shown = outDir.length > 100 ? `${outDir.slice(0, 60)}...${outDir.slice(-30)}` : outDir;
+  const why =
+    bytes >= PATH_MAX
+      ? `the path is longer than the system's limit (${bytes} bytes, at most ${PATH_MAX - 1})`
+      : `a name in the path is longer than the system's limit (${Buffer.byteLength(longName!)} bytes, at most ${NAME_MAX})`;
+  throw new UserError(`cannot write the profile to ${shown}: ${why}`, 1);
 }
 
 export async function resolveStep(files: string[], outDir: string, opts: ResolveStepOptions): Promise<ResolveSummary> {
