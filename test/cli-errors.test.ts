@@ -1,7 +1,8 @@
 /** How the command reports errors, and the progress line: unit tests of program.ts and progress.ts. */
 import test from 'ava';
 import { UserError } from '../src/base/errors.js';
-import { EXIT_INTERNAL, reportError } from '../src/cli/program.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { EXIT_ENVIRONMENT, EXIT_INTERNAL, reportError } from '../src/cli/program.js';
 import { createProgress } from '../src/base/progress.js';
 
 /** Run `fn` with process.stderr.write captured. */
@@ -46,6 +47,24 @@ test.serial('any other error is an internal error: exit 70, a hint, no stack unl
     if (saved === undefined) delete process.env.HYPROF_DEBUG;
     else process.env.HYPROF_DEBUG = saved;
   }
+});
+
+test.serial('a failed system call is the environment: the file when known and the reason in words, exit 1', (t) => {
+  // As node's fs raises them: a real ENOSPC from writing /dev/full (no path), a real ENOTDIR (a path).
+  const thrown = (fn: () => void): unknown => {
+    try {
+      fn();
+    } catch (err) {
+      return err;
+    }
+    throw new Error('did not throw');
+  };
+  const full = captureStderr(() => reportError(thrown(() => writeFileSync('/dev/full', 'x'))));
+  t.is(full.status, EXIT_ENVIRONMENT);
+  t.is(full.text, 'hyprof: write failed: no space left on device (ENOSPC)\n');
+  const notDir = captureStderr(() => reportError(thrown(() => mkdirSync('/dev/null/x'))));
+  t.is(notDir.status, EXIT_ENVIRONMENT);
+  t.is(notDir.text, 'hyprof: /dev/null/x: a part of the path is not a directory (ENOTDIR)\n');
 });
 
 function fakeStream(isTTY: boolean) {

@@ -62,7 +62,7 @@ test('export errors name the input: no profiles, unknown thread or metric, unwri
   const bad = join(empty, 'no', 'such', 'dir', 'out.pb.gz');
   const w = await hyprof(['export', ref('probes'), '--format', 'pprof', '-o', bad]);
   t.is(w.code, 1);
-  t.is(w.stderr, `hyprof: ${bad}: cannot write (ENOENT)\n`);
+  t.is(w.stderr, `hyprof: ${bad}: cannot write: no such file or directory (ENOENT)\n`);
 });
 
 test('reading many thread files shows progress on a terminal', async (t) => {

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import type { RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { AddressMap } from '../symbolize/address-map.js';
@@ -122,9 +122,15 @@ export function readOpenmpFile(dir: string): OpenmpFile {
         'it) and HYPROF_OPENMP is not off.',
     );
   }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`${path}: cannot read: ${systemErrorText(e) ?? (e as Error).message}`);
+  }
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
+    data = JSON.parse(text);
   } catch (e) {
     throw new UserError(`${path}: not valid JSON: ${(e as Error).message}`);
   }

@@ -11,7 +11,7 @@ import { exportCollapsed } from '../output/export-collapsed.js';
 import { exportPprof } from '../output/export-pprof.js';
 import { exportSpeedscope } from '../output/export-speedscope.js';
 import type { TauProfile } from '../output/tau-model.js';
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 
@@ -58,7 +58,7 @@ export function register(program: Command): void {
         try {
           writeFileSync(opts.output, data);
         } catch (e) {
-          throw new UserError(`${opts.output}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 1);
+          throw new UserError(`${opts.output}: cannot write: ${systemErrorText(e) ?? (e as Error).message}`, 1);
         }
       } else process.stdout.write(data);
     });

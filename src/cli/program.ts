@@ -11,13 +11,15 @@ import { register as registerReport } from './cmd-report.js';
 import { register as registerResolve } from './cmd-resolve.js';
 import { register as registerRun } from './cmd-run.js';
 import { register as registerView } from './cmd-view.js';
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
 
 /** EX_SOFTWARE from sysexits.h: an internal error. */
 export const EXIT_INTERNAL = 70;
 /** Usage errors (unknown command or option, bad option value). */
 export const EXIT_USAGE = 2;
+/** The work failed for a reason outside the input: disk full, an unwritable directory. */
+export const EXIT_ENVIRONMENT = 1;
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -58,6 +60,15 @@ export function reportError(e: unknown): number {
     if (debug() && e.stack) process.stderr.write(`${e.stack}\n`);
     return e.exitCode;
   }
+  // A failed system call (disk full, a directory where a file should be) is the environment's, not a
+  // bug: said in words, with the file when known, exit 1. Known paths give their own message first.
+  const system = systemErrorText(e);
+  if (system) {
+    const { path, syscall } = e as NodeJS.ErrnoException;
+    process.stderr.write(`hyprof: ${path ?? `${syscall ?? 'a system call'} failed`}: ${system}\n`);
+    if (debug() && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    return EXIT_ENVIRONMENT;
+  }
   const err = e instanceof Error ? e : new Error(String(e));
   process.stderr.write(`hyprof: internal error: ${err.message}\n`);
   process.stderr.write(
@@ -70,9 +81,11 @@ export function reportError(e: unknown): number {
 
 export async function main(argv: string[]): Promise<void> {
   // `hyprof report | head`: the reader is gone, which is not an error of hyprof.
+  // Any other failure to write the output (`> /dev/full`, a full disk) is said, not thrown.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
-    throw e;
+    process.stderr.write(`hyprof: cannot write to standard output: ${systemErrorText(e) ?? e.message}\n`);
+    process.exit(EXIT_ENVIRONMENT);
   });
   try {
     await buildProgram().parseAsync(argv);

@@ -3,7 +3,7 @@
  * stops everything before a byte is written), symbolize all sampled addresses (each module once),
  * assemble each process, write the profile (temporary files renamed into place).
  */
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import { INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
@@ -74,9 +74,17 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   const byFile = (x: TauThreadProfile, y: TauThreadProfile) => x.node - y.node || x.context - y.context || x.thread - y.thread;
   for (const ts of profile.threads) ts.sort(byFile);
   opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
-  const written = writeTauProfile(profile);
-  writeOpenmpFile(opts.outDir, openmp);
-  writeModulesFile(opts.outDir, modules.data());
+  let written: string[];
+  try {
+    written = writeTauProfile(profile);
+    writeOpenmpFile(opts.outDir, openmp);
+    writeModulesFile(opts.outDir, modules.data());
+  } catch (e) {
+    // Disk full, quota, a directory where a profile file should be: the environment's, said in words.
+    const why = systemErrorText(e);
+    if (why) throw new UserError(`cannot write the profile to ${opts.outDir}: ${why}`, 1);
+    throw e;
+  }
 
   const drops: Record<string, number> = {};
   for (const a of assembled) for (const [k, n] of Object.entries(a.drops)) drops[k] = (drops[k] ?? 0) + n;

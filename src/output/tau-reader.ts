@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
@@ -111,6 +111,15 @@ export function parseThreadProfile(
   return { ...ids, metric, events, userEvents, metadata };
 }
 
+function readProfileFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new UserError(`${file}: a directory where a profile file should be`);
+    throw new UserError(`${file}: cannot read the profile file: ${systemErrorText(e) ?? (e as Error).message}`);
+  }
+}
+
 /**
  * Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories.
  * `onFile` is told before each file is read (progress for directories of thousands of threads).
@@ -138,7 +147,7 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
     if (files.length === 0) continue;
     const threads = files.map((f) => {
       onFile?.(f.file, index++, total);
-      return parseThreadProfile(f.file, readFileSync(f.file, 'utf8'), f);
+      return parseThreadProfile(f.file, readProfileFile(f.file), f);
     });
     profile.metrics.push(threads[0].metric);
     profile.threads.push(threads);

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { UserError } from '../base/errors.js';
+import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
 import {
   RAW_MAGIC,
@@ -54,7 +54,8 @@ export function readRawFile(path: string): RawProcess {
   try {
     buf = readFileSync(path);
   } catch (e) {
-    throw new UserError(`${path}: cannot read the raw file: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new UserError(`${path}: a directory, not a raw measurement file`);
+    throw new UserError(`${path}: cannot read the raw file: ${systemErrorText(e) ?? (e as Error).message}`);
   }
   return parseRaw(path, buf);
 }
