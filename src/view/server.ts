@@ -56,7 +56,16 @@ export async function startViewServer(profile: TauProfile, opts: { host: string;
     '/api/source': (q) => api.source(q),
     '/api/metadata': (q) => api.metadata(q),
   };
-  const server = createServer((req, res) => handle(req, res, routes, web));
+  const server = createServer((req, res) => {
+    // Nothing a request holds may stop the server (a malformed URL such as /%FF): any page or local
+    // process can send one.
+    try {
+      handle(req, res, routes, web);
+    } catch {
+      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
+      else res.destroy();
+    }
+  });
   await new Promise<void>((ok, fail) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE') fail(new UserError(`port ${opts.port} on ${opts.host} is in use; choose another with --port (0 picks a free one)`, 1));
@@ -79,7 +88,12 @@ function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string
   const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed');
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return send(res, 400, 'text/plain', 'malformed URL');
+  }
   const route = routes[url.pathname];
   if (route) {
     try {
@@ -90,7 +104,12 @@ function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string
     }
   }
   if (url.pathname.startsWith('/api/')) return send(res, 404, 'application/json', JSON.stringify({ error: `no API ${url.pathname}` }));
-  const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+  let rel: string;
+  try {
+    rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+  } catch {
+    return send(res, 400, 'text/plain', 'malformed URL');
+  }
   const file = resolve(web, rel);
   if (!file.startsWith(web + sep)) return send(res, 403, 'text/plain', 'forbidden');
   let body: Buffer;
