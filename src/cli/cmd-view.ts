@@ -3,7 +3,7 @@
  * manner of ParaProf, on a loopback address. Runs until interrupted.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
@@ -13,6 +13,19 @@ interface ViewCliOptions {
   port: number;
   host: string;
   open?: boolean;
+  sourceDir: string[];
+}
+
+/** `--source-dir` may be given several times; each must be an existing directory. */
+function sourceDirs(value: string, previous: string[]): string[] {
+  let isDir = false;
+  try {
+    isDir = statSync(value).isDirectory();
+  } catch {
+    /* below */
+  }
+  if (!isDir) throw new InvalidArgumentError(`--source-dir ${value}: not a directory.`);
+  return [...previous, value];
 }
 
 function portNumber(value: string): number {
@@ -42,9 +55,15 @@ export function register(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = a free port)', portNumber, 0)
     .option('--host <addr>', 'loopback address to listen on', '127.0.0.1')
     .option('--open', 'open the page in the desktop browser (xdg-open)')
+    .option(
+      '--source-dir <dir>',
+      "also show source files under this directory (repeatable; by default only files under the run's CWD and the executable's directory are shown)",
+      sourceDirs,
+      [],
+    )
     .action(async (dir: string, opts: ViewCliOptions) => {
       const profile = readProfileWithProgress(dir);
-      const view = await startViewServer(profile, { host: opts.host, port: opts.port });
+      const view = await startViewServer(profile, { host: opts.host, port: opts.port, sourceDirs: opts.sourceDir });
       process.stdout.write(`hyprof: viewing ${dir} at ${view.url}\n`);
       if (opts.open) openBrowser(view.url);
       const stop = (): void => {

@@ -9,6 +9,7 @@ import { functionsOf } from '../output/report-functions.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
+import { SourceAccess } from './source-access.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -45,9 +46,16 @@ export interface NodeInfo {
 
 export class ProfileApi {
   private cache = new Map<string, View>();
-  private sources: Set<string> | undefined;
+  private sources: Map<string, string> | undefined;
+  private readonly access: SourceAccess;
 
-  constructor(readonly profile: TauProfile) {}
+  /** `sourceDirs`: directories beyond the run's own whose files may be shown (`--source-dir`). */
+  constructor(
+    readonly profile: TauProfile,
+    sourceDirs: string[] = [],
+  ) {
+    this.access = new SourceAccess(profile, sourceDirs);
+  }
 
   private metricIndex(q: Query): number {
     const m = q.get('metric');
@@ -255,9 +263,9 @@ export class ProfileApi {
   }
 
   /** Files named by SAMPLE / UNWIND nodes of this profile: the only files the viewer reads. */
-  private sourceFiles(): Set<string> {
+  private sourceFiles(): Map<string, string> {
     if (this.sources) return this.sources;
-    const s = new Set<string>();
+    const s = new Map<string, string>();
     for (const threads of this.profile.threads)
       for (const t of threads)
         for (const e of t.events) {
@@ -265,20 +273,30 @@ export class ProfileApi {
           const k = kindOf(last);
           if (k !== 'sample' && k !== 'unwind') continue;
           const src = sourceOf(last);
-          if (src) s.add(src.file);
+          if (src) s.set(src.file, src.file);
         }
     this.sources = s;
     return s;
   }
 
   source(q: Query): unknown {
-    const file = q.get('file') ?? '';
+    const asked = q.get('file') ?? '';
     const line = clampInt(q.get('line'), 1, 0, 1e9);
     const around = clampInt(q.get('context'), 8, 0, 200);
-    if (!this.sourceFiles().has(file)) throw new ApiError(403, `${file}: not a source file of a sample in this profile`);
+    // The request only chooses among the files the profile names; the path read is the profile's.
+    const file = this.sourceFiles().get(asked);
+    if (file === undefined) throw new ApiError(403, `${asked}: not a source file of a sample in this profile`);
+    const outside = (): ApiError =>
+      new ApiError(
+        403,
+        `${file}: outside the directories of this profile's run (${this.access.directories.join(', ') || 'none recorded'}); ` +
+          'hyprof view --source-dir DIR shows files under DIR',
+      );
+    if (!this.access.allowsPath(file)) throw outside();
     let text: string;
     try {
       const real = realpathSync(file);
+      if (!this.access.allowsRealPath(real)) throw outside();
       const st = statSync(real);
       if (!st.isFile()) throw new ApiError(404, `${file}: not a regular file`);
       if (st.size > MAX_SOURCE_BYTES) throw new ApiError(413, `${file}: larger than ${MAX_SOURCE_BYTES} bytes, not shown`);

@@ -36,7 +36,10 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-export async function startViewServer(profile: TauProfile, opts: { host: string; port: number; webDir?: string }): Promise<ViewServer> {
+export async function startViewServer(
+  profile: TauProfile,
+  opts: { host: string; port: number; webDir?: string; sourceDirs?: string[] },
+): Promise<ViewServer> {
   if (!isLoopback(opts.host)) {
     throw new UserError(`--host ${opts.host}: the viewer listens on a loopback address only (127.0.0.1, ::1, localhost)`);
   }
@@ -44,7 +47,7 @@ export async function startViewServer(profile: TauProfile, opts: { host: string;
   if (!existsSync(join(web, 'index.html'))) {
     throw new UserError(`${web}: the viewer page is not built (run "npm run build:web")`, 1);
   }
-  const api = new ProfileApi(profile);
+  const api = new ProfileApi(profile, opts.sourceDirs);
   const routes: Record<string, (q: Query) => unknown> = {
     '/api/summary': () => api.summary(),
     '/api/threads': (q) => api.threads(q),
