@@ -10,7 +10,7 @@
  * Code objects move and are freed; a later line for the same addresses replaces an earlier one, so a
  * lookup takes the last line (in file order) whose range holds the address.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SourceFrame } from './frames.js';
 
@@ -92,27 +92,47 @@ export class PerfMap {
   }
 
   /**
-   * The perf map of process `pid`, or null when there is none. A map older than the process (its
-   * last write before the process started: left by an earlier process with the same pid) is not
-   * used; `warn` says so.
+   * The perf map of process `pid`, or null when there is none. /tmp is everyone's: a map is used only
+   * when it is a regular file (not a link), owned by the user resolving and not writable by every user,
+   * so another user cannot plant names there; and not when it is older than the process (its last
+   * write before the process started: left by an earlier process with the same pid). `warn` says why
+   * a map is not used.
    */
   static forProcess(pid: number, processStartNs: bigint, warn: (text: string) => void): PerfMap | null {
     const path = perfMapPath(pid);
-    let mtimeNs: bigint;
+    let fd: number;
     try {
-      mtimeNs = statSync(path, { bigint: true }).mtimeNs;
-    } catch {
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') warn(`${path} is a symbolic link: not used for the JIT frames of process ${pid}`);
+      else if (code !== 'ENOENT') warn(`${path}: ${(e as Error).message}; JIT frames of process ${pid} stay UNRESOLVED`);
       return null;
     }
-    if (mtimeNs + 1_000_000_000n < processStartNs) {
-      warn(`${path} is older than process ${pid} (left by an earlier process with the same pid): not used for its JIT frames`);
-      return null;
-    }
     try {
-      return new PerfMap(readFileSync(path, 'utf8'));
+      const st = fstatSync(fd, { bigint: true });
+      const uid = process.getuid?.();
+      const refuse = !st.isFile()
+        ? 'is not a regular file'
+        : uid !== undefined && st.uid !== BigInt(uid)
+          ? `belongs to uid ${st.uid}, not to this user (uid ${uid})`
+          : (st.mode & 0o002n) !== 0n
+            ? 'is writable by every user'
+            : null;
+      if (refuse) {
+        warn(`${path} ${refuse}: not used for the JIT frames of process ${pid}`);
+        return null;
+      }
+      if (st.mtimeNs + 1_000_000_000n < processStartNs) {
+        warn(`${path} is older than process ${pid} (left by an earlier process with the same pid): not used for its JIT frames`);
+        return null;
+      }
+      return new PerfMap(readFileSync(fd, 'utf8'));
     } catch (e) {
       warn(`${path}: ${(e as Error).message}; JIT frames of process ${pid} stay UNRESOLVED`);
       return null;
+    } finally {
+      closeSync(fd);
     }
   }
 }
