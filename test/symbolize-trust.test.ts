@@ -1,12 +1,17 @@
 /**
  * What resolve reads besides the raw file, and must not trust blindly: V8 perf maps in /tmp (anyone
- * can create files there). An untrusted perf map is not used, with a warning.
+ * can create files there) and the symbol cache (a file that may be corrupt or planted). An untrusted
+ * perf map is not used, with a warning; an untrusted or corrupt cache file is discarded and rebuilt
+ * from the real symbolizer.
  */
 import test from 'ava';
-import { chmodSync, chownSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { perfMapPath, PerfMap } from '../src/symbolize/perf-map.js';
-import { tmpDir } from './helpers/native.js';
+import { readBuildId } from '../src/symbolize/elf-build-id.js';
+import { Symbolizer } from '../src/symbolize/symbolizer.js';
+import { compileC, tmpDir } from './helpers/native.js';
 
 const LINE = '1000 10 JS:*f file:///x.js:3:1\n';
 const isRoot = process.getuid?.() === 0;
@@ -55,4 +60,60 @@ test('a perf map that is a symbolic link, writable by every user or another user
   } finally {
     rmSync(path, { force: true });
   }
+});
+
+/** A real executable with a build id, and the address of one of its functions. */
+function program(): { exe: string; buildId: string; address: bigint } {
+  const exe = compileC('symprog', ['symbolize_prog.c', 'symbolize_lib.c'], { link: false, cflags: ['-O1', '-g', '-no-pie', '-fno-PIE'] });
+  const nm = spawnSync('nm', ['--defined-only', exe], { encoding: 'utf8' }).stdout;
+  const m = /^([0-9a-f]+) [tT] sym_outer$/m.exec(nm);
+  if (!m) throw new Error(`no sym_outer in ${exe}`);
+  return { exe, buildId: readBuildId(exe)!, address: BigInt(`0x${m[1]}`) };
+}
+
+test('a corrupt or untrusted symbol cache file is discarded, the module symbolized afresh and the file rebuilt', async (t) => {
+  const { exe, buildId, address } = program();
+  t.regex(buildId, /^[0-9a-f]{40}$/);
+  const cacheDir = join(tmpDir('symcache-trust'), 'symbols');
+  const first = new Symbolizer({ cacheDir });
+  const [frames] = await first.symbolizeModule(exe, buildId, [address]);
+  t.is(frames?.[0].function, 'sym_outer');
+  const file = join(cacheDir, `${buildId}.${first.tool}.json`);
+  const good = readFileSync(file, 'utf8');
+  const addr = `0x${address.toString(16)}`;
+  const corrupt: Array<[string, string]> = [
+    ['not JSON', good.slice(0, good.length >> 1)],
+    ['not a list', '{"a": 1}'],
+    ['an address that is no hex number', JSON.stringify([['zzz', null]])],
+    ['frames that are no list', JSON.stringify([[addr, 'sym_outer']])],
+    ['a function that is no text', JSON.stringify([[addr, [{ function: 7, file: 'x.c', line: 1 }]]])],
+    ['a negative line', JSON.stringify([[addr, [{ function: 'planted', file: 'x.c', line: -1 }]]])],
+    ['an empty inline chain', JSON.stringify([[addr, []]])],
+  ];
+  for (const [what, text] of corrupt) {
+    writeFileSync(file, text);
+    const s = new Symbolizer({ cacheDir });
+    const [again] = await s.symbolizeModule(exe, buildId, [address]);
+    t.is(again?.[0].function, 'sym_outer', what);
+    t.deepEqual(JSON.parse(readFileSync(file, 'utf8')), JSON.parse(good), `${what}: rebuilt`);
+  }
+  // A well-formed file planted by someone else, or writable by everyone, is not believed either.
+  const planted = JSON.stringify([[addr, [{ function: 'planted', file: '/x.c', line: 1 }]]]);
+  writeFileSync(file, planted);
+  chmodSync(file, 0o666);
+  const [notShared] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(notShared?.[0].function, 'sym_outer');
+  if (isRoot) {
+    writeFileSync(file, planted);
+    chownSync(file, 65534, 65534);
+    const [notForeign] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+    t.is(notForeign?.[0].function, 'sym_outer');
+  } else {
+    t.log('not root: a file of another user cannot be made here, that case is not run');
+  }
+  // And a trusted, well-formed file is used as it is (the cache does its job).
+  writeFileSync(file, planted);
+  chmodSync(file, 0o644);
+  const [cached] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(cached?.[0].function, 'planted');
 });

@@ -4,7 +4,7 @@
  * `~/.cache`. Best effort: an unreadable or unwritable cache only costs time. Files are written to a
  * temporary name and renamed, so concurrent resolves never read half a file.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
@@ -30,15 +30,47 @@ function fileOf(dir: string, buildId: string, tool: SymbolizerTool): string {
 
 type Stored = Array<[string, SourceFrame[] | null]>;
 
+/** One stored frame as symbolization gives it; anything else marks the file as corrupt. */
+function isFrame(f: unknown): f is SourceFrame {
+  const x = f as SourceFrame;
+  return (
+    typeof x === 'object' && x !== null && typeof x.function === 'string' && typeof x.file === 'string' &&
+    Number.isSafeInteger(x.line) && x.line >= 0
+  );
+}
+
+function isEntry(e: unknown): e is [string, SourceFrame[] | null] {
+  if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string' || !/^0x[0-9a-f]{1,16}$/.test(e[0])) return false;
+  const frames = e[1] as unknown;
+  return frames === null || (Array.isArray(frames) && frames.length > 0 && frames.every(isFrame));
+}
+
+/**
+ * The stored symbols of one module, or an empty table (then the module is symbolized afresh and the
+ * file rewritten) when there is none or it cannot be trusted: not a regular file of this user's, not
+ * valid JSON, or any entry not of the stored shape. A cache must never change what a profile says.
+ */
 export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool): Map<bigint, SourceFrame[] | null> {
   const out = new Map<bigint, SourceFrame[] | null>();
+  let fd: number;
   try {
-    const stored = JSON.parse(readFileSync(fileOf(dir, buildId, tool), 'utf8')) as Stored;
-    for (const [addr, frames] of stored) out.set(BigInt(addr), frames);
+    fd = openSync(fileOf(dir, buildId, tool), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    /* no cache yet, or unreadable: symbolize afresh */
+    return out; /* no cache yet, or unreadable: symbolize afresh */
   }
-  return out;
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o002) !== 0) return out;
+    const stored = JSON.parse(readFileSync(fd, 'utf8')) as unknown;
+    if (!Array.isArray(stored) || !stored.every(isEntry)) return out;
+    for (const [addr, frames] of stored) out.set(BigInt(addr), frames);
+    return out;
+  } catch {
+    return new Map();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, table: Map<bigint, SourceFrame[] | null>): void {
