@@ -386,11 +386,13 @@ function diagnose(a: OpenmpAnalysis, contexts: OmpContextMetrics[], input: Analy
       }
     }
   }
-  const runTime = Math.max(1, ...a.constructs.flatMap((c) => c.perThread.map((p) => p.incl)), effort);
+  // Loops, not Math.max(...values): a spread over every construct of every thread can overflow the stack.
+  let runTime = Math.max(1, effort);
+  for (const c of a.constructs) for (const p of c.perThread) runTime = Math.max(runTime, p.incl);
   for (const c of a.constructs) {
     if (c.kind !== 'OpenMP_Work_Loop' || c.perThread.length < 2) continue;
     const times = c.perThread.map((p) => p.incl);
-    const max = Math.max(...times);
+    const max = times.reduce((m, x) => Math.max(m, x), -Infinity);
     const mean = times.reduce((n, x) => n + x, 0) / times.length;
     if (mean > 0 && max >= 1.2 * mean && max >= 0.01 * runTime) {
       const slow = c.perThread.find((p) => p.incl === max)!;

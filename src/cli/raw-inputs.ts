@@ -21,7 +21,7 @@ export function collectRawFiles(inputs: string[]): string[] {
         .sort()
         .map((f) => join(input, f));
       if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
-      files.push(...found);
+      for (const f of found) files.push(f);
     } else {
       files.push(input);
     }

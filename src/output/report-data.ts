@@ -327,16 +327,18 @@ export function callTreeOf(t: TauThreadProfile, hotLimit: number): CallTreeNode[
     }
   }
   const order = (list: CallTreeNode[]) => list.sort((a, b) => b.incl - a.incl || (a.name < b.name ? -1 : 1));
-  const visit = (n: CallTreeNode) => {
+  // An explicit stack, not recursion: paths may be deeper than the call stack allows.
+  const pending = [...order(roots)];
+  while (pending.length > 0) {
+    const n = pending.pop()!;
     order(n.children);
     // Sample subtrees can be wide: keep the hottest children of context and unwind nodes.
     if ((n.name.startsWith('[CONTEXT]') || n.name.startsWith('[UNWIND]')) && n.children.length > hotLimit) {
       const cut = n.children.splice(hotLimit);
       n.omitted = { count: cut.length, incl: cut.reduce((s, c) => s + c.incl, 0) };
     }
-    n.children.forEach(visit);
-  };
-  order(roots).forEach(visit);
+    for (const c of n.children) pending.push(c);
+  }
   return roots;
 }
 
@@ -385,7 +387,9 @@ function threadReport(
   counts = sampleCounts(t),
 ): ThreadReport {
   const timers = flatTimers(t);
-  const total = Math.max(0, ...t.events.filter((e) => !isPath(e)).map((e) => e.incl));
+  // A loop, not Math.max(...values): a spread of 100,000s of arguments overflows the stack.
+  let total = 0;
+  for (const e of t.events) if (!isPath(e) && e.incl > total) total = e.incl;
   const rows = sortRows(
     timers.map((e) => ({
       name: displayName(e.name),

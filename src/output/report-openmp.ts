@@ -10,7 +10,7 @@ const ms = (ns: number): string => (ns / 1e6).toFixed(3);
 const p1 = (x: number): string => `${x.toFixed(1)}%`;
 
 function table(head: string[], rows: string[][]): string {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const w = head.map((h, i) => rows.reduce((m, r) => Math.max(m, r[i].length), h.length));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padStart(w[i]))).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n');
 }

@@ -47,17 +47,29 @@ function flatTable(t: ThreadReport, u: Units): string[] {
   return out;
 }
 
-function treeLines(nodes: CallTreeNode[], u: Units, depth: number, out: string[]): void {
-  for (const n of nodes) {
+/** The tree in depth-first order, with an explicit stack: a profile's paths may be deeper than the
+ * call stack of a recursive walk allows. */
+function treeLines(roots: CallTreeNode[], u: Units, out: string[]): void {
+  type Item = { node: CallTreeNode; depth: number } | { omitted: NonNullable<CallTreeNode['omitted']>; depth: number };
+  const stack: Item[] = [];
+  const pushAll = (nodes: CallTreeNode[], depth: number): void => {
+    for (let i = nodes.length - 1; i >= 0; i--) stack.push({ node: nodes[i], depth });
+  };
+  pushAll(roots, 0);
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('omitted' in item) {
+      out.push(
+        `${padLeft(formatValue(item.omitted.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(item.depth)}(${item.omitted.count} more)`,
+      );
+      continue;
+    }
+    const { node: n, depth } = item;
     out.push(
       `${padLeft(formatValue(n.incl, u.scale), 12)} ${padLeft(formatValue(n.excl, u.scale), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(depth)}${n.name}`,
     );
-    treeLines(n.children, u, depth + 1, out);
-    if (n.omitted) {
-      out.push(
-        `${padLeft(formatValue(n.omitted.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(depth + 1)}(${n.omitted.count} more)`,
-      );
-    }
+    if (n.omitted) stack.push({ omitted: n.omitted, depth: depth + 1 });
+    pushAll(n.children, depth + 1);
   }
 }
 
@@ -73,7 +85,7 @@ function callTree(report: Report, t: ThreadReport, u: Units): string[] {
   }
   out.push(`${padLeft('Inclusive', 12)} ${padLeft('Exclusive', 12)} ${padLeft('#Call', 9)}  Name`);
   out.push(`${padLeft(u.short, 12)} ${padLeft(u.short, 12)}`);
-  treeLines(t.callTree, u, 0, out);
+  treeLines(t.callTree, u, out);
   return out;
 }
 
@@ -133,15 +145,7 @@ function threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean)
     mean || t.node === undefined
       ? 'FUNCTION SUMMARY (mean):'
       : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}:`;
-  return [
-    '',
-    title,
-    ...flatTable(t, u),
-    ...callTree(report, t, u),
-    ...hotLines(t, u),
-    ...samples(t, mean),
-    ...userEvents(t, mean),
-  ];
+  return ['', title].concat(flatTable(t, u), callTree(report, t, u), hotLines(t, u), samples(t, mean), userEvents(t, mean));
 }
 
 const SORT_WORDS = { excl: 'exclusive', incl: 'inclusive', calls: 'calls', name: 'name' } as const;
@@ -152,7 +156,11 @@ export function renderReport(report: Report): string {
   const lines = [
     `Profile ${report.dir}: metric ${report.metric}${report.metrics.length > 1 ? ` (of ${report.metrics.join(', ')})` : ''}, sorted by ${SORT_WORDS[report.sort]}`,
   ];
-  for (const t of report.threads) lines.push(...threadSection(report, t, u, false));
-  if (report.mean) lines.push(...threadSection(report, report.mean, u, true));
+  // Sections are appended line by line: push(...section) of 100,000s of lines overflows the stack.
+  const add = (section: string[]): void => {
+    for (const l of section) lines.push(l);
+  };
+  for (const t of report.threads) add(threadSection(report, t, u, false));
+  if (report.mean) add(threadSection(report, report.mean, u, true));
   return `${lines.map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
 }

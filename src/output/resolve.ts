@@ -70,7 +70,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   });
 
   const profile: TauProfile = { dir: opts.outDir, metrics: [...metrics], threads: metrics.map(() => []) };
-  for (const a of assembled) a.threads.forEach((ts, m) => profile.threads[m].push(...ts));
+  for (const a of assembled) a.threads.forEach((ts, m) => ts.forEach((t) => profile.threads[m].push(t)));
   const byFile = (x: TauThreadProfile, y: TauThreadProfile) => x.node - y.node || x.context - y.context || x.thread - y.thread;
   for (const ts of profile.threads) ts.sort(byFile);
   opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
