@@ -4,10 +4,11 @@
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
 #   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
-#                        a JDK (TAU's own profile reader, test/tools/tau-reader)
+#                        a JDK (TAU's own profile reader, test/tools/tau-reader), util-linux (prlimit:
+#                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks)
 set -euo pipefail
 packages=(build-essential python3 gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
-  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless)
+  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()
 for p in "${packages[@]}"; do
