@@ -125,6 +125,19 @@ test('dangling contexts and events are rejected', (t) => {
   t.regex(rawError(t, encodeRaw(s)), /section SAMPLES: sample 0 names context 0x55, which is not in the CONTEXTS table$/);
 });
 
+test('a parent cycle is rejected; a chain of 100,000 contexts is read', (t) => {
+  const f = simpleFixture();
+  f.contexts[0].parent = 0x12n; // 0x10 -> 0x12 -> 0x11 -> 0x10
+  t.regex(rawError(t, encodeRaw(f)), /section CONTEXTS: context 0x10 is part of a parent cycle$/);
+
+  // Each context is walked once (the check was contexts x chain length: 5 * 10^9 steps here).
+  const g = simpleFixture();
+  const n = 100_000;
+  for (let i = 0; i < n; i++) g.contexts.push({ context: 0x1000n + BigInt(i), parent: i === 0 ? 0x12n : 0x1000n + BigInt(i - 1), event: 2 });
+  const p = parseRaw('chain.raw', encodeRaw(g));
+  t.is(p.contexts.size, n + 3);
+});
+
 test('a corrupt count inside a valid CRC is reported, not allocated', (t) => {
   const sections = encodeSections(simpleFixture());
   const ev = sections.find((s) => s.tag === 2)!;

@@ -226,11 +226,17 @@ function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
       c.fail(`context 0x${ctx.context.toString(16)} has parent 0x${ctx.parent.toString(16)}, which is not in the table`, c.end);
     }
   }
+  // Each context is walked once: a walk stops at the first context already known to reach 0, so a
+  // crafted file of long parent chains costs linear time, not chain length times contexts.
+  const reachesRoot = new Set<bigint>();
+  const walk: bigint[] = [];
   for (const ctx of map.values()) {
-    let steps = 0;
-    for (let p = ctx.parent; p !== 0n; p = map.get(p)!.parent) {
-      if (++steps > map.size) c.fail(`context 0x${ctx.context.toString(16)} is part of a parent cycle`, c.end);
+    walk.length = 0;
+    for (let p = ctx.context; p !== 0n && !reachesRoot.has(p); p = map.get(p)!.parent) {
+      walk.push(p);
+      if (walk.length > map.size) c.fail(`context 0x${ctx.context.toString(16)} is part of a parent cycle`, c.end);
     }
+    for (const p of walk) reachesRoot.add(p);
   }
   return map;
 }
