@@ -3,7 +3,7 @@
  * accept). Files are written into a temporary directory beside the target and renamed into place,
  * so an error never leaves half a profile behind.
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile } from './tau-model.js';
@@ -35,11 +35,14 @@ export function profileFileName(t: Pick<TauThreadProfile, 'node' | 'context' | '
   return `profile.${t.node}.${t.context}.${t.thread}`;
 }
 
-/** The text of one profile file. */
-export function formatThreadProfile(t: TauThreadProfile): string {
+/** Lines per piece of a profile file: a file of millions of events is never one string in memory. */
+const LINES_PER_PIECE = 4096;
+
+/** The text of one profile file, in pieces of whole lines (each ends with a newline). */
+export function* threadProfilePieces(t: TauThreadProfile): Generator<string> {
   const file = profileFileName(t);
   const events = t.events;
-  const out: string[] = [];
+  let out: string[] = [];
   out.push(`${events.length} templated_functions_MULTI_${t.metric}`);
   const meta = t.metadata
     .map(([k, v]) => `<attribute><name>${escapeXml(k)}</name><value>${escapeXml(v)}</value></attribute>`)
@@ -52,6 +55,10 @@ export function formatThreadProfile(t: TauThreadProfile): string {
       `"${name}" ${num(e.calls, `calls of "${name}"`, file)} ${num(e.subrs, `subrs of "${name}"`, file)} ` +
         `${num(e.excl, `excl of "${name}"`, file)} ${num(e.incl, `incl of "${name}"`, file)} 0 GROUP="${group}" `,
     );
+    if (out.length >= LINES_PER_PIECE) {
+      yield out.join('\n') + '\n';
+      out = [];
+    }
   }
   out.push('0 aggregates');
   const users = t.userEvents.filter((u) => u.count > 0);
@@ -62,7 +69,26 @@ export function formatThreadProfile(t: TauThreadProfile): string {
       out.push(`"${sanitizeName(u.name)}" ${anyNum(u.count)} ${anyNum(u.max)} ${anyNum(u.min)} ${anyNum(u.mean)} ${anyNum(u.sumsqr)}`);
     }
   }
-  return out.join('\n') + '\n';
+  yield out.join('\n') + '\n';
+}
+
+/** The text of one profile file. */
+export function formatThreadProfile(t: TauThreadProfile): string {
+  return [...threadProfilePieces(t)].join('');
+}
+
+/** Write one profile file piece by piece. */
+function writeThreadProfile(path: string, t: TauThreadProfile): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const piece of threadProfilePieces(t)) {
+      // writeSync may write less than asked (a file size limit reached mid-piece): loop to the error.
+      const bytes = Buffer.from(piece);
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -82,7 +108,7 @@ export function writeTauProfile(profile: TauProfile): string[] {
       for (const t of profile.threads[m] ?? []) {
         const name = profileFileName(t);
         const from = join(tmp, sub, name);
-        writeFileSync(from, formatThreadProfile({ ...t, metric }));
+        writeThreadProfile(from, { ...t, metric });
         moves.push([from, join(dir, sub, name)]);
       }
     });
