@@ -50,26 +50,64 @@ export function unescapeXml(s: string): string {
     .replace(/&amp;/g, '&');
 }
 
+/**
+ * The lines of a text by index, read forward only, without splitting the text into an array first:
+ * a profile of millions of events is parsed with one line at a time beside the text. Lines end at
+ * "\n"; a last empty line (the text's final newline) is not one.
+ */
+class LineReader {
+  private pos = 0;
+  /** Index of `line` (-1 before the first). */
+  private index = -1;
+  private line: string | undefined;
+  constructor(private readonly text: string) {}
+
+  /** Line `i` (0-based, never before one asked for earlier), or undefined past the end. */
+  get(i: number): string | undefined {
+    while (this.index < i) {
+      if (this.pos >= this.text.length) return undefined;
+      let end = this.text.indexOf('\n', this.pos);
+      if (end < 0) end = this.text.length;
+      this.line = this.text.slice(this.pos, end);
+      this.pos = end + 1;
+      this.index++;
+    }
+    return this.line;
+  }
+
+  /** Whether line `i` exists. */
+  has(i: number): boolean {
+    return this.get(i) !== undefined;
+  }
+}
+
 /** Parse one profile file's text. */
 export function parseThreadProfile(
   file: string,
   text: string,
   ids: { node: number; context: number; thread: number },
 ): TauThreadProfile {
-  const lines = text.split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  const first = /^(\d+) templated_functions(?:_MULTI_(.*))?\s*$/.exec(lines[0] ?? '');
+  const lines = new LineReader(text);
+  const first = /^(\d+) templated_functions(?:_MULTI_(.*))?\s*$/.exec(lines.get(0) ?? '');
   if (!first) fail(file, 1, 'expected "<N> templated_functions_MULTI_<metric>"');
   const n = Number(first[1]);
-  if (!(lines[1] ?? '').startsWith('# Name Calls Subrs Excl Incl ProfileCalls')) {
+  const header = lines.get(1) ?? '';
+  if (!header.startsWith('# Name Calls Subrs Excl Incl ProfileCalls')) {
     fail(file, 2, 'expected the "# Name Calls Subrs Excl Incl ProfileCalls" header line');
   }
-  const metadata = parseMetadata(file, lines[1]);
+  const metadata = parseMetadata(file, header);
   const metric = metadata.find(([k]) => k === 'Metric Name')?.[1] ?? first[2] ?? 'TIME';
+  // Groups repeat over thousands of events: one string each.
+  const groups = new Map<string, string>();
+  const group = (g: string): string => {
+    let kept = groups.get(g);
+    if (kept === undefined) groups.set(g, (kept = g));
+    return kept;
+  };
   const events: TauEvent[] = [];
   for (let i = 0; i < n; i++) {
     const lineNo = i + 3;
-    const line = lines[i + 2];
+    const line = lines.get(i + 2);
     if (line === undefined) fail(file, lineNo, `expected ${n} event lines, found ${i}`);
     const m = EVENT_RE.exec(line);
     if (!m) fail(file, lineNo, 'expected an event line "<name>" <calls> <subrs> <excl> <incl> 0 GROUP="..."');
@@ -81,21 +119,21 @@ export function parseThreadProfile(
       subrs: values[1],
       excl: values[2],
       incl: values[3],
-      group: m[7] ?? '',
+      group: group(m[7] ?? ''),
     });
   }
   let at = n + 2;
-  const agg = /^(\d+) aggregates\s*$/.exec(lines[at] ?? '');
+  const agg = /^(\d+) aggregates\s*$/.exec(lines.get(at) ?? '');
   if (!agg) fail(file, at + 1, `expected "0 aggregates" after ${n} event lines`);
   at += 1 + Number(agg[1]);
   const userEvents: TauUserEvent[] = [];
-  if (at < lines.length) {
-    const ue = /^(\d+) userevents\s*$/.exec(lines[at]);
+  if (lines.has(at)) {
+    const ue = /^(\d+) userevents\s*$/.exec(lines.get(at)!);
     if (!ue) fail(file, at + 1, 'expected "<k> userevents" or the end of the file');
     const k = Number(ue[1]);
     at += 2; // count line and "# eventname numevents max min mean sumsqr"
     for (let i = 0; i < k; i++, at++) {
-      const m = USER_RE.exec(lines[at] ?? '');
+      const m = USER_RE.exec(lines.get(at) ?? '');
       if (!m) fail(file, at + 1, 'expected a user event line "<name>" <count> <max> <min> <mean> <sumsqr>');
       userEvents.push({
         name: m[1],
@@ -106,7 +144,7 @@ export function parseThreadProfile(
         sumsqr: Number(m[6]),
       });
     }
-    if (at < lines.length) fail(file, at + 1, 'unexpected text after the user events');
+    if (lines.has(at)) fail(file, at + 1, 'unexpected text after the user events');
   }
   return { ...ids, metric, events, userEvents, metadata };
 }
