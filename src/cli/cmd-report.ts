@@ -8,8 +8,9 @@ import { readOpenmpFile } from '../analysis/openmp.js';
 import { buildReport, parseThreadSelector } from '../output/report-data.js';
 import { renderDiagnoses, renderOpenmpReport } from '../output/report-openmp.js';
 import type { SortKey } from '../output/report-data.js';
-import { renderReport } from '../output/report-text.js';
+import { reportPieces } from '../output/report-text.js';
 import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
+import { jsonPieces } from '../base/json-pieces.js';
 import { readTauProfileDir } from '../output/tau-reader.js';
 
 interface ReportCliOptions {
@@ -86,6 +87,10 @@ export function register(program: Command): void {
         callpath: opts.callpath ?? false,
         hotLines: opts.hot,
       });
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+      // In pieces: the text of millions of events may exceed what one string can hold. Standard output
+      // is synchronous on Linux for files, pipes and terminals, so pieces do not pile up in memory.
+      const pieces = opts.json ? jsonPieces(report, 2) : reportPieces(report);
+      for (const piece of pieces) process.stdout.write(piece);
+      if (opts.json) process.stdout.write('\n');
     });
 }

@@ -150,17 +150,31 @@ function threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean)
 
 const SORT_WORDS = { excl: 'exclusive', incl: 'inclusive', calls: 'calls', name: 'name' } as const;
 
-/** The whole report as text (ends with a newline). */
-export function renderReport(report: Report): string {
+/** Lines per piece of the report's text: a report of millions of events is never one string. */
+const LINES_PER_PIECE = 4096;
+
+/** The whole report as text, in pieces of whole lines (each ends with a newline). */
+export function* reportPieces(report: Report): Generator<string> {
   const u = unitsOf(report);
-  const lines = [
+  let lines = [
     `Profile ${report.dir}: metric ${report.metric}${report.metrics.length > 1 ? ` (of ${report.metrics.join(', ')})` : ''}, sorted by ${SORT_WORDS[report.sort]}`,
   ];
-  // Sections are appended line by line: push(...section) of 100,000s of lines overflows the stack.
-  const add = (section: string[]): void => {
-    for (const l of section) lines.push(l);
-  };
-  for (const t of report.threads) add(threadSection(report, t, u, false));
-  if (report.mean) add(threadSection(report, report.mean, u, true));
-  return `${lines.map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
+  const sections = report.threads.map((t) => () => threadSection(report, t, u, false));
+  if (report.mean) sections.push(() => threadSection(report, report.mean!, u, true));
+  for (const section of sections) {
+    // Line by line: push(...section) of 100,000s of lines would overflow the stack.
+    for (const l of section()) {
+      lines.push(l.replace(/\s+$/, ''));
+      if (lines.length >= LINES_PER_PIECE) {
+        yield `${lines.join('\n')}\n`;
+        lines = [];
+      }
+    }
+  }
+  if (lines.length > 0) yield `${lines.join('\n')}\n`;
+}
+
+/** The whole report as text (ends with a newline). */
+export function renderReport(report: Report): string {
+  return [...reportPieces(report)].join('');
 }
