@@ -241,6 +241,16 @@ function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
   return map;
 }
 
+/**
+ * n values read in order, in an array of exactly n elements: an array grown by push keeps room for
+ * 17, which for millions of statistics of one metric is most of the reader's memory.
+ */
+function values<T>(n: number, read: (i: number) => T): T[] {
+  const out = new Array<T>(n);
+  for (let i = 0; i < n; i++) out[i] = read(i);
+  return out;
+}
+
 function checkContext(c: Cursor, contexts: Map<bigint, RawContext>, ctx: bigint, at: number, what: string): void {
   if (!contexts.has(ctx)) c.fail(`${what} names context 0x${ctx.toString(16)}, which is not in the CONTEXTS table`, at);
 }
@@ -265,10 +275,8 @@ function readThread(
     checkContext(c, contexts, context, at, `statistic ${i}`);
     const calls = c.u64n(`statistic ${i} calls`);
     const childCalls = c.u64n(`statistic ${i} child_calls`);
-    const incl: number[] = [];
-    const excl: number[] = [];
-    for (let m = 0; m < nMetrics; m++) incl.push(c.u64n(`statistic ${i} incl[${m}]`));
-    for (let m = 0; m < nMetrics; m++) excl.push(c.u64n(`statistic ${i} excl[${m}]`));
+    const incl = values(nMetrics, (m) => c.u64n(`statistic ${i} incl[${m}]`));
+    const excl = values(nMetrics, (m) => c.u64n(`statistic ${i} excl[${m}]`));
     stats.push({ context, calls, childCalls, incl, excl });
   }
   const nOpen = c.count('open timers', 8);
@@ -310,13 +318,11 @@ function readSamples(c: Cursor, nMetrics: number, contexts: Map<bigint, RawConte
     const context = c.u64(`sample ${i} context`);
     checkContext(c, contexts, context, at, `sample ${i}`);
     const count = c.u64n(`sample ${i} count`);
-    const values: number[] = [];
-    for (let m = 0; m < nMetrics; m++) values.push(c.u64n(`sample ${i} value[${m}]`));
+    const vals = values(nMetrics, (m) => c.u64n(`sample ${i} value[${m}]`));
     const state = c.u32(`sample ${i} state`);
     const depth = c.count(`sample ${i} frames`, 8);
-    const pcs: bigint[] = [];
-    for (let d = 0; d < depth; d++) pcs.push(c.u64(`sample ${i} pc[${d}]`));
-    out.push({ context, count, values, state, pcs });
+    const pcs = values(depth, (d) => c.u64(`sample ${i} pc[${d}]`));
+    out.push({ context, count, values: vals, state, pcs });
   }
   c.done();
   return out;
