@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { cliPath, compileC, run, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { buildFunctionReport, renderFunctionReport } from '../src/output/report-functions.js';
 
 const N = 20_000;
 const SMALL_STACK = '--stack-size=150';
@@ -75,4 +76,13 @@ test(`the viewer's API answers on ${N} timers`, async (t) => {
   } finally {
     child.kill('SIGTERM');
   }
+});
+
+test('report --functions of 150,000 sampled functions (on the default stack, in process)', (t) => {
+  const n = 150_000;
+  const events = [{ name: '.TAU application', calls: 1, subrs: 0, excl: 0, incl: n, group: 'TAU_DEFAULT' }];
+  for (let i = 0; i < n; i++) events.push({ name: `[SAMPLE] f${i} [{/src/f.c} {${i + 1}}]`, calls: 1, subrs: 0, excl: 1, incl: 1, group: 'TAU_SAMPLE' });
+  const profile = { dir: 'synthetic', metrics: ['TIME'], threads: [[{ node: 0, context: 0, thread: 0, metric: 'TIME', events, userEvents: [], metadata: [] }]] };
+  const text = renderFunctionReport(buildFunctionReport(profile));
+  t.true(text.includes(`f${n - 1} [/src/f.c]`));
 });

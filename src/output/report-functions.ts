@@ -200,10 +200,11 @@ export function renderFunctionReport(report: FunctionReport): string {
       return;
     }
     lines.push(`  All contexts: ${formatCount(t.overall.samples)} samples, ${formatValue(t.overall.value, scale)} ${unit}`);
-    lines.push(...scopeLines(t.overall, scale, unit, '  '));
+    // Line by line: push(...rows) of 100,000s of functions would overflow the stack.
+    for (const l of scopeLines(t.overall, scale, unit, '  ')) lines.push(l);
     for (const c of t.contexts) {
       lines.push('', `  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${formatValue(c.value, scale)} ${unit}`);
-      lines.push(...scopeLines(c, scale, unit, '    '));
+      for (const l of scopeLines(c, scale, unit, '    ')) lines.push(l);
     }
   };
   for (const t of report.threads) section(t, false);
