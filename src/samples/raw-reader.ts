@@ -206,6 +206,9 @@ function readEvents(c: Cursor): RawEvent[] {
   return events;
 }
 
+/** The deepest context path accepted: far beyond any nesting a runtime records. */
+export const MAX_CONTEXT_DEPTH = 10_000;
+
 function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
   const n = c.count('contexts', 24);
   const map = new Map<bigint, RawContext>();
@@ -226,17 +229,24 @@ function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
       c.fail(`context 0x${ctx.context.toString(16)} has parent 0x${ctx.parent.toString(16)}, which is not in the table`, c.end);
     }
   }
-  // Each context is walked once: a walk stops at the first context already known to reach 0, so a
-  // crafted file of long parent chains costs linear time, not chain length times contexts.
-  const reachesRoot = new Set<bigint>();
+  // Each context is walked once: a walk stops at the first context whose depth is known, so a crafted
+  // file of long parent chains costs linear time, not chain length times contexts. The depth is
+  // bounded too: everything after the reader may follow a path root to leaf, and no runtime nests
+  // that deep (hyprof's stops at 256 timers per thread).
+  const depthOf = new Map<bigint, number>([[0n, 0]]);
   const walk: bigint[] = [];
   for (const ctx of map.values()) {
     walk.length = 0;
-    for (let p = ctx.context; p !== 0n && !reachesRoot.has(p); p = map.get(p)!.parent) {
+    let p = ctx.context;
+    for (; !depthOf.has(p); p = map.get(p)!.parent) {
       walk.push(p);
       if (walk.length > map.size) c.fail(`context 0x${ctx.context.toString(16)} is part of a parent cycle`, c.end);
     }
-    for (const p of walk) reachesRoot.add(p);
+    let depth = depthOf.get(p)!;
+    for (let i = walk.length - 1; i >= 0; i--) depthOf.set(walk[i], ++depth);
+    if (depth > MAX_CONTEXT_DEPTH) {
+      c.fail(`context 0x${ctx.context.toString(16)} lies ${depth} levels deep; at most ${MAX_CONTEXT_DEPTH} are accepted (the file is corrupt)`, c.end);
+    }
   }
   return map;
 }
