@@ -16,7 +16,11 @@ export const PATH_SPLIT = /\s+=>\s+/;
 export class ContextTree {
   private readonly pathMemo = new Map<bigint, number[]>();
   private readonly specialisedMemo = new Map<bigint, number[]>();
-  private readonly nameMemo = new Map<string, string>();
+  /** Path names by (depth, specialised), then by context: no key string is built per context. */
+  private readonly nameMemo = new Map<string, Map<bigint, string>>();
+  /** Names of events by id: a name is rewritten once, and every path that holds it shares it. */
+  private readonly names: Array<string | undefined> = [];
+  private readonly pathGroups: Array<string | undefined> = [];
   private childIndex: Map<string, bigint> | undefined;
   readonly hasPhases: boolean;
 
@@ -52,16 +56,23 @@ export class ContextTree {
 
   /** The event's name as written (event-names.ts: names that would break the format rewritten). */
   name(event: number): string {
-    const e = this.proc.events[event];
-    switch (e.kind) {
-      case EventKind.REGION:
-      case EventKind.PHASE:
-        return userName(e.name);
-      case EventKind.PARAM:
-        return paramName(e.name, this.proc.events[e.base].name);
-      default:
-        return safeName(e.name);
+    let n = this.names[event];
+    if (n === undefined) {
+      const e = this.proc.events[event];
+      switch (e.kind) {
+        case EventKind.REGION:
+        case EventKind.PHASE:
+          n = userName(e.name);
+          break;
+        case EventKind.PARAM:
+          n = paramName(e.name, this.proc.events[e.base].name);
+          break;
+        default:
+          n = safeName(e.name);
+      }
+      this.names[event] = n;
     }
+    return n;
   }
 
   /** The group as written for the event's own flat entry. */
@@ -71,49 +82,66 @@ export class ContextTree {
     return sanitizeName(e.group);
   }
 
-  /** The leaf's group inside `TAU_CALLPATH|<group>`: TAU drops the phase marker there. */
+  /** The leaf's group inside `TAU_CALLPATH|<group>`: TAU drops the phase marker there. Kept per
+   * event: millions of path entries share a few group strings. */
   pathGroup(event: number): string {
-    const g = this.group(this.base(event))
-      .split('|')
-      .filter((x) => x.trim() !== 'TAU_PHASE')
-      .join('|');
-    return `TAU_CALLPATH|${g}`;
+    let g = this.pathGroups[event];
+    if (g === undefined) {
+      const parts = this.group(this.base(event))
+        .split('|')
+        .filter((x) => x.trim() !== 'TAU_PHASE')
+        .join('|');
+      this.pathGroups[event] = g = `TAU_CALLPATH|${parts}`;
+    }
+    return g;
   }
 
   /** Event ids (parameter specialisations replaced by their timer) from the root to c. */
   pathIds(c: bigint): number[] {
-    let p = this.pathMemo.get(c);
-    if (!p) {
-      const ctx = this.context(c);
-      p = ctx.parent === 0n ? [this.base(ctx.event)] : [...this.pathIds(ctx.parent), this.base(ctx.event)];
-      this.pathMemo.set(c, p);
-    }
-    return p;
+    return this.memoPath(c, this.pathMemo, (event) => this.base(event));
   }
 
   /** Event ids from the root to c, parameter specialisations kept (sample contexts). */
   specialisedPathIds(c: bigint): number[] {
-    let p = this.specialisedMemo.get(c);
-    if (!p) {
-      const ctx = this.context(c);
-      p = ctx.parent === 0n ? [ctx.event] : [...this.specialisedPathIds(ctx.parent), ctx.event];
-      this.specialisedMemo.set(c, p);
+    return this.memoPath(c, this.specialisedMemo, (event) => event);
+  }
+
+  /** The path of c from `memo`, filling it for c and its ancestors not yet in it: a loop up to the
+   * nearest known ancestor, not recursion, so no depth of nesting overflows the stack. */
+  private memoPath(c: bigint, memo: Map<bigint, number[]>, id: (event: number) => number): number[] {
+    const known = memo.get(c);
+    if (known) return known;
+    const chain: bigint[] = [];
+    let above: number[] = [];
+    for (let x = c; x !== 0n; x = this.context(x).parent) {
+      const m = memo.get(x);
+      if (m) {
+        above = m;
+        break;
+      }
+      chain.push(x);
     }
-    return p;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      above = [...above, id(this.context(chain[i]).event)];
+      memo.set(chain[i], above);
+    }
+    return above;
   }
 
   /** `a => b => c`: the last `depth` events of c's path (depth counts from the leaf); with
    * `specialised`, parameter specialisations keep their own names (the paths of sample contexts). */
   pathName(c: bigint, depth: number, specialised = false): string {
-    const key = `${c}:${depth}:${specialised}`;
-    let n = this.nameMemo.get(key);
+    const kind = `${depth}:${specialised}`;
+    let memo = this.nameMemo.get(kind);
+    if (!memo) this.nameMemo.set(kind, (memo = new Map()));
+    let n = memo.get(c);
     if (n === undefined) {
       const ids = specialised ? this.specialisedPathIds(c) : this.pathIds(c);
       n = ids
         .slice(Math.max(0, ids.length - Math.max(1, depth)))
         .map((id) => (specialised ? this.name(id).trimEnd() : this.name(id)))
         .join(PATH_JOIN);
-      this.nameMemo.set(key, n);
+      memo.set(c, n);
     }
     return n;
   }

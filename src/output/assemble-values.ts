@@ -55,7 +55,9 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
       v.incl[m] += s.incl[m];
     }
   }
-  const measuredIncl = new Map([...byContext].map(([c, v]) => [c, [...v.incl]]));
+  // The roots' measured time (the thread's), kept before the inclusive values are rebuilt.
+  const measuredIncl = new Map<bigint, number[]>();
+  for (const [c, v] of byContext) if (tree.context(c).parent === 0n) measuredIncl.set(c, [...v.incl]);
 
   // A specialised context's timer context (same parent, the base event), when the process has it;
   // without it the specialised context stands alone.
@@ -106,14 +108,18 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
     }
     if (parent !== 0n) push(kids, parent, c);
   }
-  // Depth-first order from the roots, parents first.
+  // Depth-first order from the roots, parents first; an explicit stack, not recursion, so that no
+  // depth of nesting can overflow it. A context's own children come before its overlays' children.
   const order: bigint[] = [];
-  const visit = (c: bigint): void => {
-    order.push(c);
-    for (const k of kids.get(c) ?? []) visit(k);
-    for (const p of params.get(c) ?? []) {
-      order.push(p);
-      for (const k of kids.get(p) ?? []) visit(k);
+  const visit = (root: bigint): void => {
+    const pending: Array<{ c: bigint; overlay: boolean }> = [{ c: root, overlay: false }];
+    while (pending.length > 0) {
+      const { c, overlay } = pending.pop()!;
+      order.push(c);
+      const next: Array<{ c: bigint; overlay: boolean }> = [];
+      for (const k of kids.get(c) ?? []) next.push({ c: k, overlay: false });
+      if (!overlay) for (const p of params.get(c) ?? []) next.push({ c: p, overlay: true });
+      for (let i = next.length - 1; i >= 0; i--) pending.push(next[i]);
     }
   };
   for (const c of byContext.keys()) if (tree.context(c).parent === 0n && !isOverlay(c)) visit(c);
