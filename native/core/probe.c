@@ -52,7 +52,7 @@ static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
 }
 
 /* Add the parameter specialisation's interval (from hyprof_param to `now`) to its statistics. */
-static void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
+static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
   uint64_t pincl = now - f->param_start_ns;
   uint64_t pchild = f->child_ns - f->child_ns_at_param;
   hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
@@ -65,10 +65,10 @@ static void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
 }
 
 /* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time. */
-static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
+static inline void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
   hp_frame *p = &t->frames[level - 1];
-  uint64_t incl = now - f->start_ns;
+  uint64_t incl = now > f->start_ns ? now - f->start_ns : 0;
   p->child_ns += incl;
   if (f->flags & HP_FRAME_NO_STATS) return;
   uint64_t excl = incl > f->child_ns ? incl - f->child_ns : 0;
@@ -87,9 +87,8 @@ static const char *event_name(uint32_t id) {
   return e ? e->name : "?";
 }
 
-static void pop(hp_thread *t, uint32_t event) {
-  hp_tool_enter(t);
-  uint64_t now = hp_now_ns();
+/* pop when the innermost frame is not the one stopped: frames beyond HP_MAX_FRAMES, misuse. */
+static __attribute__((noinline)) void pop_slow(hp_thread *t, uint32_t event, uint64_t now) {
   if (t->overflow_depth) {
     t->overflow_depth--;
     hp_tool_leave(t);
@@ -117,6 +116,19 @@ static void pop(hp_thread *t, uint32_t event) {
   close_frame(t, level, now);
   __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
   hp_tool_leave(t);
+}
+
+static void pop(hp_thread *t, uint32_t event) {
+  hp_tool_enter(t);
+  uint64_t now = hp_now_ns();
+  int32_t top = t->top;
+  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event, 1)) {
+    close_frame(t, top, now);
+    __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
+    hp_tool_leave(t);
+    return;
+  }
+  pop_slow(t, event, now);
 }
 
 HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
