@@ -154,7 +154,9 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
   if (t && e) pop(t, handle_event(e)->id);
 }
 
-/* Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
+/* The functions by name (hyprof.h's macros call them for names that are not literals; the names are
+ * in parentheses so those macros do not expand here).
+ * Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
  * since a buffer may be reused for another name) spares the registry lock. It lives in the thread
  * state, not in TLS: the addon is dlopen'ed, where static TLS is scarce. */
 #define NAME_CACHE (sizeof(((hp_thread *)0)->name_cache[0]) / sizeof(((hp_thread *)0)->name_cache[0][0]))
@@ -169,7 +171,7 @@ static hp_event *named(hp_thread *t, const char *name, int phase) {
   return e;
 }
 
-HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
+HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -177,14 +179,14 @@ HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
   if (e) push(t, e->id, cfa);
 }
 
-HP_EXPORT void hyprof_stop_named(const char *name) {
+HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
   if (e) pop(t, e->id);
 }
 
-HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
+HP_EXPORT __attribute__((noinline)) void(hyprof_phase_start)(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -192,7 +194,7 @@ HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
   if (e) push(t, e->id, cfa);
 }
 
-HP_EXPORT void hyprof_phase_stop(const char *name) {
+HP_EXPORT void(hyprof_phase_stop)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);
