@@ -22,7 +22,7 @@
 
 static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 
-static void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
+static inline __attribute__((always_inline)) void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
   if (top + 1 >= HP_MAX_FRAMES) {
@@ -45,7 +45,7 @@ static void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uint
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
 }
 
-static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
   hp_tool_enter(t);
   push_frame(t, event, NULL, cfa, 0);
   hp_tool_leave(t);
@@ -64,22 +64,25 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
   }
 }
 
-/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time. */
+/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time.
+ * The frame's fields are read once into locals: the statistics are written through another pointer
+ * of the same types, which the compiler must otherwise assume may alias them. */
 static inline void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
-  hp_frame *p = &t->frames[level - 1];
-  uint64_t incl = now > f->start_ns ? now - f->start_ns : 0;
-  p->child_ns += incl;
-  if (f->flags & HP_FRAME_NO_STATS) return;
-  uint64_t excl = incl > f->child_ns ? incl - f->child_ns : 0;
+  uint64_t start = f->start_ns, child = f->child_ns, child_calls = f->child_calls;
+  uint32_t flags = f->flags, param_event = f->param_event;
+  uint64_t incl = now > start ? now - start : 0;
+  f[-1].child_ns += incl;
+  if (flags & HP_FRAME_NO_STATS) return;
+  uint64_t excl = incl > child ? incl - child : 0;
   hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
   if (s) {
     s->calls++;
-    s->child_calls += f->child_calls;
+    s->child_calls += child_calls;
     s->incl[0] += incl;
     s->excl[0] += excl;
   }
-  if (f->param_event != HP_NO_EVENT) record_param(t, f, now);
+  if (param_event != HP_NO_EVENT) record_param(t, f, now);
 }
 
 static const char *event_name(uint32_t id) {
@@ -118,7 +121,7 @@ static __attribute__((noinline)) void pop_slow(hp_thread *t, uint32_t event, uin
   hp_tool_leave(t);
 }
 
-static void pop(hp_thread *t, uint32_t event) {
+static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t event) {
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
