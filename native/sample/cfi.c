@@ -12,9 +12,8 @@
  * Anything else is left to libunwind, which remains the unwinder of record: a program counter in no
  * known module or without an FDE, CFA or register rules given by DWARF expressions (PLT stubs,
  * signal trampolines, realigned stacks), signal-frame CIEs, encodings other than the standard ones.
- * Such a program counter gets a rule without HP_CFI_OK, and unwind.c unwinds that sample with
- * libunwind from the start,
- * so samples come out as libunwind makes them.
+ * Such a program counter gets a rule without HP_CFI_OK, and unwind.c unwinds that whole sample with
+ * libunwind from the start, so every sample comes out as libunwind makes it.
  *
  * Async-signal-safe: reads only the loaded modules' memory through the maps snapshot (maps.c; the
  * caller holds hp_maps_reader_enter, so no module is unmapped meanwhile) and writes only the
@@ -78,7 +77,8 @@ static uint64_t fixed(rd *r, unsigned n) {
   return v;
 }
 
-static uint64_t uleb(rd *r) {
+/* LEB128: seven bits a byte, low first; the signed form extends the last byte's bit 6. */
+static uint64_t leb(rd *r, int is_signed) {
   uint64_t v = 0;
   unsigned shift = 0;
   uint8_t b;
@@ -87,21 +87,11 @@ static uint64_t uleb(rd *r) {
     if (shift < 64) v |= (uint64_t)(b & 0x7f) << shift;
     shift += 7;
   } while ((b & 0x80) && !r->bad);
+  if (is_signed && shift < 64 && (b & 0x40)) v |= ~(uint64_t)0 << shift;
   return v;
 }
-
-static int64_t sleb(rd *r) {
-  uint64_t v = 0;
-  unsigned shift = 0;
-  uint8_t b;
-  do {
-    b = u8(r);
-    if (shift < 64) v |= (uint64_t)(b & 0x7f) << shift;
-    shift += 7;
-  } while ((b & 0x80) && !r->bad);
-  if (shift < 64 && (b & 0x40)) v |= ~(uint64_t)0 << shift;
-  return (int64_t)v;
-}
+static uint64_t uleb(rd *r) { return leb(r, 0); }
+static int64_t sleb(rd *r) { return (int64_t)leb(r, 1); }
 
 /* A pointer in DW_EH_PE encoding. Applications supported: absolute, pc-relative, data-relative
  * (to `data_base`); the indirect bit is reported, not followed. Returns 0 on anything else. */
