@@ -213,6 +213,9 @@ static inline int cfi_step(hp_sample_thread *st, regs *r) {
   if (!(flags & HP_CFI_OK)) return -1;
   if (flags & HP_CFI_END) return 0;
   uintptr_t cfa = ((flags & HP_CFI_CFA_RBP) ? r->bp : r->sp) + (intptr_t)rule->cfa_off;
+  /* every frame's CFA is above the stack pointer it was computed from (the stack only unwinds
+   * upward); anything else is a stale rbp, whose reads could fall below the mapped stack */
+  if (cfa <= r->sp) return -1;
   uintptr_t ra_at = cfa + (intptr_t)rule->ra_off;
   if (ra_at < st->stack_lo || ra_at > st->stack_hi - sizeof(uintptr_t)) return -1;
   uintptr_t bp = r->bp;
