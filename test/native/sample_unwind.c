@@ -5,7 +5,10 @@
  * stack pointer moves); tiny calls, so that signals land in prologues, epilogues and PLT stubs;
  * nested timers (the stop rule); and two threads doing the same. Built as C++ it adds frames with
  * personality routines and landing pads (std::sort with a lambda, a caught exception).
- * Usage: sample_unwind [ms per shape]   Prints "crosscheck <fast> <slow> <differ>" at the end. */
+ * Both threads go round the shapes until the run has taken `samples` samples (so a loaded machine,
+ * which delivers fewer timer signals, makes the run longer, not the check weaker) or `max_s` seconds
+ * have passed. Usage: sample_unwind [samples] [max_s]   (default 400, 60)
+ * Prints "crosscheck <fast> <slow> <differ>" at the end. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -28,7 +31,7 @@ extern "C"
     void
     hp_unwind_crosscheck(uint64_t *fast, uint64_t *slow, uint64_t *differ);
 
-static long ms = 150;
+static uint64_t want = 400, max_s = 60;
 static volatile double sink;
 
 __attribute__((noinline)) static void leaf_spin(int n) {
@@ -103,8 +106,11 @@ static void cxx_shapes(void) {}
 
 static void shapes(void) {
   hyprof_event_t outer = hyprof_event("outer", NULL), inner = hyprof_event("inner", NULL);
-  uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-  while (now_ns() < end) {
+  uint64_t end = now_ns() + max_s * 1000000000u;
+  for (;;) {
+    uint64_t fast, slow, differ;
+    hp_unwind_crosscheck(&fast, &slow, &differ);
+    if (fast + slow + differ >= want || now_ns() >= end) break;
     recurse(40, 3000);
     sort_some();
     math_some();
@@ -126,7 +132,8 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1) ms = atol(argv[1]);
+  if (argc > 1) want = strtoull(argv[1], NULL, 10);
+  if (argc > 2) max_s = strtoull(argv[2], NULL, 10);
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   shapes();
