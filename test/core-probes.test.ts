@@ -106,6 +106,44 @@ for (const cc of ['gcc', 'clang'] as const) {
   });
 }
 
+// Literal names are resolved once per call site by hyprof.h's macros; everything else by the
+// functions. Either way the events and counts are the same; the C++ builds take the template path.
+for (const [cc, opt] of [['gcc', '-O0'], ['gcc', '-O2'], ['clang', '-O2'], ['g++', '-O2'], ['clang++', '-O0'], ['clang++', '-O2']] as const) {
+  test(`${cc} ${opt}: names reach the same events by literal, at run time, through a parameter and TAU_START`, async (t) => {
+    const lang = cc.endsWith('++') ? ['-x', 'c++'] : [];
+    const exe = compileC(`core_named_${cc}${opt}`, ['core_named.c'], { cc, cflags: [opt, '-g', '-Wall', '-Wextra', '-Werror', ...lang] });
+    const { result, processes } = await measure(exe);
+    t.is(result.code, 0, result.stderr);
+    const p = processes[0];
+    const calls = (name: string) => p.threads.reduce((a, th) => a + total(statsOf(p, th, name), 'calls'), 0);
+    const expected: Record<string, number> = {
+      main: 1,
+      literal: 3,
+      'dynamic 0': 2,
+      'dynamic 1': 2,
+      'inside dynamic': 4,
+      'Iteration 0': 1,
+      'Iteration 3': 1,
+      'wrapped a': 1,
+      'wrapped b': 2,
+      'tau start': 2,
+      'static phase': 1,
+      'through a pointer': 1,
+      threaded: 4000,
+    };
+    for (const [name, n] of Object.entries(expected)) t.is(calls(name), n, name);
+    for (const name of ['Iteration 0', 'static phase']) t.is(p.events[eventId(p, name)].kind, 1, `${name} is a phase`);
+    t.is(p.events[eventId(p, 'literal')].group, 'TAU_USER');
+    const inside = statsOf(p, p.threads[0], 'inside dynamic');
+    t.deepEqual(inside.map((s) => pathOf(p, s.context).join(' => ')).sort(), [
+      '.TAU application => main => dynamic 0 => inside dynamic',
+      '.TAU application => main => dynamic 1 => inside dynamic',
+    ]);
+    t.is(p.threads.filter((th) => total(statsOf(p, th, 'threaded'), 'calls') === 1000).length, 4);
+    for (const th of p.threads) t.deepEqual(th.warnings, []);
+  });
+}
+
 test('64 threads, numbered in order of first appearance, one never calling a probe', async (t) => {
   const exe = compileC('core_threads', ['core_threads.c']);
   const { result, processes } = await measure(exe, ['64']);

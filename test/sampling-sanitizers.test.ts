@@ -7,18 +7,10 @@
  * both be reached through RTLD_NEXT.
  */
 import test from 'ava';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, repoRoot, tmpDir } from './helpers/native.js';
+import { compileC, repoRoot, runtimeSources, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
-
-// the sources binding.gyp builds the runtime from: every .c of native/ but the addon's (the core,
-// each module, and native/modules.c, their list)
-const runtimeSources = (): string[] =>
-  (readdirSync(join(repoRoot, 'native'), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.c') && !f.startsWith('addon'))
-    .sort()
-    .map((f) => join(repoRoot, 'native', f));
 
 function build(name: string, sanitize: string): string {
   return compileC(name, [...runtimeSources(), 'sample_stress.c'], {

@@ -239,6 +239,7 @@ static void init_once_body(void) {
     hp_rt.disabled = 1;
     return;
   }
+  hp_clock_calibrate_begin(); /* the rest of initialisation is most of the calibration window */
   hp_rt.pid = getpid();
   hp_rt.ppid = getppid();
   hp_rt.start_wall_ns = hp_wall_ns();
@@ -260,6 +261,7 @@ static void init_once_body(void) {
   atexit(at_exit);
   install_signal_dump(SIGINT, &previous_int);
   install_signal_dump(SIGTERM, &previous_term);
+  hp_clock_calibrate_end();
   hp_rt.initialised = 1;
   /* The program must not outlive its `hyprof run` unnoticed: SIGTERM when hyprof dies, because that is
    * the signal programs end on cleanly and on which the runtime writes the measurements (above). */

@@ -22,7 +22,7 @@
 
 static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 
-static void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
+static inline __attribute__((always_inline)) void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
   if (top + 1 >= HP_MAX_FRAMES) {
@@ -45,14 +45,14 @@ static void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uint
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
 }
 
-static void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
   hp_tool_enter(t);
   push_frame(t, event, NULL, cfa, 0);
   hp_tool_leave(t);
 }
 
 /* Add the parameter specialisation's interval (from hyprof_param to `now`) to its statistics. */
-static void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
+static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
   uint64_t pincl = now - f->param_start_ns;
   uint64_t pchild = f->child_ns - f->child_ns_at_param;
   hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
@@ -64,22 +64,25 @@ static void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
   }
 }
 
-/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time. */
-static void close_frame(hp_thread *t, int32_t level, uint64_t now) {
+/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time.
+ * The frame's fields are read once into locals: the statistics are written through another pointer
+ * of the same types, which the compiler must otherwise assume may alias them. */
+static inline void close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
-  hp_frame *p = &t->frames[level - 1];
-  uint64_t incl = now - f->start_ns;
-  p->child_ns += incl;
-  if (f->flags & HP_FRAME_NO_STATS) return;
-  uint64_t excl = incl > f->child_ns ? incl - f->child_ns : 0;
+  uint64_t start = f->start_ns, child = f->child_ns, child_calls = f->child_calls;
+  uint32_t flags = f->flags, param_event = f->param_event;
+  uint64_t incl = now > start ? now - start : 0;
+  f[-1].child_ns += incl;
+  if (flags & HP_FRAME_NO_STATS) return;
+  uint64_t excl = incl > child ? incl - child : 0;
   hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
   if (s) {
     s->calls++;
-    s->child_calls += f->child_calls;
+    s->child_calls += child_calls;
     s->incl[0] += incl;
     s->excl[0] += excl;
   }
-  if (f->param_event != HP_NO_EVENT) record_param(t, f, now);
+  if (param_event != HP_NO_EVENT) record_param(t, f, now);
 }
 
 static const char *event_name(uint32_t id) {
@@ -87,9 +90,8 @@ static const char *event_name(uint32_t id) {
   return e ? e->name : "?";
 }
 
-static void pop(hp_thread *t, uint32_t event) {
-  hp_tool_enter(t);
-  uint64_t now = hp_now_ns();
+/* pop when the innermost frame is not the one stopped: frames beyond HP_MAX_FRAMES, misuse. */
+static __attribute__((noinline)) void pop_slow(hp_thread *t, uint32_t event, uint64_t now) {
   if (t->overflow_depth) {
     t->overflow_depth--;
     hp_tool_leave(t);
@@ -119,6 +121,19 @@ static void pop(hp_thread *t, uint32_t event) {
   hp_tool_leave(t);
 }
 
+static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t event) {
+  hp_tool_enter(t);
+  uint64_t now = hp_now_ns();
+  int32_t top = t->top;
+  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event, 1)) {
+    close_frame(t, top, now);
+    __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
+    hp_tool_leave(t);
+    return;
+  }
+  pop_slow(t, event, now);
+}
+
 HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
   if (!hp_init() || !name) return NULL;
   return (hyprof_event_t)hp_event_intern(name, group, HP_KIND_REGION, 0);
@@ -142,7 +157,9 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
   if (t && e) pop(t, handle_event(e)->id);
 }
 
-/* Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
+/* The functions by name (hyprof.h's macros call them for names that are not literals; the names are
+ * in parentheses so those macros do not expand here).
+ * Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
  * since a buffer may be reused for another name) spares the registry lock. It lives in the thread
  * state, not in TLS: the addon is dlopen'ed, where static TLS is scarce. */
 #define NAME_CACHE (sizeof(((hp_thread *)0)->name_cache[0]) / sizeof(((hp_thread *)0)->name_cache[0][0]))
@@ -157,7 +174,7 @@ static hp_event *named(hp_thread *t, const char *name, int phase) {
   return e;
 }
 
-HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
+HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -165,14 +182,14 @@ HP_EXPORT __attribute__((noinline)) void hyprof_start_named(const char *name) {
   if (e) push(t, e->id, cfa);
 }
 
-HP_EXPORT void hyprof_stop_named(const char *name) {
+HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
   if (e) pop(t, e->id);
 }
 
-HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
+HP_EXPORT __attribute__((noinline)) void(hyprof_phase_start)(const char *name) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -180,7 +197,7 @@ HP_EXPORT __attribute__((noinline)) void hyprof_phase_start(const char *name) {
   if (e) push(t, e->id, cfa);
 }
 
-HP_EXPORT void hyprof_phase_stop(const char *name) {
+HP_EXPORT void(hyprof_phase_stop)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);

@@ -28,8 +28,6 @@ extern hp_runtime hp_rt;
 /* Initialise once (idempotent, thread-safe). Returns 0 when measurement is disabled. */
 int hp_init(void);
 
-/* Create the calling thread's state; entry_stack_addr as in thread.h (0 = unknown). */
-hp_thread *hp_thread_create(uintptr_t entry_stack_addr);
 /* Child side of fork: drop the other threads, clear statistics, restart the clocks. */
 void hp_thread_after_fork_child(void);
 /* Mark the calling thread as ended (its pthread key destructor). */

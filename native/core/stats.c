@@ -43,7 +43,7 @@ static int grow(hp_thread *t) {
   return 1;
 }
 
-hp_stat *hp_stat_get(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event) {
+hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event) {
   hp_stat_table *tb = t->stats;
   if (!tb) return NULL;
   hp_stat *s = probe_slot(tb, context);

@@ -4,9 +4,21 @@
 
 #include "thread.h"
 
+/* hp_stat_get when the context is not in its home slot: probe further, insert, grow. */
+hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event);
+
 /* Find or insert the statistics of `context` on thread t (only t itself calls this).
- * NULL when memory could not be had; the loss is counted in t->drops_alloc. */
-hp_stat *hp_stat_get(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event);
+ * NULL when memory could not be had; the loss is counted in t->drops_alloc. Inline for the common
+ * case of a probe stop: the context is already in its home slot (contexts are well-mixed hashes,
+ * the table at most half full). */
+static inline hp_stat *hp_stat_get(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event) {
+  hp_stat_table *tb = t->stats;
+  if (__builtin_expect(tb != 0, 1)) {
+    hp_stat *s = &tb->slots[(uint32_t)context & (tb->capacity - 1)];
+    if (__builtin_expect(s->used && s->context == context, 1)) return s;
+  }
+  return hp_stat_get_slow(t, context, parent, event);
+}
 /* Allocate the first table of a thread. Returns 0 on failure. */
 int hp_stat_init(hp_thread *t);
 /* Forget everything (the forked child keeps none of its parent's statistics). */

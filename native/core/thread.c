@@ -15,21 +15,20 @@
 #include "runtime.h"
 #include "stats.h"
 
-/* initial-exec: reading it is one instruction, safe in a signal handler (no __tls_get_addr). */
-static __thread hp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+__thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
 static hp_thread *thread_list;
 static uint32_t next_index;
 static pthread_key_t end_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-hp_thread *hp_thread_current(void) { return tls_thread; }
+hp_thread *hp_thread_current(void) { return hp_tls_thread; }
 hp_thread *hp_thread_list(void) { return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE); }
 
 static void on_thread_exit(void *p) { hp_thread_end(p); }
 static void make_key(void) { pthread_key_create(&end_key, on_thread_exit); }
 
 hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
-  if (tls_thread) return tls_thread;
+  if (hp_tls_thread) return hp_tls_thread;
   if (!hp_init()) return NULL;
   hp_thread *t = calloc(1, sizeof *t);
   if (!t) return NULL;
@@ -52,17 +51,12 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   hp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
   do t->next = head;
   while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-  tls_thread = t;
+  hp_tls_thread = t;
   pthread_once(&key_once, make_key);
   pthread_setspecific(end_key, t);
   hp_modules_thread_start(t);
   hp_tool_leave(t);
   return t;
-}
-
-hp_thread *hp_thread_self(void) {
-  hp_thread *t = tls_thread;
-  return t ? t : hp_thread_create(0);
 }
 
 void hp_thread_end(hp_thread *t) {
@@ -77,7 +71,7 @@ void hp_thread_end(hp_thread *t) {
 }
 
 void hp_thread_after_fork_child(void) {
-  hp_thread *self = tls_thread;
+  hp_thread *self = hp_tls_thread;
   /* Only the forking thread exists in the child; the others' states stay allocated but unlisted. */
   __atomic_store_n(&thread_list, self, __ATOMIC_RELAXED);
   next_index = 1;

@@ -103,8 +103,18 @@ typedef struct hp_thread {
   struct hp_thread *next;          /* registry list, newest first */
 } hp_thread;
 
-/* The calling thread's state, created on first use (not async-signal-safe). */
-hp_thread *hp_thread_self(void);
+/* The calling thread's state (thread.c). initial-exec: reading it is one instruction, safe in a
+ * signal handler (no __tls_get_addr). */
+extern __thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
+
+/* Create the calling thread's state; entry_stack_addr as in hp_thread (0 = unknown). */
+hp_thread *hp_thread_create(uintptr_t entry_stack_addr);
+/* The calling thread's state, created on first use (not async-signal-safe). Inline: every probe
+ * starts with it. */
+static inline hp_thread *hp_thread_self(void) {
+  hp_thread *t = hp_tls_thread;
+  return __builtin_expect(t != 0, 1) ? t : hp_thread_create(0);
+}
 /* The calling thread's state or NULL; async-signal-safe (one initial-exec TLS read). */
 hp_thread *hp_thread_current(void);
 /* First thread of the registry (newest first); walk with ->next. */

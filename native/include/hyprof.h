@@ -41,7 +41,8 @@ hyprof_event_t hyprof_phase(const char *name, const char *group);
 void hyprof_start(hyprof_event_t event);
 void hyprof_stop(hyprof_event_t event);
 
-/* The same by name (interned and cached). */
+/* The same by name. Where the name is a string literal, the macros below resolve it once per call
+ * site; any other name is looked up on each call (a per-thread cache, then the registry). */
 void hyprof_start_named(const char *name);
 void hyprof_stop_named(const char *name);
 
@@ -70,6 +71,42 @@ hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *
 hyprof_user_event_t hyprof_user_event(const char *name);
 void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
 
+/* Call-site handles. hyprof_start_named("solve") and the like (and TAU.h's TAU_START, which maps
+ * onto them) keep the event of a literal name in a static handle of their own call site: the name is
+ * looked up on the first call only, later calls go by handle. Whether the argument is a literal is
+ * decided by the compiler's front end (__builtin_choose_expr / a template argument), never after
+ * inlining, so a name that is a function's parameter always takes the look-up path, even when every
+ * caller passes a literal. Define HYPROF_NO_CALLSITE_CACHE to call the functions directly. A literal
+ * name inside a non-static C inline function draws a warning (a static object in an inline
+ * definition): call the function there, `(hyprof_start_named)(name)`. */
+#if defined(__GNUC__) && !defined(HYPROF_NO_CALLSITE_CACHE)
+#ifdef __cplusplus
+#define HYPROF_IS_LITERAL_(s) (::hyprof_is_literal_<__builtin_constant_p(s)>::value)
+#define HYPROF_CHOOSE_(c, a, b) ((c) ? (a) : (b))
+#else
+#define HYPROF_IS_LITERAL_(s) __builtin_constant_p(s)
+#define HYPROF_CHOOSE_(c, a, b) __builtin_choose_expr(c, a, b)
+#endif
+#define HYPROF_SITE_EVENT_(lookup, name)                                                 \
+  (__extension__({                                                                       \
+    static hyprof_event_t hyprof_site_event_;                                            \
+    hyprof_event_t hyprof_site_e_ = __atomic_load_n(&hyprof_site_event_, __ATOMIC_ACQUIRE); \
+    if (__builtin_expect(!hyprof_site_e_, 0)) {                                          \
+      hyprof_site_e_ = lookup(name, 0);                                                  \
+      __atomic_store_n(&hyprof_site_event_, hyprof_site_e_, __ATOMIC_RELEASE);           \
+    }                                                                                    \
+    hyprof_site_e_;                                                                      \
+  }))
+#define hyprof_start_named(name) \
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_start(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_start_named)(name))
+#define hyprof_stop_named(name) \
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_stop(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_stop_named)(name))
+#define hyprof_phase_start(name) \
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_start(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_start)(name))
+#define hyprof_phase_stop(name) \
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_stop(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_stop)(name))
+#endif
+
 #else /* HYPROF_NO_PROBES: every probe compiles to nothing (an uninstrumented build of the same source) */
 
 static inline void hyprof_init(void) {}
@@ -96,6 +133,15 @@ static inline void hyprof_user_event_trigger(hyprof_user_event_t event, double v
 
 #ifdef __cplusplus
 }
+#if defined(__GNUC__) && !defined(HYPROF_NO_PROBES) && !defined(HYPROF_NO_CALLSITE_CACHE)
+/* HYPROF_IS_LITERAL_: a template argument is a constant expression, evaluated by the front end. */
+extern "C++" {
+template <bool Literal>
+struct hyprof_is_literal_ {
+  static const bool value = Literal;
+};
+}
+#endif
 #endif
 
 #endif /* HYPROF_H */

@@ -122,7 +122,7 @@ void hp_sample_take(void *uc) {
 }
 
 #ifdef HYPROF_BENCH_HANDLER
-/* Benchmark builds only (bench/sampling.sh): the time each sampling signal spends in this handler. */
+/* Benchmark builds only (bench/sampling.ts): the time each sampling signal spends in this handler. */
 #define HP_BENCH_MAX (1u << 20)
 static uint64_t bench_ns[HP_BENCH_MAX];
 static volatile uint32_t bench_n;

@@ -356,6 +356,19 @@ void hp_maps_write(hp_buf *b) {
 void hp_maps_reader_enter(void) { __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
 void hp_maps_reader_leave(void) { __atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
 
+const void *hp_maps_generation(void) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return NULL;
+  return s;
+}
+
+const struct dl_phdr_info *hp_maps_object_of(uintptr_t a) {
+  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return NULL;
+  const snap_obj *o = obj_of(s, a);
+  return o ? &o->info : NULL;
+}
+
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
   const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
   if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return 0;

@@ -82,6 +82,23 @@ typedef struct hp_srec {
   uint16_t state;
 } hp_srec;
 
+/* The unwind rule of one program counter, when it has the simple form (cfi.c): CFA = rsp or rbp +
+ * cfa_off, return address at CFA + ra_off, rbp unchanged or at CFA + rbp_off. One slot of the
+ * per-thread table (16 bytes). */
+typedef struct hp_cfi_rule {
+  uint64_t pc;        /* the key; 0 = empty slot */
+  int32_t cfa_off;
+  int16_t rbp_off;
+  int8_t ra_off;
+  uint8_t flags;      /* HP_CFI_*; without HP_CFI_OK the pc is left to libunwind */
+} hp_cfi_rule;
+#define HP_CFI_OK 1u
+#define HP_CFI_CFA_RBP 2u     /* CFA = rbp + cfa_off (else rsp + cfa_off) */
+#define HP_CFI_RBP_SAVED 4u   /* the caller's rbp is at CFA + rbp_off (else unchanged) */
+#define HP_CFI_END 8u         /* the return address is undefined: the outermost frame */
+#define HP_CFI_CACHE_BITS 10
+#define HP_CFI_CACHE (1u << HP_CFI_CACHE_BITS)   /* slots per thread */
+
 /* Per-thread sampling state (the module's slot of hp_thread). Allocated with mmap at thread start. */
 typedef struct hp_sample_thread {
   volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
@@ -117,6 +134,8 @@ typedef struct hp_sample_thread {
    * asynchronous signal is blocked while it runs). */
   uint64_t work_pcs[HP_SAMPLE_MAX_DEPTH];
   uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
+  const void *cfi_gen;                    /* the maps snapshot cfi_cache was filled under */
+  hp_cfi_rule cfi_cache[HP_CFI_CACHE];    /* unwind rules by program counter (cfi.c) */
 } hp_sample_thread;
 
 /* Thread t's sampling state, NULL when it is not sampled: one load at a fixed offset of the thread
@@ -180,6 +199,20 @@ void hp_unwind_init(void);
 uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
                    int *failed, int *truncated);
 
+/* cfi.c, async-signal-safe, inside hp_maps_reader_enter / _leave. Before an unwind: 1 when the
+ * table may be used (it is emptied if the loaded objects changed since it was filled), 0 when not
+ * (no snapshot, a dlclose under way). */
+int hp_cfi_prepare(hp_sample_thread *st);
+/* Compute the rule of pc into its slot (without HP_CFI_OK when libunwind must unwind the frame). */
+void hp_cfi_fill(uintptr_t pc, hp_cfi_rule *slot);
+
+/* The rule of pc from the thread's table, computed on a miss. */
+static inline const hp_cfi_rule *hp_cfi_lookup(hp_sample_thread *st, uintptr_t pc) {
+  hp_cfi_rule *slot = &st->cfi_cache[((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - HP_CFI_CACHE_BITS)];
+  if (__builtin_expect(slot->pc != pc, 0)) hp_cfi_fill(pc, slot);
+  return slot;
+}
+
 /* maps.c */
 void hp_maps_snapshot(void);           /* not async-signal-safe: take outside handlers */
 /* Retake the snapshot when objects were loaded or unloaded since it was taken (cheap otherwise: one
@@ -192,6 +225,11 @@ void hp_maps_write(hp_buf *b);         /* async-signal-safe */
 void hp_maps_hooks_init(void);
 void hp_maps_reader_enter(void);       /* async-signal-safe: around an unwind in the handler */
 void hp_maps_reader_leave(void);
+/* The loaded object containing address a in the current snapshot, or NULL (async-signal-safe). */
+const struct dl_phdr_info *hp_maps_object_of(uintptr_t a);
+/* The current snapshot as an opaque generation (it changes whenever objects were loaded or
+ * unloaded), or NULL when there is none or a dlclose is under way (async-signal-safe). */
+const void *hp_maps_generation(void);
 /* For the interposed dl_iterate_phdr inside our handler: iterate the snapshot. */
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 

@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -196,8 +197,117 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
   return n;
 }
 
+/* ---- the fast path of the DWARF unwinder: the per-thread table of simple rules (cfi.c) ---- */
+
+typedef struct {
+  uintptr_t ip, sp, bp;
+  uintptr_t lookup;   /* where the frame's rule is looked up: ip for the interrupted frame, ip - 1
+                         (inside the call) for the others, as libunwind does */
+} regs;
+
+/* One step outward with the frame's simple rule, reading only the thread's own stack.
+ * 1: stepped; 0: the outermost frame (unw_step's 0); -1: not for the fast path. */
+static inline int cfi_step(hp_sample_thread *st, regs *r) {
+  const hp_cfi_rule *rule = hp_cfi_lookup(st, r->lookup);
+  uint32_t flags = rule->flags;
+  if (!(flags & HP_CFI_OK)) return -1;
+  if (flags & HP_CFI_END) return 0;
+  uintptr_t cfa = ((flags & HP_CFI_CFA_RBP) ? r->bp : r->sp) + (intptr_t)rule->cfa_off;
+  /* every frame's CFA is above the stack pointer it was computed from (the stack only unwinds
+   * upward); anything else is a stale rbp, whose reads could fall below the mapped stack */
+  if (cfa <= r->sp) return -1;
+  uintptr_t ra_at = cfa + (intptr_t)rule->ra_off;
+  if (ra_at < st->stack_lo || ra_at > st->stack_hi - sizeof(uintptr_t)) return -1;
+  uintptr_t bp = r->bp;
+  if (flags & HP_CFI_RBP_SAVED) {
+    uintptr_t bp_at = cfa + (intptr_t)rule->rbp_off;
+    if (bp_at < st->stack_lo || bp_at > st->stack_hi - sizeof(uintptr_t)) return -1;
+    bp = *(const uintptr_t *)bp_at;
+  }
+  r->ip = *(const uintptr_t *)ra_at;
+  r->sp = cfa;
+  r->bp = bp;
+  r->lookup = r->ip - 1;
+  return 1;
+}
+
+/* The libunwind walk of unwind_libunwind, step for step, over the table's rules. Returns the depth,
+ * or 0 when a frame is not for the fast path: then the caller unwinds the sample with libunwind. */
+static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, int *truncated) {
+#if defined(__x86_64__)
+  const ucontext_t *u = uc;
+  regs r = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
+            (uintptr_t)u->uc_mcontext.gregs[REG_RBP], (uintptr_t)u->uc_mcontext.gregs[REG_RIP]};
+  if (!st->stack_lo || st->stack_hi - st->stack_lo < 64) return 0;   /* bounds unknown */
+  if (!hp_cfi_prepare(st)) return 0;
+  uint32_t limit = depth_limit(), n = 0;
+  int at_end = 0, trunc = 0;
+  pcs[n++] = r.ip;
+  for (;;) {
+    int s = cfi_step(st, &r);
+    if (s < 0) return 0;
+    if (s == 0) { at_end = 1; break; }
+    if (stack_addr && r.sp > stack_addr) break;   /* frame n-1 started the timer */
+    if (n >= limit) {
+      if (hp_scfg.unwind_depth == 0) trunc = 1;
+      if (!stack_addr) {
+        /* is the rest only start-up code? then what we cut at is the end of the stack */
+        int rest_startup = 1;
+        for (int k = 0; k < 4 && rest_startup; k++) {
+          if (!hp_maps_is_startup(r.ip)) rest_startup = 0;
+          else if ((s = cfi_step(st, &r)) < 0) return 0;
+          else if (s == 0) { at_end = 1; break; }
+        }
+        if (!at_end) rest_startup = 0;
+        if (rest_startup) trunc = 0;
+        at_end = rest_startup;
+      }
+      break;
+    }
+    if (r.ip == 0) { at_end = 1; break; }
+    pcs[n++] = r.ip;
+  }
+  if (!stack_addr && at_end) n = trim_startup(pcs, n);
+  *truncated = trunc;
+  return n;
+#else
+  (void)uc, (void)stack_addr, (void)st, (void)pcs, (void)truncated;
+  return 0;
+#endif
+}
+
+#ifdef HYPROF_UNWIND_CROSSCHECK
+/* Test builds only (test/sampling-unwind.test.ts): every sample the table unwinds is unwound by
+ * libunwind too, and any difference is counted. */
+static volatile uint64_t check_fast, check_slow, check_differ;
+static __thread uint64_t check_pcs[HP_SAMPLE_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
+__attribute__((visibility("default"))) void hp_unwind_crosscheck(uint64_t *fast, uint64_t *slow, uint64_t *differ) {
+  *fast = check_fast;
+  *slow = check_slow;
+  *differ = check_differ;
+}
+static void crosscheck(void *uc, uintptr_t stack_addr, hp_sample_thread *st, const uint64_t *pcs, uint32_t n,
+                       int truncated) {
+  int failed2 = 0, truncated2 = 0;
+  uint32_t n2 = unwind_libunwind(uc, stack_addr, st, check_pcs, &failed2, &truncated2);
+  int same = n == n2 && !failed2 && truncated == truncated2 && memcmp(pcs, check_pcs, n * sizeof *pcs) == 0;
+  __atomic_add_fetch(same ? &check_fast : &check_differ, 1, __ATOMIC_RELAXED);
+}
+#endif
+
 uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
                    int *failed, int *truncated) {
   if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, failed, truncated);
+  uint32_t n = unwind_cfi(uc, stack_addr, st, pcs, truncated);
+  if (n) {
+#ifdef HYPROF_UNWIND_CROSSCHECK
+    crosscheck(uc, stack_addr, st, pcs, n, *truncated);
+#endif
+    return n;
+  }
+#ifdef HYPROF_UNWIND_CROSSCHECK
+  __atomic_add_fetch(&check_slow, 1, __ATOMIC_RELAXED);
+#endif
+  *truncated = 0;
   return unwind_libunwind(uc, stack_addr, st, pcs, failed, truncated);
 }

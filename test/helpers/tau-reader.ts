@@ -34,6 +34,8 @@ export interface TauReaderResult {
   diagnostics: string[];
   callpath_warnings: string[];
   metrics: string[];
+  /** Metadata common to every thread (TAU moves it out of the threads). */
+  trial_metadata: Record<string, string>;
   num_threads: number;
   threads: TauReaderThread[];
 }
@@ -56,6 +58,7 @@ export function readWithTau(dir: string, strict = true): TauReaderResult {
     diagnostics: parsed.diagnostics ?? [],
     callpath_warnings: parsed.callpath_warnings ?? [],
     metrics: parsed.metrics ?? [],
+    trial_metadata: parsed.trial_metadata ?? {},
     num_threads: parsed.num_threads ?? 0,
     threads: parsed.threads ?? [],
   };
