@@ -77,7 +77,7 @@ test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced 
 });
 
 test('task diagnoses follow their thresholds', (t) => {
-  const hist = (b: number, n: number) => Array.from({ length: 40 }, (_, i) => (i === b ? n : 0));
+  const hist = (b: number, n: number): Array<[number, number]> => [[(b - 2) * 8, n]];
   const base: Omit<OmptData, 'threads'> = {
     level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
     constructs: [{ event: 1, kind: 0, codeptr: 0x10n }, { event: 2, kind: 15, codeptr: 0x20n }],
@@ -87,8 +87,8 @@ test('task diagnoses follow their thresholds', (t) => {
   const fine = analyzeOpenmp({
     proc: proc(), names,
     omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
+      thread(0, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, sumSq: 0, hist: hist(10, 5000) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, sumSq: 0, hist: hist(10, 5000) }], regions: [region(0)] }),
     ] },
   });
   t.deepEqual(fine.diagnoses.map((d) => d.kind), ['tasks-too-fine']);
@@ -97,8 +97,8 @@ test('task diagnoses follow their thresholds', (t) => {
   const coarse = analyzeOpenmp({
     proc: proc(), names,
     omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(800e6)] }),
+      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, sumSq: 0, hist: hist(27, 2) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, sumSq: 0, hist: hist(27, 1) }], regions: [region(800e6)] }),
     ] },
   });
   t.deepEqual(coarse.diagnoses.map((d) => d.kind), ['tasks-too-coarse']);
@@ -106,8 +106,8 @@ test('task diagnoses follow their thresholds', (t) => {
   const fineEnough = analyzeOpenmp({
     proc: proc(), names,
     omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(100e6)] }),
+      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, sumSq: 0, hist: hist(27, 2) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, sumSq: 0, hist: hist(27, 1) }], regions: [region(100e6)] }),
     ] },
   });
   t.deepEqual(fineEnough.diagnoses, []);
@@ -115,8 +115,8 @@ test('task diagnoses follow their thresholds', (t) => {
   const bottleneck = analyzeOpenmp({
     proc: proc(), names,
     omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 40, executed: 1, sum: 1e6, max: 1e6, min: 1e6, hist: hist(19, 1) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 39, sum: 39e6, max: 1e6, min: 1e6, hist: hist(19, 39) }], regions: [region(500e6)] }),
+      thread(0, { tasks: [{ event: 2, created: 40, executed: 1, sum: 1e6, max: 1e6, min: 1e6, sumSq: 0, hist: hist(19, 1) }], regions: [region(0)] }),
+      thread(1, { tasks: [{ event: 2, created: 0, executed: 39, sum: 39e6, max: 1e6, min: 1e6, sumSq: 0, hist: hist(19, 39) }], regions: [region(500e6)] }),
     ] },
   });
   t.deepEqual(bottleneck.diagnoses.map((d) => d.kind), ['task-creation-bottleneck']);

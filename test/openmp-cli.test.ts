@@ -15,7 +15,7 @@ const gccTest = test.serial;
 clangTest('hyprof run, then report --openmp / --diagnose / --json', async (t) => {
   const exe = buildOmp('omp_constructs', 'omp_constructs.c');
   const dir = join(tmpDir('omp-cli'), 'prof');
-  const r = await hyprof(['run', '--dir', dir, '--', exe, 'all'], { env });
+  const r = await hyprof(['run', '--dir', dir, '--', exe, 'all'], { env: { ...env, HYPROF_OPENMP: 'full' } });
   t.is(r.code, 0, r.stderr);
   const rep = await hyprof(['report', '--openmp', dir]);
   t.is(rep.code, 0, rep.stderr);

@@ -16,7 +16,7 @@ import { buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 const clangTest = test.serial;
 
 clangTest('resolve writes openmp.json; the reports name regions, classes, blame and diagnoses', async (t) => {
-  const r = await runOmp(buildOmp('omp_constructs', 'omp_constructs.c'), ['all']);
+  const r = await runOmp(buildOmp('omp_constructs', 'omp_constructs.c'), ['all'], { HYPROF_OPENMP: 'full' });
   const { openmp, out } = await resolveOmp(r);
   t.truthy(openmp);
   const again = readOpenmpFile(out);

@@ -10,7 +10,7 @@ const SRC = 'omp_tasks.c';
 const clangTest = test.serial;
 
 clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task line', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['fine']));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['fine'], { HYPROF_OPENMP: 'full' }));
   t.is(a.tasks.length, 2, 'two task constructs in fib');
   for (const k of a.tasks) {
     t.is(k.created, 10945);
@@ -28,7 +28,7 @@ clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task
 clangTest('three big tasks on four threads are diagnosed as too coarse', async (t) => {
   // Four threads for three tasks: one thread has no task at all, whatever the scheduling, so the
   // idleness the diagnosis needs does not depend on how a loaded machine interleaves the threads.
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['coarse'], { OMP_NUM_THREADS: '4' }));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['coarse'], { OMP_NUM_THREADS: '4', HYPROF_OPENMP: 'full' }));
   const k = a.tasks[0];
   t.is(k.executed, 3);
   t.true(k.meanNs > 100e6, `mean ${k.meanNs}`);
@@ -39,7 +39,7 @@ clangTest('three big tasks on four threads are diagnosed as too coarse', async (
 });
 
 clangTest('one slow creator with idle consumers is a task-creation bottleneck', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['bottleneck']));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['bottleneck'], { HYPROF_OPENMP: 'full' }));
   const k = a.tasks[0];
   t.is(k.created, 40);
   t.deepEqual(k.creators.filter((c) => c.created > 0).map((c) => c.created), [40]);
@@ -50,7 +50,7 @@ clangTest('one slow creator with idle consumers is a task-creation bottleneck', 
 });
 
 clangTest('time while a task is suspended is not charged to it', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['suspend'], { OMP_NUM_THREADS: '1' }));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['suspend'], { OMP_NUM_THREADS: '1', HYPROF_OPENMP: 'full' }));
   t.is(a.tasks.length, 2);
   // The parent's construct comes first in the source; it works 30 ms of CPU, its child 80 ms.
   const line = (loc: string) => Number(/:(\d+)$/.exec(loc)?.[1] ?? NaN);

@@ -2,6 +2,9 @@
  * linked, preloaded, or put in place by `hyprof run`), initialisation at the level chosen by
  * HYPROF_OPENMP / TAU_OMPT_SUPPORT_LEVEL, the per-thread tool state, and the module table through
  * which the core reaches the tool (fork child, the OMPT section). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@
 int hp_omp_level = HP_OMP_OFF;
 int hp_omp_active;
 ompt_get_state_t hp_omp_get_state;
+ompt_get_task_info_t hp_omp_get_task_info;
+uintptr_t hp_omp_rt_lo, hp_omp_rt_hi;
 volatile uint32_t hp_omp_max_team = 1;
 volatile uint32_t hp_omp_in_use = 1; /* the initial thread */
 char hp_omp_runtime[128];
@@ -86,6 +91,7 @@ static void fork_child(hp_thread *t) {
   if (!self) return;
   self->next = NULL;
   memset(self->blame, 0, sizeof self->blame);
+  memset(self->cache, 0, sizeof self->cache); /* it points at task statistics, cleared below */
   for (int i = 0; i < HP_OMP_REGIONS; i++) self->regions[i] = (hp_omp_region){.event = UINT32_MAX};
   for (int i = 0; i < HP_OMP_TASKS; i++) self->tasks[i] = (hp_omp_taskstat){.event = UINT32_MAX};
   memset(self->releases, 0, sizeof self->releases);
@@ -94,13 +100,39 @@ static void fork_child(hp_thread *t) {
   if (self->index < HP_OMP_MAX_THREADS) hp_omp_flags[self->index].used = 1;
 }
 
+/* The executable segments of the object holding `addr` (the runtime: its lookup function). */
+static int runtime_code_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  uintptr_t addr = *(uintptr_t *)data, lo = UINTPTR_MAX, hi = 0;
+  int holds = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD) continue;
+    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+    if (addr >= a && addr < a + ph->p_memsz) holds = 1;
+    if (!(ph->p_flags & PF_X)) continue;
+    if (a < lo) lo = a;
+    if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+  }
+  if (!holds || hi <= lo) return 0;
+  /* linked into the program itself: its code is the program's too, so no frame is told apart by
+   * address (OMPT's frame addresses still are) */
+  if (!info->dlpi_name || !info->dlpi_name[0]) return 1;
+  hp_omp_rt_lo = lo;
+  hp_omp_rt_hi = hi;
+  return 1;
+}
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   if (!hp_init()) return 0;
   runtime_initialised = 1;
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
+  hp_omp_get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
   if (!set) return 0;
-  hp_omp_note_runtime((const void *)set); /* an entry point of the runtime: where its code is */
+  uintptr_t in_runtime = (uintptr_t)lookup;
+  dl_iterate_phdr(runtime_code_cb, &in_runtime);
+  hp_omp_stitch_init((const void *)lookup);
+  hp_omp_note_runtime();
   set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
   set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
   hp_omp_register_basic(set);
@@ -110,7 +142,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   }
   hp_omp_self(); /* the initial thread */
   __atomic_store_n(&hp_omp_active, 1, __ATOMIC_RELEASE);
-  if (hp_omp_get_state) hp_sample_state_hook = hp_omp_sample;
+  if (hp_omp_get_state) hp_sample_state_hook = &hp_omp_sample_hook;
   hp_meta_add("OpenMP Tool", level_names[hp_omp_level]);
   hp_meta_add("OpenMP Runtime", hp_omp_runtime);
   const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
@@ -127,7 +159,7 @@ static void finalize(ompt_data_t *tool_data) {
 HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
   static ompt_start_tool_result_t result = {initialize, finalize, {0}};
   if (!hp_init()) return NULL;
-  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_FULL);
+  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_BASIC);
   if (hp_omp_level == HP_OMP_OFF) {
     hp_meta_add("OpenMP Tool", "off");
     return NULL;

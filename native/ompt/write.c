@@ -13,8 +13,8 @@ void hp_ompt_write_sections(hp_buf *b) {
   if (!__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
   uint64_t now = hp_now_ns();
   size_t at = hp_buf_section_begin(b, HP_SEC_OMPT);
-  hp_buf_u32(b, 1); /* layout of this section */
-  hp_buf_u32(b, HP_OMP_HIST);
+  hp_buf_u32(b, 2); /* layout of this section */
+  hp_buf_u32(b, HP_OMP_HIST_SUB);
   hp_buf_u32(b, (uint32_t)hp_omp_level);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   hp_buf_u32(b, cores > 0 ? (uint32_t)cores : 1);
@@ -105,7 +105,15 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u64(b, s->sum_ns);
       hp_buf_u64(b, s->max_ns);
       hp_buf_u64(b, s->executed ? s->min_ns : 0);
-      for (int h = 0; h < HP_OMP_HIST; h++) hp_buf_u64(b, s->hist[h]);
+      hp_buf_f64(b, s->sum_sq);
+      uint32_t nb = 0;
+      for (int h = 0; h < HP_OMP_HIST; h++) nb += s->hist[h] != 0;
+      hp_buf_u32(b, nb); /* the histogram's non-empty buckets: (bucket, count) */
+      for (uint32_t h = 0; h < HP_OMP_HIST; h++) {
+        if (!s->hist[h]) continue;
+        hp_buf_u32(b, h);
+        hp_buf_u64(b, s->hist[h]);
+      }
     }
 
     c = 0;

@@ -117,7 +117,7 @@ _Static_assert(sizeof(unw_cursor_t) <= sizeof(((hp_sample_thread *)0)->unw_curso
                "hp_sample_thread.unw_cursor too small for unw_cursor_t");
 
 static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
-                                 int *failed, int *truncated) {
+                                 uint64_t *cfas, int *failed, int *truncated) {
   /* the cursor (about 1 KB) lives in the thread's sampling state, not on the interrupted stack */
   unw_cursor_t *cp = (unw_cursor_t *)(void *)st->unw_cursor;
   unw_word_t ip = 0, sp = 0;
@@ -130,15 +130,18 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
 #else
     pcs[0] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #endif
+    cfas[0] = 0;
     *failed = 1;
     return 1;
   }
+  cfas[n] = 0;
   pcs[n++] = ip;
   for (;;) {
     int r = unw_step(cp);
     if (r == 0) { at_end = 1; break; }
     if (r < 0) { *failed = 1; at_end = 1; break; }
     if (unw_get_reg(cp, UNW_REG_SP, &sp) != 0) { *failed = 1; break; }
+    cfas[n - 1] = sp;   /* the caller's stack pointer at the call: frame n-1's CFA */
     if (stack_addr && sp > stack_addr) break;   /* frame n-1 started the timer */
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) *truncated = 1;
@@ -156,6 +159,7 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
       break;
     }
     if (unw_get_reg(cp, UNW_REG_IP, &ip) != 0 || ip == 0) { at_end = 1; break; }
+    cfas[n] = 0;
     pcs[n++] = ip;
   }
   if (!stack_addr && at_end) n = trim_startup(pcs, n);
@@ -163,7 +167,7 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
 }
 
 static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
-                          int *failed, int *truncated) {
+                          uint64_t *cfas, int *failed, int *truncated) {
 #if defined(__x86_64__)
   const ucontext_t *u = uc;
   uintptr_t bp = (uintptr_t)u->uc_mcontext.gregs[REG_RBP];
@@ -176,10 +180,12 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
   uint32_t limit = depth_limit(), n = 1;
   int at_end = 0;
   uintptr_t lo = st->stack_lo, hi = st->stack_hi;
+  cfas[0] = 0;
   for (;;) {
     if (bp == 0) { at_end = 1; break; }
     if ((bp & 7) || bp < lo || bp + 16 > hi) { *failed = 1; at_end = 1; break; }
     uintptr_t cfa = bp + 16;   /* CFA of the frame whose PC is pcs[n-1] */
+    cfas[n - 1] = cfa;
     if (stack_addr && cfa > stack_addr) break;
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) *truncated = 1;
@@ -188,6 +194,7 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
     uintptr_t ret = ((const uintptr_t *)bp)[1];
     uintptr_t next = ((const uintptr_t *)bp)[0];
     if (ret == 0) { at_end = 1; break; }
+    cfas[n] = 0;
     pcs[n++] = ret;
     if (next != 0 && next <= bp) { *failed = 1; at_end = 1; break; }
     bp = next;
@@ -196,8 +203,8 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
   return n;
 }
 
-uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, uint64_t *cfas,
                    int *failed, int *truncated) {
-  if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, failed, truncated);
-  return unwind_libunwind(uc, stack_addr, st, pcs, failed, truncated);
+  if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, cfas, failed, truncated);
+  return unwind_libunwind(uc, stack_addr, st, pcs, cfas, failed, truncated);
 }

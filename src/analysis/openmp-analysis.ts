@@ -13,6 +13,7 @@
 import { EventKind, type RawProcess } from '../samples/raw-model.js';
 import type { ConstructName } from './openmp-names.js';
 import { OMP_KINDS, OmpKind, type OmptData } from './openmp-raw.js';
+import { mergeHistograms, quantile } from './openmp-stats.js';
 
 export interface OmpContextMetrics {
   path: string;
@@ -243,7 +244,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     }
   }
   const tasks = new Map<number, OmpTaskReport>();
-  const hists = new Map<number, number[]>();
+  const hists = new Map<number, Array<Array<[number, number]>>>();
   for (const th of omp.threads) {
     for (const k of th.tasks) {
       let rep = tasks.get(k.event);
@@ -259,13 +260,12 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
       rep.maxNs = Math.max(rep.maxNs, k.max);
       if (k.executed > 0) rep.minNs = rep.minNs === 0 ? k.min : Math.min(rep.minNs, k.min);
       rep.creators.push({ thread: th.index, created: k.created, executed: k.executed });
-      const h = hists.get(k.event)!;
-      k.hist.forEach((n, b) => (h[b] = (h[b] ?? 0) + n));
+      hists.get(k.event)!.push(k.hist);
     }
   }
   for (const [ev, r] of tasks) {
     r.meanNs = r.executed > 0 ? r.meanNs / r.executed : 0;
-    r.medianNs = medianOf(hists.get(ev)!);
+    r.medianNs = quantile(mergeHistograms(hists.get(ev)!), 0.5);
     r.creators.sort((a, b) => a.thread - b.thread);
   }
   const dispatchNs = omp.threads.reduce((n, t) => n + t.dispatch, 0);
@@ -307,16 +307,6 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
   };
   analysis.diagnoses = diagnose(analysis, contexts, input, effort);
   return analysis;
-}
-
-function medianOf(hist: number[]): number {
-  const total = hist.reduce((n, x) => n + x, 0);
-  let seen = 0;
-  for (let b = 0; b < hist.length; b++) {
-    seen += hist[b] ?? 0;
-    if (total > 0 && seen * 2 >= total) return Math.round(2 ** b * Math.SQRT2);
-  }
-  return 0;
 }
 
 const us = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(1)} ms` : `${(ns / 1e3).toFixed(ns < 1e4 ? 2 : 1)} us`);
