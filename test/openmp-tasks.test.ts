@@ -17,8 +17,11 @@ clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task
     t.is(k.executed, 10945);
     t.regex(k.location, /omp_tasks\.c:\d+/);
   }
+  // Graded: the runtime's share of each construct's cost decides; fib's leaves are tiny, so at least
+  // one construct is strong, and every finding names one of fib's two task lines.
   const fine = a.diagnoses.filter((d) => d.kind === 'tasks-too-fine');
-  t.is(fine.length, 2);
+  t.true(fine.some((d) => d.severity === 'strong'), JSON.stringify(fine));
+  t.true(fine.every((d) => a.tasks.some((k) => k.location === d.location)));
   t.false(a.diagnoses.some((d) => d.kind === 'tasks-too-coarse' || d.kind === 'task-creation-bottleneck'));
   // Recursive tasks run under the creation context of the outermost task, not one context per path.
   const taskCtx = a.contexts.filter((c) => c.path.includes('OpenMP_Task'));

@@ -168,9 +168,11 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
   if (endpoint == ompt_scope_begin) {
     codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 1);
     hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t));
+    if (kind == HP_OMP_TASKLOOP) o->taskloop_codeptr = codeptr;
   } else {
     hp_omp_pop_kind(o, kind);
     o->last_work = kind;
+    if (kind == HP_OMP_TASKLOOP) o->taskloop_codeptr = NULL;
   }
   LEAVE(o);
 }
@@ -203,6 +205,20 @@ static int sync_kind(ompt_sync_region_t k) {
   }
 }
 
+uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind) {
+  switch (sync_kind(sync_region_kind)) {
+    case HP_OMP_BARRIER_IMPLICIT:
+      return o->last_work == HP_OMP_SINGLE_EXECUTOR || o->last_work == HP_OMP_SINGLE_OTHER ? &r->limpar_ns : &r->imbalance_ns;
+    case HP_OMP_BARRIER_IMPLEMENTATION:
+      /* gcc-built code (through libomp's GOMP entry points) reports loop-end barriers so */
+      return &r->imbalance_ns;
+    case HP_OMP_BARRIER_EXPLICIT:
+    case HP_OMP_TASKWAIT:
+    case HP_OMP_TASKGROUP: return &r->sync_ns;
+    default: return NULL;
+  }
+}
+
 static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                            ompt_data_t *task_data, const void *codeptr) {
   int kind = sync_kind(k);
@@ -229,41 +245,42 @@ static void on_sync_region_wait(ompt_sync_region_t k, ompt_scope_endpoint_t endp
   ENTER(o);
   uint64_t now = hp_now_ns();
   if (endpoint == ompt_scope_begin) {
-    o->wait_begin_ns = now;
-    o->wait_task_ns_at_begin = o->task_ns;
-    o->wait_kind = k;
-    o->in_wait = 1;
+    if (o->in_wait < HP_OMP_WAITS) {
+      o->waits[o->in_wait].begin_ns = now;
+      o->waits[o->in_wait].task_ns_at_begin = o->task_ns;
+      o->waits[o->in_wait].kind = k;
+      __atomic_store_n(&o->in_wait, o->in_wait + 1, __ATOMIC_RELAXED);
+    } else {
+      o->wait_overflow++;
+    }
     o->in_runtime = 1; /* a task taken from here starts after a dispatch gap */
     o->last_sched_ns = now;
     hp_omp_set_working(o, 0);
   } else {
+    if (o->wait_overflow) {
+      o->wait_overflow--;
+      LEAVE(o);
+      return;
+    }
+    if (o->in_wait == 0) {
+      LEAVE(o);
+      return;
+    }
+    int32_t w = o->in_wait - 1;
+    /* The wait, less the tasks this thread ran meanwhile (their time excludes their own waits). */
     uint64_t end = region_cap(cur_itask(o), now);
-    uint64_t d = end > o->wait_begin_ns ? end - o->wait_begin_ns : 0;
-    uint64_t tasks = o->task_ns - o->wait_task_ns_at_begin;
+    uint64_t d = end > o->waits[w].begin_ns ? end - o->waits[w].begin_ns : 0;
+    uint64_t tasks = o->task_ns - o->waits[w].task_ns_at_begin;
     d = d > tasks ? d - tasks : 0;
     hp_omp_region *r = cur_region(o);
-    if (r) {
-      switch (sync_kind(k)) {
-        case HP_OMP_BARRIER_IMPLICIT:
-          if (o->last_work == HP_OMP_SINGLE_EXECUTOR || o->last_work == HP_OMP_SINGLE_OTHER)
-            r->limpar_ns += d;
-          else
-            r->imbalance_ns += d;
-          break;
-        case HP_OMP_BARRIER_IMPLEMENTATION:
-          /* gcc-built code (through libomp's GOMP entry points) reports loop-end barriers so */
-          r->imbalance_ns += d;
-          break;
-        case HP_OMP_BARRIER_EXPLICIT:
-        case HP_OMP_TASKWAIT:
-        case HP_OMP_TASKGROUP: r->sync_ns += d; break;
-        default: break;
-      }
-    }
+    uint64_t *cls = r ? hp_omp_wait_class(o, r, k) : NULL;
+    if (cls) *cls += d;
     if (k != ompt_sync_region_taskwait && k != ompt_sync_region_taskgroup) o->last_work = -1;
-    o->in_wait = 0;
-    o->in_runtime = 0;
-    hp_omp_set_working(o, 1);
+    __atomic_store_n(&o->in_wait, w, __ATOMIC_RELAXED);
+    if (w == 0) {
+      o->in_runtime = 0;
+      hp_omp_set_working(o, 1);
+    }
   }
   LEAVE(o);
 }

@@ -186,13 +186,14 @@ uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
 }
 
 const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk) {
-  if (codeptr && !hp_omp_in_runtime_code(codeptr)) return codeptr;
   /* The runtime's entry function set enter_frame to its frame address: the return address above it
-   * is the call in the program. */
+   * is the call in the program. Preferred to codeptr, which libomp takes from a per-thread slot that
+   * an earlier entry may have left set (a task then named after the parallel region around it). */
   if (frame && frame->enter_frame.ptr && (frame->enter_frame_flags & 0x30) == ompt_frame_framepointer) {
     const void *ra = ((void *const *)frame->enter_frame.ptr)[1];
     if (ra && !hp_omp_in_runtime_code(ra)) return ra;
   }
+  if (codeptr && !hp_omp_in_runtime_code(codeptr)) return codeptr;
   /* none, or one inside the runtime (gcc-built code's GOMP_* entry points): the stack names the call,
    * at the price of a walk for those constructs only */
   const void *site = walk ? program_site() : NULL;

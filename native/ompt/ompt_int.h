@@ -67,6 +67,7 @@ enum hp_omp_placeholder {
 
 #define HP_OMP_STACK 192      /* OpenMP frames pushed by the tool per thread (tied tasks nest at taskwaits) */
 #define HP_OMP_LEVELS 16      /* nested parallel regions per thread */
+#define HP_OMP_WAITS 64       /* nested waits per thread (taskwaits of tasks run in taskwaits) */
 #define HP_OMP_BLAME 2048     /* contexts with samples per thread (power of two) */
 #define HP_OMP_REGIONS 128    /* distinct parallel regions per thread */
 #define HP_OMP_TASKS 64       /* distinct task constructs per thread */
@@ -136,6 +137,7 @@ typedef struct hp_omp_taskstat {
   uint32_t event;            /* UINT32_MAX = empty */
   uint32_t pad;
   uint64_t created, executed, sum_ns, max_ns, min_ns;
+  uint64_t spawned;          /* tasks created by its instances run here (a generator's many) */
   double sum_sq;             /* sum of squared durations in us^2 (the spread) */
   uint64_t hist[HP_OMP_HIST];
 } hp_omp_taskstat;
@@ -179,16 +181,21 @@ typedef struct hp_omp_thread {
   int32_t nitasks;
   uint64_t itask_end_ns;              /* master: when its implicit task ended (join overhead) */
   int last_work;                      /* kind of the last work-sharing construct ended (barrier class) */
+  const void *taskloop_codeptr;       /* the taskloop running here: its tasks are named after it */
   /* waits */
-  uint64_t wait_begin_ns, wait_task_ns_at_begin;
-  int wait_kind;
-  volatile int in_wait;               /* inside a sync_region_wait (read by this thread's samples) */
+  /* waits (sync_region_wait), innermost last: a task run in a taskwait may wait in its own */
+  struct {
+    uint64_t begin_ns, task_ns_at_begin;
+    int kind;
+  } waits[HP_OMP_WAITS];
+  volatile int32_t in_wait;           /* waits open, read by this thread's samples */
+  int32_t wait_overflow;
   volatile uint64_t mutex_wait_id;    /* the lock this thread waits for (read by its own handler) */
   uint64_t mutex_begin_ns;
   int mutex_kind;
   const void *mutex_codeptr;          /* where the innermost mutex was acquired (releases may carry none) */
   /* tasks (full) */
-  uint64_t task_ns;                   /* explicit task time executed on this thread */
+  uint64_t task_ns;                   /* explicit task time executed on this thread (level full) */
   uint64_t last_sched_ns;             /* last task completion / switch-out (dispatch gaps) */
   int in_runtime;                     /* 1 between a completion/switch-out and the next schedule */
   uint64_t dispatch_ns, dispatch_count, starve_ns;
@@ -258,9 +265,9 @@ hp_omp_region *hp_omp_region_stat(hp_omp_thread *o, uint32_t event);
 hp_omp_taskstat *hp_omp_task_stat(hp_omp_thread *o, uint32_t event);
 uint32_t hp_omp_codeptr_count(void);
 void hp_omp_codeptr_get(uint32_t i, uint32_t *event, uint32_t *kind, uint64_t *codeptr);
-/* A code address to name a construct by: `codeptr`, or when it is missing or inside the runtime
- * (taskloop's tasks, some gcc entry points), the call into the runtime recorded in `frame`'s enter
- * address, else (walk) the first return address of the stack outside the runtime and hyprof, else
+/* A code address to name a construct by: the call into the runtime recorded in `frame`'s enter
+ * address, else `codeptr`, else (both missing or inside the runtime: taskloop's tasks, some gcc entry
+ * points) the first return address of the stack outside the runtime and hyprof (when `walk`), else
  * `fallback`. */
 const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk);
 
@@ -268,6 +275,8 @@ const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, 
 void hp_omp_register_basic(ompt_set_callback_t set);
 void hp_omp_register_full(ompt_set_callback_t set);
 void hp_omp_register_tasks(ompt_set_callback_t set);
+/* The overhead class of region r a wait of this kind belongs to (seed 001), NULL for none. */
+uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind);
 /* The innermost region frame's level on this thread (0, the root, outside regions). */
 int32_t hp_omp_region_level(const hp_omp_thread *o);
 

@@ -173,7 +173,9 @@ static uint32_t after_unwind(hp_sample_view *s) {
   }
   if (r > 0) {
     int ph = entry_placeholder(s->pcs[r - 1]);
-    if (!ph && o->in_wait && (o->wait_kind == ompt_sync_region_taskwait || o->wait_kind == ompt_sync_region_taskgroup))
+    int32_t w = o->in_wait;
+    if (!ph && w > 0 && w <= HP_OMP_WAITS &&
+        (o->waits[w - 1].kind == ompt_sync_region_taskwait || o->waits[w - 1].kind == ompt_sync_region_taskgroup))
       ph = HP_PH_TASKWAIT;
     if (!ph) ph = state_placeholder(state);
     if (!ph && enter_cfa && exit_cfa == 0 && !(flags & (ompt_task_implicit | ompt_task_explicit)))

@@ -34,7 +34,10 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
   hp_tool_enter(o->t);
-  const hp_omp_cached *c = hp_omp_lookup(o, HP_OMP_TASK, hp_omp_user_codeptr(codeptr, enc_frame, NULL, 1));
+  /* a taskloop's tasks are created by the runtime: named after the taskloop, without a stack walk */
+  const void *fallback = o->taskloop_codeptr;
+  if (!fallback && o->nitasks > 0) fallback = o->itasks[o->nitasks - 1].region_codeptr;
+  const hp_omp_cached *c = hp_omp_lookup(o, HP_OMP_TASK, hp_omp_user_codeptr(codeptr, enc_frame, fallback, !o->taskloop_codeptr));
   hp_omp_task *k = o->free_tasks;
   if (k)
     o->free_tasks = k->next_free;
@@ -43,6 +46,10 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
   if (k && c) {
     const hp_omp_task *creator = enc_task ? enc_task->ptr : NULL;
     k->parent_context = creator ? creator->parent_context : hp_stack_context(o->t);
+    if (creator) {
+      hp_omp_taskstat *cs = hp_omp_task_stat(o, creator->event);
+      if (cs) cs->spawned++;
+    }
     k->event = c->event1 - 1;
     k->level = -1;
     k->thread = NULL;
@@ -99,6 +106,7 @@ static void finish(hp_omp_thread *o, hp_omp_task *k) {
     hp_stack_pop_event(o->t, k->event); /* pushed beyond the core's stack: its count goes down */
   }
   record(o, k, incl);
+  o->task_ns += incl; /* waits of this thread subtract it (callbacks.c) */
   k->next_free = o->free_tasks;
   o->free_tasks = k;
 }

@@ -170,11 +170,34 @@ HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
 }
 #endif
 
+#ifndef HYPROF_ADDON
+/* How the OpenMP runtime was told to choose a tool, read at start: when no runtime started this one,
+ * `hyprof resolve` says why only when one of these explains it (a program that exits before its
+ * first OpenMP construct never starts the runtime at all). */
+static char omp_tool_env[64], omp_tool_libraries_env[512];
+
+static void process_start(void) {
+  const char *v = getenv("OMP_TOOL");
+  if (v) snprintf(omp_tool_env, sizeof omp_tool_env, "%s", v);
+  v = getenv("OMP_TOOL_LIBRARIES");
+  if (v) snprintf(omp_tool_libraries_env, sizeof omp_tool_libraries_env, "%s", v);
+}
+
+/* Async-signal-safe: hp_meta_add only. */
+static void add_metadata(void) {
+  if (__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
+  if (omp_tool_env[0]) hp_meta_add("OMP_TOOL", omp_tool_env);
+  if (omp_tool_libraries_env[0]) hp_meta_add("OMP_TOOL_LIBRARIES", omp_tool_libraries_env);
+}
+#endif
+
 const hp_module hp_ompt_module = {
   .name = "OpenMP tool",
   .thread_slot = HP_NO_SLOT, /* its per-thread state is found through its own TLS (tls_omp) */
 #ifndef HYPROF_ADDON
+  .process_start = process_start,
   .fork_child = fork_child,
+  .add_metadata = add_metadata,
 #endif
   .write_sections = hp_ompt_write_sections,
 };

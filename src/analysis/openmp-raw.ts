@@ -47,6 +47,7 @@ export const enum OmpKind {
   SINGLE_OTHER = 4,
   BARRIER_IMPLICIT = 9,
   BARRIER_EXPLICIT = 10,
+  BARRIER_IMPLEMENTATION = 11,
   TASKWAIT = 12,
   TASK = 15,
   WAIT_CRITICAL = 17,
@@ -93,6 +94,8 @@ export interface OmpTaskStat {
   sum: number;
   max: number;
   min: number;
+  /** Tasks created by its instances that ran on this thread. */
+  spawned: number;
   /** Sum of squared durations, in us^2. */
   sumSq: number;
   /** Instances by duration: the non-empty buckets of a log-linear histogram (openmp-stats.ts). */
@@ -199,7 +202,7 @@ function parsePayload(r: Cursor): OmptData {
         threadManagement: r.u64n('thread management'),
       });
     }
-    for (let j = 0, m = r.count('task construct count', 56); j < m; j++) {
+    for (let j = 0, m = r.count('task construct count', 64); j < m; j++) {
       const task: OmpTaskStat = {
         event: r.u32('a task event'),
         created: r.u64n('tasks created'),
@@ -207,6 +210,7 @@ function parsePayload(r: Cursor): OmptData {
         sum: r.u64n('task time'),
         max: r.u64n('longest task'),
         min: r.u64n('shortest task'),
+        spawned: r.u64n('tasks its instances created'),
         sumSq: r.f64('task time squares'),
         hist: [],
       };
