@@ -227,6 +227,7 @@ extern hp_omp_flag hp_omp_flags[HP_OMP_MAX_THREADS];
 
 extern int hp_omp_level;
 extern int hp_omp_active;            /* the runtime called initialize */
+extern int hp_omp_finalized;         /* and then finalize: its entry points may no longer be called */
 extern ompt_get_state_t hp_omp_get_state;
 extern ompt_get_task_info_t hp_omp_get_task_info;
 extern volatile uint32_t hp_omp_max_team;  /* most threads in use at once */
@@ -298,7 +299,9 @@ void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int
  * frames replaced by what the thread was doing. Async-signal-safe. */
 struct hp_sample_hook;
 extern const struct hp_sample_hook hp_omp_sample_hook;
-/* At initialisation: the runtime's entry functions whose frames name what a thread does. */
+/* At the tool's start: the runtime's code and entry functions whose frames name what a thread does,
+ * and the system libraries it calls. */
 void hp_omp_stitch_init(const void *in_runtime);
+int hp_omp_in_system_code(uint64_t pc);
 
 #endif

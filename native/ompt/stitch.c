@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "../core/module.h"
 #include "ompt_int.h"
@@ -55,7 +56,42 @@ static const struct {
     {"GOMP_taskloop_ull", HP_PH_TASK_CREATE},
 };
 
+/* System code the runtime calls (libc, the dynamic loader, the vDSO): a leaf there with the runtime
+ * right below it is the runtime's work. */
+#define MAX_SYSTEM 4
+static uintptr_t system_lo[MAX_SYSTEM], system_hi[MAX_SYSTEM];
+static int n_system;
+
+static int system_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  const char *n = info->dlpi_name ? info->dlpi_name : "";
+  const char *base = strrchr(n, '/');
+  base = base ? base + 1 : n;
+  if (strncmp(base, "libc.so", 7) && strncmp(base, "ld-linux", 8) && strncmp(base, "linux-vdso", 10) &&
+      strncmp(base, "libpthread.so", 13))
+    return 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+    if (a < lo) lo = a;
+    if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+  }
+  if (hi > lo && n_system < MAX_SYSTEM) {
+    system_lo[n_system] = lo;
+    system_hi[n_system++] = hi;
+  }
+  return 0;
+}
+
+int hp_omp_in_system_code(uint64_t pc) {
+  for (int i = 0; i < n_system; i++)
+    if (pc >= system_lo[i] && pc < system_hi[i]) return 1;
+  return 0;
+}
+
 void hp_omp_stitch_init(const void *in_runtime) {
+  if (!n_system) dl_iterate_phdr(system_cb, NULL);
   Dl_info d;
   if (!dladdr(in_runtime, &d) || !d.dli_fname) return;
   void *h = dlopen(d.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
@@ -125,15 +161,26 @@ static void splice(hp_sample_view *s, uint32_t from, uint32_t to, const uint64_t
 /* Before the unwind: the thread's state and current task, kept for after_unwind; samples of the
  * task's code stop unwinding at its exit frame (the runtime's frame that called it is the last one
  * unwound, and is cut below). */
+/* The runtime is live (initialised, not finalised): its state and task information may be asked. */
+static int runtime_live(void) {
+  return hp_omp_get_state != NULL && __atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE) &&
+         !__atomic_load_n(&hp_omp_finalized, __ATOMIC_ACQUIRE);
+}
+
+/* Before the unwind: the thread's state and current task, kept for after_unwind; samples of the
+ * task's code stop unwinding at its exit frame (the runtime's frame that called it is the last one
+ * unwound, and is cut below). */
 static void before_unwind(hp_sample_view *s) {
   hp_omp_thread *o = hp_omp_current();
-  ompt_get_state_t get = hp_omp_get_state;
-  if (!o || !get || o->t != s->t) return;
-  ompt_wait_id_t wid = 0;
-  o->smp.state = get(&wid);
-  o->smp.wait_id = wid;
+  if (!o || o->t != s->t) return;
+  o->smp.state = ompt_state_undefined;
+  o->smp.wait_id = 0;
   o->smp.task_flags = 0;
   o->smp.exit_cfa = o->smp.enter_cfa = 0;
+  if (!runtime_live()) return;
+  ompt_wait_id_t wid = 0;
+  o->smp.state = hp_omp_get_state(&wid);
+  o->smp.wait_id = wid;
   int flags = 0, thread_num = 0;
   ompt_data_t *task = NULL, *par = NULL;
   ompt_frame_t *frame = NULL;
@@ -148,36 +195,52 @@ static void before_unwind(hp_sample_view *s) {
   if (exit_cfa > 16 && (!s->stop || s->stop > exit_cfa - 16)) s->stop = exit_cfa - 16;
 }
 
+static inline int in_runtime(const hp_sample_view *s, uint32_t i) {
+  return hp_omp_in_runtime_code((const void *)(uintptr_t)s->pcs[i]);
+}
+
+/* The leaf's frames that belong to the runtime: up to the entry function the task called (its enter
+ * frame), else the first run of the runtime's frames when only system code (libc, the loader:
+ * sched_yield while spinning, lazy binding) comes before it; and the runtime's own frames right
+ * outside either (GOMP_* entry points around the __kmpc_* function that set the enter frame). */
+static uint32_t leaf_runtime_frames(const hp_sample_view *s, uintptr_t enter_cfa) {
+  uint32_t r = 0;
+  if (enter_cfa) {
+    while (r < s->depth && s->cfas[r] && s->cfas[r] <= enter_cfa) r++;
+  } else {
+    uint32_t j = 0;
+    while (j < s->depth && j < 8 && !in_runtime(s, j) && hp_omp_in_system_code(s->pcs[j])) j++;
+    if (j < s->depth && j < 8 && in_runtime(s, j)) r = j + 1;
+  }
+  if (r == 0) return 0;
+  while (r < s->depth && in_runtime(s, r)) r++;
+  return r;
+}
+
 static uint32_t after_unwind(hp_sample_view *s) {
   hp_omp_thread *o = hp_omp_current();
-  if (!o || !hp_omp_get_state || o->t != s->t) return 0;
-  int state = o->smp.state, flags = o->smp.task_flags;
-  uintptr_t exit_cfa = o->smp.exit_cfa, enter_cfa = o->smp.enter_cfa;
+  if (o && o->t != s->t) o = NULL;
+  int live = o && runtime_live();
+  int state = o ? o->smp.state : ompt_state_undefined, flags = o ? o->smp.task_flags : 0;
+  uintptr_t exit_cfa = o ? o->smp.exit_cfa : 0, enter_cfa = o ? o->smp.enter_cfa : 0;
   int cls = hp_omp_class_of_state(state);
   const uint64_t *cfa = s->cfas;
   uint64_t with[1];
 
-  /* 1. the leaf inside the runtime: up to the entry function the task called (enter frame), or else
-   * up to the end of the first run of the runtime's frames (libc code it calls, such as sched_yield
-   * while spinning, comes first) */
-  uint32_t r = 0;
-  if (enter_cfa) {
-    while (r < s->depth && cfa[r] && cfa[r] <= enter_cfa) r++;
-  } else {
-    uint32_t j = 0;
-    while (j < s->depth && j < 8 && !hp_omp_in_runtime_code((const void *)(uintptr_t)s->pcs[j])) j++;
-    if (j < s->depth && j < 8 && (j == 0 || state_placeholder(state))) {
-      r = j;
-      while (r < s->depth && hp_omp_in_runtime_code((const void *)(uintptr_t)s->pcs[r])) r++;
-    }
-  }
+  /* 1. the leaf inside the runtime */
+  uint32_t r = leaf_runtime_frames(s, enter_cfa);
   if (r > 0) {
-    int ph = entry_placeholder(s->pcs[r - 1]);
-    int32_t w = o->in_wait;
+    int ph = 0;
+    for (uint32_t i = 0; i < r; i++) {
+      int e = entry_placeholder(s->pcs[i]);
+      if (e) ph = e; /* the outermost entry function known */
+    }
+    int32_t w = o ? o->in_wait : 0;
     if (!ph && w > 0 && w <= HP_OMP_WAITS &&
         (o->waits[w - 1].kind == ompt_sync_region_taskwait || o->waits[w - 1].kind == ompt_sync_region_taskgroup))
       ph = HP_PH_TASKWAIT;
     if (!ph) ph = state_placeholder(state);
+    if (!ph && !live) ph = HP_PH_OVERHEAD; /* the runtime starting or shutting down */
     if (!ph && enter_cfa && exit_cfa == 0 && !(flags & (ompt_task_implicit | ompt_task_explicit)))
       ph = HP_PH_OVERHEAD; /* the initial task inside the runtime: forking or joining a region */
     if (!ph && !enter_cfa && exit_cfa && cfa[0] >= exit_cfa) ph = HP_PH_DISPATCH; /* around a task */
@@ -194,21 +257,39 @@ static uint32_t after_unwind(hp_sample_view *s) {
     cfa += r - 1;
   }
 
-  /* 2. frames beyond the current task's exit frame */
+  /* 2. frames beyond the current task's exit frame, and the runtime's frames just inside it (the
+   * thunk through which libomp runs a gcc-built task) */
   if (exit_cfa && s->depth > 1) {
     uint32_t k = 1;
-    while (k < s->depth && !((cfa[k] && cfa[k] >= exit_cfa) ||
-                              (!cfa[k] && hp_omp_in_runtime_code((const void *)(uintptr_t)s->pcs[k]))))
-      k++;
+    while (k < s->depth && !((cfa[k] && cfa[k] >= exit_cfa) || (!cfa[k] && in_runtime(s, k)))) k++;
     if (k < s->depth) {
+      while (k > 1 && in_runtime(s, k - 1)) k--;
       uint32_t n_with = 0;
       /* a task without a frame of its own (level basic): say where the task starts */
       if ((flags & ompt_task_explicit) && hp_omp_level < HP_OMP_FULL) with[n_with++] = HP_PC_PLACEHOLDER | HP_PH_TASK;
       splice(s, k, s->depth, with, n_with);
     }
   }
-  hp_omp_blame_sample(o, s->context, s->value_ns, cls, o->smp.wait_id);
-  return (uint32_t)state;
+  /* 3. the runtime's frames still left (a sample while the runtime switches tasks, whose frame
+   * addresses are not set yet): those at the outer end dropped, a run between the program's frames
+   * named as dispatching a task */
+  for (uint32_t i = 1; i < s->depth;) {
+    if (!in_runtime(s, i)) {
+      i++;
+      continue;
+    }
+    uint32_t j = i;
+    while (j < s->depth && in_runtime(s, j)) j++;
+    if (j == s->depth) {
+      s->depth = i;
+      break;
+    }
+    with[0] = HP_PC_PLACEHOLDER | HP_PH_DISPATCH;
+    splice(s, i, j, with, 1);
+    i++;
+  }
+  if (live) hp_omp_blame_sample(o, s->context, s->value_ns, cls, o->smp.wait_id);
+  return (uint32_t)state == ompt_state_undefined ? 0 : (uint32_t)state;
 }
 
 const hp_sample_hook hp_omp_sample_hook = {before_unwind, after_unwind};

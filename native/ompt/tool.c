@@ -18,6 +18,7 @@
 
 int hp_omp_level = HP_OMP_OFF;
 int hp_omp_active;
+int hp_omp_finalized;
 ompt_get_state_t hp_omp_get_state;
 ompt_get_task_info_t hp_omp_get_task_info;
 uintptr_t hp_omp_rt_lo, hp_omp_rt_hi;
@@ -129,10 +130,6 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
   hp_omp_get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
   if (!set) return 0;
-  uintptr_t in_runtime = (uintptr_t)lookup;
-  dl_iterate_phdr(runtime_code_cb, &in_runtime);
-  hp_omp_stitch_init((const void *)lookup);
-  hp_omp_note_runtime();
   set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
   set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
   hp_omp_register_basic(set);
@@ -142,7 +139,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   }
   hp_omp_self(); /* the initial thread */
   __atomic_store_n(&hp_omp_active, 1, __ATOMIC_RELEASE);
-  if (hp_omp_get_state) hp_sample_state_hook = &hp_omp_sample_hook;
+
   hp_meta_add("OpenMP Tool", level_names[hp_omp_level]);
   hp_meta_add("OpenMP Runtime", hp_omp_runtime);
   const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
@@ -152,8 +149,9 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 
 static void finalize(ompt_data_t *tool_data) {
   /* Statistics stay in place: the dump at exit writes them. The runtime is shut down: ompt_get_state
-   * may no longer be called, so samples from now on carry no OpenMP state. */
-  hp_sample_state_hook = NULL;
+   * may no longer be called, so samples from now on carry no OpenMP state (the hook still names the
+   * runtime's frames of its shutdown by their addresses). */
+  __atomic_store_n(&hp_omp_finalized, 1, __ATOMIC_RELEASE);
 }
 
 HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
@@ -166,6 +164,13 @@ HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
   }
   snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",
            omp_version);
+  /* The runtime's code (we are called from inside it, while it initialises): from now on samples in
+   * its frames are named, its own initialisation included (stitch.c). */
+  uintptr_t in_runtime = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+  dl_iterate_phdr(runtime_code_cb, &in_runtime);
+  hp_omp_stitch_init((const void *)in_runtime);
+  hp_omp_note_runtime();
+  hp_sample_state_hook = &hp_omp_sample_hook;
   return &result;
 }
 #endif
