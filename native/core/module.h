@@ -68,6 +68,9 @@ typedef struct hp_sample_view {
   uint64_t value_ns;
   uintptr_t stop;         /* in/out (before the unwind): where the unwind stops, the innermost frame's
                              stack address (thread.h); a module may lower it */
+  int leaf_only;          /* out (before the unwind): the interrupted PC is all the path will keep:
+                             the handler does not unwind */
+  uintptr_t pc;           /* the interrupted program counter */
   uint64_t *pcs;          /* in/out: the interrupted PC, then return addresses, outward */
   const uint64_t *cfas;   /* cfas[i]: canonical frame address of frame i (its caller's stack pointer
                              at the call), 0 when unknown */

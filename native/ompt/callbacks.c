@@ -112,8 +112,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         it->level = hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context);
         it->pushed = 1;
       }
-      /* Inside the implicit task, samples stop at its exit frame (the sample hook knows it). */
-      hp_stack_set_cfa(o->t, it->level, 0);
+      /* Inside the implicit task, samples stop at its exit frame (the sample hook knows it); where
+       * it has none (a worker's last barrier, after the region's code returned), at the thread's
+       * entry (what the worker's frame inherited) or where the encountering thread forked. */
       hp_omp_region *r = p ? hp_omp_region_stat(o, p->event) : NULL;
       if (r && now > p->begin_ns) r->mgmt_ns += now - p->begin_ns;
     }

@@ -158,9 +158,16 @@ static void splice(hp_sample_view *s, uint32_t from, uint32_t to, const uint64_t
   s->depth = from + n_with + tail;
 }
 
-/* Before the unwind: the thread's state and current task, kept for after_unwind; samples of the
- * task's code stop unwinding at its exit frame (the runtime's frame that called it is the last one
- * unwound, and is cut below). */
+/* A thread idle in the runtime's pool, or waiting at a barrier outside any task's own code (a
+ * worker's last barrier of a region, after the region's code returned): everything the unwind would
+ * find is the runtime's, to be replaced by one placeholder, so it is not unwound at all (what most
+ * samples of a program with many short regions are). */
+static void leaf_only_if_runtime(hp_sample_view *s, int state, uintptr_t exit_cfa) {
+  int waiting = state == ompt_state_idle ||
+                (!exit_cfa && state >= ompt_state_wait_barrier && state <= ompt_state_wait_barrier_teams);
+  if (waiting && (hp_omp_in_runtime_code((const void *)s->pc) || hp_omp_in_system_code(s->pc))) s->leaf_only = 1;
+}
+
 /* The runtime is live (initialised, not finalised): its state and task information may be asked. */
 static int runtime_live(void) {
   return hp_omp_get_state != NULL && __atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE) &&
@@ -178,14 +185,17 @@ static void before_unwind(hp_sample_view *s) {
   o->smp.task_flags = 0;
   o->smp.exit_cfa = o->smp.enter_cfa = 0;
   if (!runtime_live()) return;
+  ompt_get_task_info_t info = hp_omp_get_task_info;
   ompt_wait_id_t wid = 0;
   o->smp.state = hp_omp_get_state(&wid);
   o->smp.wait_id = wid;
   int flags = 0, thread_num = 0;
   ompt_data_t *task = NULL, *par = NULL;
   ompt_frame_t *frame = NULL;
-  ompt_get_task_info_t info = hp_omp_get_task_info;
-  if (!info || info(0, &flags, &task, &frame, &par, &thread_num) != 2 || !frame) return;
+  if (!info || info(0, &flags, &task, &frame, &par, &thread_num) != 2 || !frame) {
+    leaf_only_if_runtime(s, o->smp.state, 0);
+    return;
+  }
   uintptr_t exit_cfa = frame_cfa(&frame->exit_frame, frame->exit_frame_flags, s->sp, s->stack_hi);
   uintptr_t enter_cfa = frame_cfa(&frame->enter_frame, frame->enter_frame_flags, s->sp, s->stack_hi);
   if (exit_cfa && enter_cfa >= exit_cfa) enter_cfa = 0; /* inconsistent (the runtime mid-switch) */
@@ -193,6 +203,7 @@ static void before_unwind(hp_sample_view *s) {
   o->smp.exit_cfa = exit_cfa;
   o->smp.enter_cfa = enter_cfa;
   if (exit_cfa > 16 && (!s->stop || s->stop > exit_cfa - 16)) s->stop = exit_cfa - 16;
+  leaf_only_if_runtime(s, o->smp.state, exit_cfa);
 }
 
 static inline int in_runtime(const hp_sample_view *s, uint32_t i) {
@@ -244,6 +255,7 @@ static uint32_t after_unwind(hp_sample_view *s) {
     if (!ph && enter_cfa && exit_cfa == 0 && !(flags & (ompt_task_implicit | ompt_task_explicit)))
       ph = HP_PH_OVERHEAD; /* the initial task inside the runtime: forking or joining a region */
     if (!ph && !enter_cfa && exit_cfa && cfa[0] >= exit_cfa) ph = HP_PH_DISPATCH; /* around a task */
+    if (!ph && r == s->depth) ph = HP_PH_OVERHEAD; /* nothing of the program's under it: no entry to name */
     if (ph) {
       with[0] = HP_PC_PLACEHOLDER | (uint64_t)ph;
       splice(s, 0, r, with, 1);

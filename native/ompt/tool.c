@@ -154,34 +154,26 @@ static void finalize(ompt_data_t *tool_data) {
   __atomic_store_n(&hp_omp_finalized, 1, __ATOMIC_RELEASE);
 }
 
-HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
-  static ompt_start_tool_result_t result = {initialize, finalize, {0}};
-  if (!hp_init()) return NULL;
-  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_BASIC);
-  if (hp_omp_level == HP_OMP_OFF) {
-    hp_meta_add("OpenMP Tool", "off");
-    return NULL;
-  }
-  snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",
-           omp_version);
-  /* The runtime's code (we are called from inside it, while it initialises): from now on samples in
-   * its frames are named, its own initialisation included (stitch.c). */
-  uintptr_t in_runtime = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
-  dl_iterate_phdr(runtime_code_cb, &in_runtime);
-  hp_omp_stitch_init((const void *)in_runtime);
-  hp_omp_note_runtime();
-  hp_sample_state_hook = &hp_omp_sample_hook;
-  return &result;
-}
-#endif
-
-#ifndef HYPROF_ADDON
 /* How the OpenMP runtime was told to choose a tool, read at start: when no runtime started this one,
  * `hyprof resolve` says why only when one of these explains it (a program that exits before its
  * first OpenMP construct never starts the runtime at all). */
 static char omp_tool_env[64], omp_tool_libraries_env[512];
 
+/* Name the runtime's frames in samples from its code's addresses (stitch.c): from the start when the
+ * program is linked with an LLVM / Intel OpenMP runtime (its initialisation, before it starts the
+ * tool, is then named too), else once it starts the tool. */
+static void find_runtime_code(const void *in_runtime) {
+  if (hp_omp_rt_hi || !in_runtime) return;
+  uintptr_t a = (uintptr_t)in_runtime;
+  dl_iterate_phdr(runtime_code_cb, &a);
+  hp_omp_stitch_init(in_runtime);
+  hp_omp_note_runtime();
+  hp_sample_state_hook = &hp_omp_sample_hook;
+}
+
 static void process_start(void) {
+  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_BASIC);
+  if (hp_omp_level != HP_OMP_OFF) find_runtime_code(dlsym(RTLD_DEFAULT, "__kmpc_fork_call"));
   const char *v = getenv("OMP_TOOL");
   if (v) snprintf(omp_tool_env, sizeof omp_tool_env, "%s", v);
   v = getenv("OMP_TOOL_LIBRARIES");
@@ -194,6 +186,23 @@ static void add_metadata(void) {
   if (omp_tool_env[0]) hp_meta_add("OMP_TOOL", omp_tool_env);
   if (omp_tool_libraries_env[0]) hp_meta_add("OMP_TOOL_LIBRARIES", omp_tool_libraries_env);
 }
+HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
+  static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+  if (!hp_init()) return NULL;
+  if (hp_omp_level == HP_OMP_OFF) {
+    hp_meta_add("OpenMP Tool", "off");
+    return NULL;
+  }
+  snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",
+           omp_version);
+  /* The runtime's code (we are called from inside it, while it initialises): from now on samples in
+   * its frames are named, its own initialisation included (stitch.c). */
+  find_runtime_code(__builtin_extract_return_addr(__builtin_return_address(0)));
+  return &result;
+}
+#endif
+
+#ifndef HYPROF_ADDON
 #endif
 
 const hp_module hp_ompt_module = {

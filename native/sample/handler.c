@@ -110,9 +110,14 @@ void hp_sample_take(void *uc) {
    * the thread's state and its blame bookkeeping; async-signal-safe by its contract
    * (core/module.h); NULL when no OpenMP runtime started the tool */
   const hp_sample_hook *hook = hp_sample_state_hook;
-  hp_sample_view v = {t, context, value, stack_addr, pcs, cfas, 0, HP_SAMPLE_MAX_DEPTH, context_sp(uc), st->stack_hi};
+  hp_sample_view v = {t, context, value, stack_addr, 0, (uintptr_t)context_pc(uc), pcs, cfas, 0, HP_SAMPLE_MAX_DEPTH,
+                      context_sp(uc), st->stack_hi};
   if (hook) hook->before_unwind(&v);
-  if (hp_scfg.unwind && on_altstack(uc)) {
+  if (v.leaf_only) {
+    pcs[0] = context_pc(uc);
+    cfas[0] = 0;
+    depth = 1;
+  } else if (hp_scfg.unwind && on_altstack(uc)) {
     /* the interrupted code (another signal handler) or this handler runs on a sigaltstack, often
      * a few KB: libunwind's stack use there could overflow it. Only the PC is kept. */
     pcs[0] = context_pc(uc);
