@@ -154,6 +154,7 @@ typedef struct hp_omp_task {
   uint32_t event;
   int32_t level;             /* its frame's level on `thread`'s stack; -1 before its first run */
   hp_thread *thread;         /* thread whose stack holds its frame */
+  struct hp_omp_taskstat *stat;  /* its construct's statistics on `thread` */
   struct hp_omp_task *next_free;
 } hp_omp_task;
 

@@ -46,13 +46,11 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
   if (k && c) {
     const hp_omp_task *creator = enc_task ? enc_task->ptr : NULL;
     k->parent_context = creator ? creator->parent_context : hp_stack_context(o->t);
-    if (creator) {
-      hp_omp_taskstat *cs = hp_omp_task_stat(o, creator->event);
-      if (cs) cs->spawned++;
-    }
+    if (creator && creator->stat && creator->thread == o->t) creator->stat->spawned++;
     k->event = c->event1 - 1;
     k->level = -1;
     k->thread = NULL;
+    k->stat = NULL;
     k->next_free = NULL;
     if (c->task) c->task->created++;
     new_task->ptr = k;
@@ -80,7 +78,7 @@ static int32_t anchor_of(hp_omp_thread *o, uint64_t parent_context) {
 }
 
 static void record(hp_omp_thread *o, const hp_omp_task *k, uint64_t incl) {
-  hp_omp_taskstat *s = hp_omp_task_stat(o, k->event);
+  hp_omp_taskstat *s = k->thread == o->t && k->stat ? k->stat : hp_omp_task_stat(o, k->event);
   if (!s) return;
   s->executed++;
   s->sum_ns += incl;
@@ -155,6 +153,7 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
       if (level > 0) o->stack[o->depth++] = (hp_omp_frame){next->event, HP_OMP_TASK, level};
       next->level = level;
       next->thread = o->t;
+      next->stat = hp_omp_task_stat(o, next->event);
     }
     hp_omp_set_working(o, 1);
   }
