@@ -12,7 +12,8 @@
  * The last table is issue 18's question: what sampling costs with the OpenMP events on, against what
  * it costs alone (both over their own baseline).
  *
- * Run: node dist/bench/openmp.js [rounds] [--cc clang|gcc] [--tasks N] [--loop N] [--regions N] [--period us]
+ * Run: node dist/bench/openmp.js [rounds] [--cc clang|gcc] [--kernels tasks,loop,regions] [--tasks N] [--loop N]
+ *      [--regions N] [--period us]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -70,7 +71,7 @@ const configs: Array<[string, Record<string, string>]> = [
   ['basic + sampling', hyprofEnv({ HYPROF_SAMPLING: '1', HYPROF_OPENMP: 'basic' })],
   ['full + sampling', hyprofEnv({ HYPROF_SAMPLING: '1', HYPROF_OPENMP: 'full' })],
 ];
-const kernels = Object.keys(sizes);
+const kernels = opt('--kernels', 'tasks,loop,regions').split(',').filter((k) => k in sizes);
 
 const series = new Map<string, number[]>();
 const add = (k: string, v: number) => series.set(k, [...(series.get(k) ?? []), v]);
