@@ -19,7 +19,7 @@ const src = join(repoRoot, 'examples', 'matmult.c');
 const plain = compileC('matmult-plain', [src], { link: false, cflags: ['-O2', '-g', '-DHYPROF_NO_PROBES'], outDir: dir });
 const probed = compileC('matmult-probed', [src], { cflags: ['-O2', '-g'], outDir: dir });
 const noop = join(dir, 'noop-timer.so');
-const cc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt']);
+const cc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt', '-ldl']);
 if (cc.status !== 0) throw new Error(`noop-timer: ${cc.stderr}`);
 
 const base = { ...process.env, MATMULT_SCALE: scale, HYPROF_RAW_DIR: dir, HYPROF_DIR: dir, HYPROF_RESOLVE: '0' };

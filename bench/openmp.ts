@@ -7,7 +7,7 @@
  * Configurations, interleaved (round r runs each once, in an order rotated by r):
  *   uninstrumented; hyprof loaded with the tool off; level basic; level full (no sampling);
  *   the timer floor (a no-op per-thread timer at the sampling rate on every thread,
- *   bench/noop-timer-threads.c); sampling with the tool off; basic + sampling; full + sampling.
+ *   bench/noop-timer.c); sampling with the tool off; basic + sampling; full + sampling.
  * Kernel wall and process CPU time are measured inside the program; min and median over the rounds.
  * The last table is issue 18's question: what sampling costs with the OpenMP events on, against what
  * it costs alone (both over their own baseline).
@@ -40,7 +40,7 @@ const exe = compileC(`openmp-kernels-${cc}`, [join(repoRoot, 'bench', 'openmp-ke
   link: false,
   outDir: work,
 });
-const floorLib = compileC('noop-timer-threads.so', [join(repoRoot, 'bench', 'noop-timer-threads.c')], {
+const floorLib = compileC('noop-timer.so', [join(repoRoot, 'bench', 'noop-timer.c')], {
   cflags: ['-O2', '-shared', '-fPIC'],
   ldflags: ['-ldl'],
   link: false,

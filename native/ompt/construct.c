@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "../core/events.h"
+#include "../core/objects.h"
 #include "../core/stack.h"
 #include "ompt_int.h"
 
@@ -91,13 +92,7 @@ typedef struct {
 static int ranges_cb(struct dl_phdr_info *info, size_t size, void *data) {
   ranges_query *q = data;
   if (info->dlpi_addr != q->base) return 0;
-  for (int i = 0; i < info->dlpi_phnum && q->into->n < MAX_RANGES; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    q->into->lo[q->into->n] = info->dlpi_addr + ph->p_vaddr;
-    q->into->hi[q->into->n] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    q->into->n++;
-  }
+  if (q->into->n < MAX_RANGES && hp_object_code(info, &q->into->lo[q->into->n], &q->into->hi[q->into->n])) q->into->n++;
   return 1;
 }
 

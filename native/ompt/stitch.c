@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../core/module.h"
+#include "../core/objects.h"
 #include "ompt_int.h"
 
 /* Runtime entry functions whose frames say what the thread does better than its state. */
@@ -69,15 +70,8 @@ static int system_cb(struct dl_phdr_info *info, size_t size, void *data) {
   if (strncmp(base, "libc.so", 7) && strncmp(base, "ld-linux", 8) && strncmp(base, "linux-vdso", 10) &&
       strncmp(base, "libpthread.so", 13))
     return 0;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-    if (a < lo) lo = a;
-    if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-  }
-  if (hi > lo && n_system < MAX_SYSTEM) {
+  uintptr_t lo, hi;
+  if (n_system < MAX_SYSTEM && hp_object_code(info, &lo, &hi)) {
     system_lo[n_system] = lo;
     system_hi[n_system++] = hi;
   }

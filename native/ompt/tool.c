@@ -12,6 +12,7 @@
 
 #include "../core/config.h"
 #include "../core/meta.h"
+#include "../core/objects.h"
 #include "../core/module.h"
 #include "../core/runtime.h"
 #include "ompt_int.h"
@@ -103,21 +104,11 @@ static void fork_child(hp_thread *t) {
 
 /* The executable segments of the object holding `addr` (the runtime: its lookup function). */
 static int runtime_code_cb(struct dl_phdr_info *info, size_t size, void *data) {
-  uintptr_t addr = *(uintptr_t *)data, lo = UINTPTR_MAX, hi = 0;
-  int holds = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD) continue;
-    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-    if (addr >= a && addr < a + ph->p_memsz) holds = 1;
-    if (!(ph->p_flags & PF_X)) continue;
-    if (a < lo) lo = a;
-    if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-  }
-  if (!holds || hi <= lo) return 0;
+  uintptr_t lo, hi;
+  if (!hp_object_holds(info, *(uintptr_t *)data)) return 0;
   /* linked into the program itself: its code is the program's too, so no frame is told apart by
    * address (OMPT's frame addresses still are) */
-  if (!info->dlpi_name || !info->dlpi_name[0]) return 1;
+  if (!info->dlpi_name || !info->dlpi_name[0] || !hp_object_code(info, &lo, &hi)) return 1;
   hp_omp_rt_lo = lo;
   hp_omp_rt_hi = hi;
   return 1;
@@ -168,7 +159,8 @@ static void find_runtime_code(const void *in_runtime) {
   dl_iterate_phdr(runtime_code_cb, &a);
   hp_omp_stitch_init(in_runtime);
   hp_omp_note_runtime();
-  hp_sample_state_hook = &hp_omp_sample_hook;
+  /* published after the tables it reads (handlers on other threads may run it at once) */
+  __atomic_store_n(&hp_sample_state_hook, &hp_omp_sample_hook, __ATOMIC_RELEASE);
 }
 
 static void process_start(void) {

@@ -109,7 +109,7 @@ void hp_sample_take(void *uc) {
   /* the OpenMP tool: its runtime's frames (where to stop unwinding, what to cut out of the path),
    * the thread's state and its blame bookkeeping; async-signal-safe by its contract
    * (core/module.h); NULL when no OpenMP runtime started the tool */
-  const hp_sample_hook *hook = hp_sample_state_hook;
+  const hp_sample_hook *hook = __atomic_load_n(&hp_sample_state_hook, __ATOMIC_ACQUIRE);
   hp_sample_view v = {t, context, value, stack_addr, 0, (uintptr_t)context_pc(uc), pcs, cfas, 0, HP_SAMPLE_MAX_DEPTH,
                       context_sp(uc), st->stack_hi};
   if (hook) hook->before_unwind(&v);
