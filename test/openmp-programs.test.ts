@@ -85,6 +85,8 @@ for (const cc of COMPILERS) {
     for (const k of a.tasks) t.true(k.medianNs > 0 && k.p90Ns >= k.medianNs);
     const names = m.profile.threads[0].flatMap((th) => th.events.map((e) => e.name));
     t.true(names.some((n) => /\[SAMPLE\] <OpenMP (taskwait|task creation|barrier wait|task dispatch)>/.test(n)), 'placeholders name the runtime');
+    const tau = readWithTau(m.dir);
+    t.true(tau.ok, tauReaderComplaints(tau));
   });
 
   test.serial(`${cc}: recursive fib tasks at the default level: samples find their tasks, TAU's reader accepts`, async (t) => {
