@@ -32,7 +32,7 @@ const cflags = ['-O2', '-g', ...alignFlags];
 const plain = compileC('matmult-plain', [src], { link: false, cflags: [...cflags, '-DHYPROF_NO_PROBES'], outDir: dir });
 const probed = compileC('matmult-probed', [src], { cflags, outDir: dir });
 const noop = join(dir, 'noop-timer.so');
-const cc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt']);
+const cc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt', '-ldl']);
 if (cc.status !== 0) throw new Error(`noop-timer: ${cc.stderr}`);
 
 const base = { ...process.env, MATMULT_SCALE: scale, HYPROF_RAW_DIR: dir, HYPROF_DIR: dir, HYPROF_RESOLVE: '0' };

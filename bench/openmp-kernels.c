@@ -1,11 +1,13 @@
-/* OpenMP kernels for bench/openmp.ts: an imbalanced work-shared loop (many short regions), 20000
- * near-empty regions, tasks, and a lock. Prints "<kernel> <wall seconds> <process CPU seconds>" measured inside the program, so
- * process start and the profile's writing are not counted. With OMP_WAIT_POLICY=passive waiting
- * threads sleep, so the CPU time is the work done (the program's and the tool's), which stays
- * meaningful on a loaded machine where wall time of spinning barriers does not.
- * Usage: openmp-kernels [loop|regions|tasks|locks|all] */
+/* OpenMP kernels for bench/openmp.ts. Usage: openmp-kernels <kernel> [size]
+ *   tasks N    recursive fib(N) with a task per call and a taskwait, no cutoff (fib 32: 7 million
+ *              tasks, fib 33: 11 million): the finest-grained task program there is
+ *   loop N     N parallel regions of an imbalanced work-shared loop (64 iterations, 0.1-0.4 ms each)
+ *   regions N  N parallel regions of a work-shared loop of 2 short iterations: fork / join cost
+ * Prints "<kernel> <wall seconds> <process CPU seconds> <units>", measured around the kernel only
+ * (process start, the runtime's initialisation and the profile's writing are not in it). */
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -23,59 +25,56 @@ __attribute__((noinline)) static double work(long n) {
   return s;
 }
 
-static double loop_kernel(void) {
+__attribute__((noinline)) static long fib(int n) {
+  if (n < 2) return n;
+  long a, b;
+#pragma omp task shared(a)
+  a = fib(n - 1);
+#pragma omp task shared(b)
+  b = fib(n - 2);
+#pragma omp taskwait
+  return a + b;
+}
+
+static double tasks(int n) {
+  long r = 0;
+#pragma omp parallel
+#pragma omp single
+  r = fib(n);
+  return (double)r;
+}
+
+static double loop(int n) {
   double t = 0;
-  for (int rep = 0; rep < 2000; rep++) {
+  for (int rep = 0; rep < n; rep++) {
 #pragma omp parallel for schedule(static) reduction(+ : t)
     for (int i = 0; i < 64; i++) t += work(2000 + 200L * i);
   }
   return t;
 }
 
-/* Fork/join cost: many near-empty regions with a loop each (the tool's events per region). */
-static double region_kernel(void) {
+static double regions(int n) {
   double t = 0;
-  for (int rep = 0; rep < 20000; rep++) {
+  for (int rep = 0; rep < n; rep++) {
 #pragma omp parallel for schedule(static) reduction(+ : t)
     for (int i = 0; i < 2; i++) t += work(10 + i);
   }
   return t;
 }
 
-static double task_kernel(void) {
-  double t = 0;
-#pragma omp parallel reduction(+ : t)
-#pragma omp single
-  for (int i = 0; i < 100000; i++) {
-#pragma omp task
-    sink += work(4000);
-  }
-  return t + sink;
-}
-
-static double lock_kernel(void) {
-  omp_lock_t lock;
-  omp_init_lock(&lock);
-  double shared = 0;
-#pragma omp parallel
-  for (int i = 0; i < 10000; i++) {
-    double w = work(40000 + (i & 7));
-    omp_set_lock(&lock);
-    shared += work(300 + (i & 1)) + w;
-    omp_unset_lock(&lock);
-  }
-  omp_destroy_lock(&lock);
-  return shared;
-}
-
 int main(int argc, char **argv) {
-  const char *what = argc > 1 ? argv[1] : "all";
-  struct { const char *name; double (*fn)(void); } k[] = {{"loop", loop_kernel}, {"regions", region_kernel}, {"tasks", task_kernel}, {"locks", lock_kernel}};
-  for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++) {
-    if (strcmp(what, "all") && strcmp(what, k[i].name)) continue;
-    double t0 = omp_get_wtime(), c0 = cpu_s();
-    sink += k[i].fn();
-    printf("%s %.6f %.6f\n", k[i].name, omp_get_wtime() - t0, cpu_s() - c0);
+  const char *what = argc > 1 ? argv[1] : "";
+  int n = argc > 2 ? atoi(argv[2]) : 0;
+  double (*fn)(int) = !strcmp(what, "tasks") ? tasks : !strcmp(what, "loop") ? loop : !strcmp(what, "regions") ? regions : NULL;
+  if (!fn || n <= 0) {
+    fprintf(stderr, "usage: openmp-kernels tasks|loop|regions N\n");
+    return 2;
   }
+#pragma omp parallel
+  sink += omp_get_thread_num(); /* the runtime and its threads started before the measured part */
+  double t0 = omp_get_wtime(), c0 = cpu_s();
+  sink += fn(n);
+  double wall = omp_get_wtime() - t0, cpu = cpu_s() - c0;
+  printf("%s %.6f %.6f %d\n", what, wall, cpu, n);
   return 0;
 }

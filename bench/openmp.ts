@@ -1,71 +1,131 @@
 /**
- * bench/openmp: the OpenMP tool's cost on four kernels (imbalanced loop, near-empty regions, tasks,
- * locks; clang, 2 threads), the program unmodified and the runtime preloaded as `hyprof run` does. Columns:
- * uninstrumented; sampling alone at 200 Hz per thread with the tool off (the sampling floor);
- * tool level basic + 200 Hz; level full + 200 Hz. Kernel wall and CPU time are measured inside the
- * program (OMP_WAIT_POLICY=passive, so CPU time is work done, robust on a loaded machine); the median
- * of `rounds` runs is kept. Run: node dist/bench/openmp.js [rounds]
+ * bench/openmp: what the OpenMP tool costs, level by level, on three kernels (bench/openmp-kernels.c:
+ * fib tasks without cutoff, an imbalanced work-shared loop, many short parallel regions), 2 threads,
+ * libhyprof preloaded as `hyprof run` does, against the same binary uninstrumented on the same OpenMP
+ * runtime (a gcc build runs on LLVM's libomp in libgomp's place in every configuration).
+ *
+ * Configurations, interleaved (round r runs each once, in an order rotated by r):
+ *   uninstrumented; hyprof loaded with the tool off; level basic; level full (no sampling);
+ *   the timer floor (a no-op per-thread timer at the sampling rate on every thread,
+ *   bench/noop-timer.c); sampling with the tool off; basic + sampling; full + sampling.
+ * Kernel wall and process CPU time are measured inside the program; min and median over the rounds.
+ * The last table is issue 18's question: what sampling costs with the OpenMP events on, against what
+ * it costs alone (both over their own baseline).
+ *
+ * Run: node dist/bench/openmp.js [rounds] [--cc clang|gcc] [--kernels tasks,loop,regions] [--tasks N] [--loop N]
+ *      [--regions N] [--period us]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findLibomp } from '../src/analysis/openmp-runtime.js';
 import { compileC, libPath, repoRoot } from '../test/helpers/native.js';
 
-const rounds = Number(process.argv[2] ?? 5);
-const exe = compileC('openmp-kernels', [join(repoRoot, 'bench', 'openmp-kernels.c')], {
-  cc: 'clang',
-  cflags: ['-O2', '-g', '-fopenmp'],
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
+};
+const rounds = Number(argv.find((a, i) => /^\d+$/.test(a) && (i === 0 || !argv[i - 1].startsWith('--'))) ?? 5);
+const cc = opt('--cc', 'clang');
+const period = opt('--period', '1000');
+const sizes: Record<string, string> = { tasks: opt('--tasks', '30'), loop: opt('--loop', '1000'), regions: opt('--regions', '20000') };
+
+const work = mkdtempSync(join(tmpdir(), 'hyprof-bench-omp-'));
+const exe = compileC(`openmp-kernels-${cc}`, [join(repoRoot, 'bench', 'openmp-kernels.c')], {
+  cc,
+  cflags: ['-O2', '-g', '-fopenmp', '-falign-functions=64', '-falign-loops=64'],
   ldflags: ['-fopenmp'],
   link: false,
+  outDir: work,
 });
+const floorLib = compileC('noop-timer.so', [join(repoRoot, 'bench', 'noop-timer.c')], {
+  cflags: ['-O2', '-shared', '-fPIC'],
+  ldflags: ['-ldl'],
+  link: false,
+  outDir: work,
+});
+
+// The same OpenMP runtime for every configuration: a gcc build runs on libomp in libgomp's place.
+const base: NodeJS.ProcessEnv = { ...process.env, OMP_NUM_THREADS: '2', OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'passive' };
+if (cc === 'gcc') {
+  const libomp = findLibomp();
+  if (!libomp) throw new Error('a gcc build needs LLVM libomp (libomp5) to be measured against the same runtime');
+  const dir = join(work, 'openmp-runtime');
+  mkdirSync(dir);
+  symlinkSync(libomp, join(dir, 'libgomp.so.1'));
+  base.LD_LIBRARY_PATH = base.LD_LIBRARY_PATH ? `${dir}:${base.LD_LIBRARY_PATH}` : dir;
+}
+const raw = join(work, 'raw');
+mkdirSync(raw);
+const hyprofEnv = (extra: Record<string, string>) => ({ LD_PRELOAD: libPath, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw, HYPROF_PERIOD_US: period, ...extra });
 
 const configs: Array<[string, Record<string, string>]> = [
   ['uninstrumented', {}],
-  ['sampling 200 Hz, tool off', { LD_PRELOAD: libPath, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '5000', HYPROF_OPENMP: 'off' }],
-  ['basic + 200 Hz', { LD_PRELOAD: libPath, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '5000', HYPROF_OPENMP: 'basic' }],
-  ['full + 200 Hz', { LD_PRELOAD: libPath, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '5000', HYPROF_OPENMP: 'full' }],
+  ['hyprof, tool off', hyprofEnv({ HYPROF_SAMPLING: '0', HYPROF_OPENMP: 'off' })],
+  ['basic', hyprofEnv({ HYPROF_SAMPLING: '0', HYPROF_OPENMP: 'basic' })],
+  ['full', hyprofEnv({ HYPROF_SAMPLING: '0', HYPROF_OPENMP: 'full' })],
+  ['timer floor', { LD_PRELOAD: floorLib, HYPROF_PERIOD_US: period }],
+  ['sampling, tool off', hyprofEnv({ HYPROF_SAMPLING: '1', HYPROF_OPENMP: 'off' })],
+  ['basic + sampling', hyprofEnv({ HYPROF_SAMPLING: '1', HYPROF_OPENMP: 'basic' })],
+  ['full + sampling', hyprofEnv({ HYPROF_SAMPLING: '1', HYPROF_OPENMP: 'full' })],
 ];
+const kernels = opt('--kernels', 'tasks,loop,regions').split(',').filter((k) => k in sizes);
 
-const times = new Map<string, number[]>();
-const raw = mkdtempSync(join(tmpdir(), 'hyprof-bench-omp-'));
+const series = new Map<string, number[]>();
+const add = (k: string, v: number) => series.set(k, [...(series.get(k) ?? []), v]);
+const load0 = loadavg()[0];
 for (let r = 0; r < rounds; r++) {
-  for (const [name, env] of configs) {
-    const out = spawnSync(exe, ['all'], {
-      encoding: 'utf8',
-      env: { ...process.env, OMP_NUM_THREADS: '2', OMP_WAIT_POLICY: 'passive', HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw, ...env },
-    });
-    if (out.status !== 0) throw new Error(`${name}: ${out.stderr}`);
-    for (const line of out.stdout.trim().split('\n')) {
-      const [kernel, wall, cpu] = line.split(' ');
-      for (const [what, v] of [['wall', wall], ['cpu', cpu]]) {
-        const key = `${kernel}\u0000${name}\u0000${what}`;
-        times.set(key, [...(times.get(key) ?? []), Number(v)]);
-      }
+  for (const kernel of kernels) {
+    for (let i = 0; i < configs.length; i++) {
+      const [name, env] = configs[(i + r) % configs.length];
+      const out = spawnSync(exe, [kernel, sizes[kernel]], { encoding: 'utf8', env: { ...base, ...env } });
+      if (out.status !== 0) throw new Error(`${kernel} / ${name}: exit ${out.status}: ${out.stderr}`);
+      const [, wall, cpu] = out.stdout.trim().split(' ');
+      add(`${kernel}|${name}|wall`, Number(wall));
+      add(`${kernel}|${name}|cpu`, Number(cpu));
     }
   }
+  rmSync(raw, { recursive: true, force: true });
+  mkdirSync(raw);
 }
-rmSync(raw, { recursive: true, force: true });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+rmSync(work, { recursive: true, force: true });
+
+const stat = (k: string) => {
+  const xs = [...(series.get(k) ?? [])].sort((a, b) => a - b);
+  return { min: xs[0], median: xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2 };
+};
+const pct = (x: number, b: number) => `${x >= b ? '+' : ''}${((100 * (x - b)) / b).toFixed(1)}%`;
+
 console.log(
-  `machine: ${cpus().length} x ${cpus()[0]?.model}; load average ${loadavg()[0].toFixed(1)}; OMP_NUM_THREADS=2, ` +
-    `OMP_WAIT_POLICY=passive; median of ${rounds} rounds (kernel seconds, overhead vs uninstrumented)`,
+  `machine: ${cpus().length} x ${cpus()[0]?.model}; load average ${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after; ` +
+    `${cc} -O2, LLVM libomp, OMP_NUM_THREADS=2, OMP_WAIT_POLICY=${base.OMP_WAIT_POLICY}, sampling every ${period} us; ` +
+    `${rounds} rounds; kernel seconds measured inside the program (min / median), change against uninstrumented`,
 );
+console.log(`kernels: tasks = fib(${sizes.tasks}) with a task per call, loop = ${sizes.loop} imbalanced loops, regions = ${sizes.regions} short regions\n`);
 console.log(`| kernel | time | ${configs.map(([n]) => n).join(' | ')} |`);
 console.log(`|---|---|${configs.map(() => '---').join('|')}|`);
-for (const kernel of ['loop', 'regions', 'tasks', 'locks']) {
+for (const kernel of kernels) {
   for (const what of ['cpu', 'wall']) {
-    const base = median(times.get(`${kernel}\u0000uninstrumented\u0000${what}`)!);
+    const b = stat(`${kernel}|uninstrumented|${what}`);
     const cells = configs.map(([n]) => {
-      const m = median(times.get(`${kernel}\u0000${n}\u0000${what}`)!);
-      return n === 'uninstrumented' ? `${m.toFixed(3)} s` : `${m.toFixed(3)} s (${(((m - base) / base) * 100).toFixed(1)}%)`;
+      const s = stat(`${kernel}|${n}|${what}`);
+      return n === 'uninstrumented' ? `${s.min.toFixed(3)} / ${s.median.toFixed(3)} s` : `${pct(s.min, b.min)} / ${pct(s.median, b.median)}`;
     });
     console.log(`| ${kernel} | ${what} | ${cells.join(' | ')} |`);
   }
 }
-// Absolute cost per event, from CPU time (robust to the load of a shared machine).
-const cpu = (k: string, c: string) => median(times.get(`${k}\u0000${c}\u0000cpu`)!);
-const perRegion = (cpu('regions', 'basic + 200 Hz') - cpu('regions', 'sampling 200 Hz, tool off')) / 20000;
-const perTask = (cpu('tasks', 'full + 200 Hz') - cpu('tasks', 'basic + 200 Hz')) / 100000;
-console.log(`\ntool level basic: ${(perRegion * 1e6).toFixed(2)} us of CPU per parallel region of 2 threads (about 10 events);`);
-console.log(`level full over basic: ${(perTask * 1e6).toFixed(2)} us of CPU per task (create + 2 schedule events)`);
+
+// Issue 18: sampling with the OpenMP events on costs what sampling costs alone, not more.
+console.log('\nSampling cost with and without the OpenMP events (CPU, min over rounds):');
+console.log('| kernel | timer floor | sampling, tool off | sampling over basic | sampling over full |');
+console.log('|---|---|---|---|---|');
+for (const kernel of kernels) {
+  const c = (n: string) => stat(`${kernel}|${n}|cpu`).min;
+  const u = c('uninstrumented');
+  console.log(
+    `| ${kernel} | ${pct(c('timer floor'), u)} | ${pct(c('sampling, tool off'), c('hyprof, tool off'))} | ` +
+      `${pct(c('basic + sampling'), c('basic'))} | ${pct(c('full + sampling'), c('full'))} |`,
+  );
+}

@@ -58,7 +58,7 @@ test('report --openmp and --diagnose read the analysis beside the profile', asyn
   t.is(r.code, 0, r.stderr);
   t.regex(r.stdout, /OpenMP runtime: LLVM OMP/);
   t.regex(r.stdout, /NOTE: GNU libgomp replaced by LLVM libomp/);
-  t.regex(r.stdout, /Parallel regions and overhead classes/);
+  t.regex(r.stdout, /Parallel regions: overhead classes/);
   t.regex(r.stdout, /omp\.c:\d+/);
   const d = await hyprof(['report', profileDir, '--diagnose']);
   t.is(d.code, 0, d.stderr);

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { analyzeOpenmp } from '../src/analysis/openmp-analysis.js';
 import { applyConstructNames, type ConstructName } from '../src/analysis/openmp-names.js';
-import type { OmptData, OmpThread } from '../src/analysis/openmp-raw.js';
+import type { OmptData, OmpTaskStat, OmpThread } from '../src/analysis/openmp-raw.js';
 import type { RawProcess } from '../src/samples/raw-model.js';
 
 // Events: 0 root, 1 parallel region, 2 task construct. Contexts: root 10n, region 11n, task 12n.
@@ -76,51 +76,79 @@ test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced 
   t.is(a.totals.threadIdleness, 100);
 });
 
-test('task diagnoses follow their thresholds', (t) => {
-  const hist = (b: number, n: number) => Array.from({ length: 40 }, (_, i) => (i === b ? n : 0));
+test('task diagnoses are graded weak / strong by their documented thresholds', (t) => {
   const base: Omit<OmptData, 'threads'> = {
     level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
     constructs: [{ event: 1, kind: 0, codeptr: 0x10n }, { event: 2, kind: 15, codeptr: 0x20n }],
   };
   const region = (idle: number) => ({ event: 1, count: 1, exec: 1000e6, sync: 0, imbalance: idle, limitedParallelism: 0, threadManagement: 0 });
-  // 10000 tasks of ~1.4 us (median bucket 2^10 ns): too fine.
-  const fine = analyzeOpenmp({
-    proc: proc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 5000, executed: 5000, sum: 5000 * 1400, max: 5000, min: 1000, hist: hist(10, 5000) }], regions: [region(0)] }),
-    ] },
+  // Tasks of 1.0-1.1 us (bucket 64: [1024, 1152) ns) for which the runtime spends `dispatch` ns each.
+  const task = (n: number, over: Partial<OmpTaskStat> = {}): OmpTaskStat => ({
+    event: 2, created: n, executed: n, sum: n * 1088, max: 1150, min: 1030, spawned: 0, sumSq: n * 1.2, hist: [[64, n]], ...over,
   });
-  t.deepEqual(fine.diagnoses.map((d) => d.kind), ['tasks-too-fine']);
-  t.is(fine.diagnoses[0].location, 'a.c:9');
-  // 3 tasks of 150 ms, thread 1 idle 40% of the region: too coarse.
-  const coarse = analyzeOpenmp({
-    proc: proc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(800e6)] }),
-    ] },
-  });
-  t.deepEqual(coarse.diagnoses.map((d) => d.kind), ['tasks-too-coarse']);
-  // The same with the idle time under 15% of the region: nothing to say.
-  const fineEnough = analyzeOpenmp({
-    proc: proc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 3, executed: 2, sum: 300e6, max: 150e6, min: 150e6, hist: hist(27, 2) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 1, sum: 150e6, max: 150e6, min: 150e6, hist: hist(27, 1) }], regions: [region(100e6)] }),
-    ] },
-  });
-  t.deepEqual(fineEnough.diagnoses, []);
-  // One creator, the other thread runs nearly all and idles half the region: creation bottleneck.
-  const bottleneck = analyzeOpenmp({
-    proc: proc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [{ event: 2, created: 40, executed: 1, sum: 1e6, max: 1e6, min: 1e6, hist: hist(19, 1) }], regions: [region(0)] }),
-      thread(1, { tasks: [{ event: 2, created: 0, executed: 39, sum: 39e6, max: 1e6, min: 1e6, hist: hist(19, 39) }], regions: [region(500e6)] }),
-    ] },
-  });
-  t.deepEqual(bottleneck.diagnoses.map((d) => d.kind), ['task-creation-bottleneck']);
-  t.regex(bottleneck.diagnoses[0].message, /thread 0 creates 100% of the 40 tasks/);
+  const fineWith = (dispatch: number) =>
+    analyzeOpenmp({
+      proc: proc(), names,
+      omp: { ...base, threads: [0, 1].map((i) => thread(i, { tasks: [task(5000)], dispatch: 5000 * dispatch, dispatchCount: 5000, regions: [region(0)] })) },
+    });
+  const strong = fineWith(2000); // 2 us of runtime per 1.09 us task: 65% of the cost
+  t.deepEqual(strong.diagnoses.map((d) => [d.kind, d.severity]), [['tasks-too-fine', 'strong']]);
+  t.is(strong.diagnoses[0].location, 'a.c:9');
+  t.regex(strong.diagnoses[0].message, /10000 instances with a median duration of 1\.09 us/);
+  t.deepEqual(fineWith(500).diagnoses.map((d) => [d.kind, d.severity]), [['tasks-too-fine', 'weak']]); // 31%
+  t.deepEqual(fineWith(100).diagnoses, []); // 8%: nothing to say
+  // The median is interpolated inside its bucket, not the bucket's value.
+  t.is(Math.round(strong.tasks[0].medianNs), 1088);
+
+  // 3 tasks of 150 ms on 2 threads, the second thread waiting 40% of the region: too coarse, strong.
+  const coarse = (idle: number, spawned = 0) =>
+    analyzeOpenmp({
+      proc: proc(), names,
+      omp: { ...base, threads: [
+        thread(0, { tasks: [task(2, { created: 3, sum: 300e6, max: 150e6, min: 150e6, spawned, hist: [[220, 2]] })], regions: [region(0)] }),
+        thread(1, { tasks: [task(1, { created: 0, sum: 150e6, max: 150e6, min: 150e6, hist: [[220, 1]] })], regions: [region(idle)] }),
+      ] },
+    });
+  t.deepEqual(coarse(800e6).diagnoses.map((d) => [d.kind, d.severity]), [['tasks-too-coarse', 'strong']]);
+  t.deepEqual(coarse(400e6).diagnoses.map((d) => [d.kind, d.severity]), [['tasks-too-coarse', 'weak']]); // 20%
+  t.deepEqual(coarse(100e6).diagnoses, []); // 5%
+  // A generator (its instances create the other tasks) is not too coarse, however few.
+  t.deepEqual(coarse(800e6, 2000).diagnoses, []);
+
+  // One creator, the other thread runs nearly all and waits half the region: creation bottleneck.
+  const bottleneck = (created0: number, created1: number) =>
+    analyzeOpenmp({
+      proc: proc(), names,
+      omp: { ...base, threads: [
+        thread(0, { tasks: [task(1, { created: created0, sum: 1e6, max: 1e6, min: 1e6, hist: [[140, 1]] })], regions: [region(0)] }),
+        thread(1, { tasks: [task(39, { created: created1, sum: 39e6, max: 1e6, min: 1e6, hist: [[140, 39]] })], regions: [region(500e6)] }),
+      ] },
+    });
+  const b = bottleneck(40, 0);
+  t.deepEqual(b.diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'strong']]);
+  t.regex(b.diagnoses[0].message, /thread 0 creates 100% of the 40 tasks/);
+  // 80% created by one thread: still there, graded weak (no cliff at 90%).
+  t.deepEqual(bottleneck(32, 8).diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
+});
+
+test('many short parallel regions are diagnosed with the region; overhead classes stay within its time', (t) => {
+  const omp: OmptData = {
+    level: 'basic', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
+    constructs: [{ event: 1, kind: 0, codeptr: 0x10n }],
+    threads: [
+      // 20000 instances of 12 us per thread: 4 us forking / joining, 3 us waiting at the barrier
+      thread(0, { regions: [{ event: 1, count: 20000, exec: 20000 * 10e3, sync: 0, imbalance: 20000 * 3e3, limitedParallelism: 0, threadManagement: 20000 * 2e3 }] }),
+      thread(1, { regions: [{ event: 1, count: 20000, exec: 20000 * 9e3, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 20000 * 3e3 }] }),
+    ],
+  };
+  const a = analyzeOpenmp({ proc: proc(), omp, names });
+  const r = a.regions[0];
+  t.is(r.instances, 20000);
+  t.is(r.time, 20000 * 24e3);
+  const share = (r.sync + r.imbalance + r.limitedParallelism + r.threadManagement) / r.time;
+  t.true(share <= 1, `classes ${share} of the region's time`);
+  t.deepEqual(a.diagnoses.map((d) => [d.kind, d.severity, d.location]), [['region-overhead', 'weak', 'a.c:5']]);
+  t.regex(a.diagnoses[0].message, /^20000 instances of about 12\.0 us per thread/);
 });
 
 test('lock waiting blamed on a releasing context shows in its relative lock metric', (t) => {

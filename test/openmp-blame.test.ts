@@ -45,7 +45,7 @@ clangTest('serial section between parallel regions: relative idleness about (T-1
 });
 
 clangTest('contended critical section: waiting blamed on the release site, synchronization class', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_constructs', SRC), ['critical']));
+  const a = await analysisOf(await runOmp(buildOmp('omp_constructs', SRC), ['critical'], { HYPROF_OPENMP: 'full' }));
   const crit = a.contexts.find((c) => /=> OpenMP_Critical [^=]*$/.test(c.path));
   t.truthy(crit, 'a context for the critical body');
   t.true(crit!.lockBlame > 0, 'lock waiting blamed on the critical body (where the lock is released)');

@@ -16,7 +16,7 @@ import { buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 const clangTest = test.serial;
 
 clangTest('resolve writes openmp.json; the reports name regions, classes, blame and diagnoses', async (t) => {
-  const r = await runOmp(buildOmp('omp_constructs', 'omp_constructs.c'), ['all']);
+  const r = await runOmp(buildOmp('omp_constructs', 'omp_constructs.c'), ['all'], { HYPROF_OPENMP: 'full' });
   const { openmp, out } = await resolveOmp(r);
   t.truthy(openmp);
   const again = readOpenmpFile(out);
@@ -24,9 +24,13 @@ clangTest('resolve writes openmp.json; the reports name regions, classes, blame 
   const text = renderOpenmpReport(again);
   t.regex(text, /OpenMP runtime: LLVM OMP/);
   t.regex(text, /thread idleness [\d.]+ ms/);
-  t.regex(text, /exec\s+sync\s+imbalance\s+lim\.par\.\s+thr\.mgmt\s+overhead\s+region/);
-  t.regex(text, /whole program/);
-  t.regex(text, /OpenMP_Critical .*omp_constructs\.c/);
+  t.regex(text, /instances\s+thread ms\s+overhead\s+sync\s+imbalance\s+lim\.par\.\s+thr\.mgmt\s+region/);
+  t.regex(text, /all regions/);
+  t.regex(text, /Critical \S+ \(omp_constructs\.c:\d+\)/);
+  // Findings lead, strongest first; the context tree is indented, no row carries a full path.
+  t.true(text.indexOf('Findings') < text.indexOf('Blame by calling context'));
+  t.notRegex(text, / => /);
+  for (const line of text.split('\n')) t.true(line.length <= 160, `line of ${line.length} characters: ${line}`);
   t.regex(text, /Lock waiting blamed on release sites:/);
   const diag = renderDiagnoses(again);
   t.regex(diag, /Load imbalance in a work-shared loop at .*omp_constructs\.c:\d+/);

@@ -10,15 +10,18 @@ const SRC = 'omp_tasks.c';
 const clangTest = test.serial;
 
 clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task line', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['fine']));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['fine'], { HYPROF_OPENMP: 'full' }));
   t.is(a.tasks.length, 2, 'two task constructs in fib');
   for (const k of a.tasks) {
     t.is(k.created, 10945);
     t.is(k.executed, 10945);
     t.regex(k.location, /omp_tasks\.c:\d+/);
   }
+  // Graded: the runtime's share of each construct's cost decides; fib's leaves are tiny, so at least
+  // one construct is strong, and every finding names one of fib's two task lines.
   const fine = a.diagnoses.filter((d) => d.kind === 'tasks-too-fine');
-  t.is(fine.length, 2);
+  t.true(fine.some((d) => d.severity === 'strong'), JSON.stringify(fine));
+  t.true(fine.every((d) => a.tasks.some((k) => k.location === d.location)));
   t.false(a.diagnoses.some((d) => d.kind === 'tasks-too-coarse' || d.kind === 'task-creation-bottleneck'));
   // Recursive tasks run under the creation context of the outermost task, not one context per path.
   const taskCtx = a.contexts.filter((c) => c.path.includes('OpenMP_Task'));
@@ -28,7 +31,7 @@ clangTest('fine-grained recursive tasks are diagnosed as too fine, with the task
 clangTest('three big tasks on four threads are diagnosed as too coarse', async (t) => {
   // Four threads for three tasks: one thread has no task at all, whatever the scheduling, so the
   // idleness the diagnosis needs does not depend on how a loaded machine interleaves the threads.
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['coarse'], { OMP_NUM_THREADS: '4' }));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['coarse'], { OMP_NUM_THREADS: '4', HYPROF_OPENMP: 'full' }));
   const k = a.tasks[0];
   t.is(k.executed, 3);
   t.true(k.meanNs > 100e6, `mean ${k.meanNs}`);
@@ -39,7 +42,7 @@ clangTest('three big tasks on four threads are diagnosed as too coarse', async (
 });
 
 clangTest('one slow creator with idle consumers is a task-creation bottleneck', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['bottleneck']));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['bottleneck'], { HYPROF_OPENMP: 'full' }));
   const k = a.tasks[0];
   t.is(k.created, 40);
   t.deepEqual(k.creators.filter((c) => c.created > 0).map((c) => c.created), [40]);
@@ -50,7 +53,7 @@ clangTest('one slow creator with idle consumers is a task-creation bottleneck', 
 });
 
 clangTest('time while a task is suspended is not charged to it', async (t) => {
-  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['suspend'], { OMP_NUM_THREADS: '1' }));
+  const a = await analysisOf(await runOmp(buildOmp('omp_tasks', SRC), ['suspend'], { OMP_NUM_THREADS: '1', HYPROF_OPENMP: 'full' }));
   t.is(a.tasks.length, 2);
   // The parent's construct comes first in the source; it works 30 ms of CPU, its child 80 ms.
   const line = (loc: string) => Number(/:(\d+)$/.exec(loc)?.[1] ?? NaN);

@@ -1,7 +1,7 @@
 /**
  * hyprof's own code never appears in a user's profile: no frame of the runtime (its probes, its
  * OpenMP tool, the main / thread trampolines, the signal handler), no chain climbing into libc's
- * start-up code or, on an OpenMP worker, into the runtime's thread loop; PLT stubs are named by the
+ * start-up code or, in an OpenMP region, above the region's outlined function; PLT stubs are named by the
  * function they call (`sin@plt`), not by the symbol before them (`_init`). Real OpenMP programs,
  * built with gcc and clang, sampled fast under hyprof run.
  */
@@ -47,8 +47,9 @@ for (const cc of ['gcc', 'clang'] as const) {
         t.false(c.some((f) => STARTUP.test(f)), `start-up code in ${text}`);
       }
       if (th.thread === 0) {
-        // The master's chains start where its innermost timer started: main.
-        for (const c of cs) if (c.length > 1) t.regex(c[0], /^main /, c.join(' <- '));
+        // The master's chains start where its innermost timer started: main, or inside a parallel
+        // region the region's outlined function, as on the workers (the context names the region).
+        for (const c of cs) if (c.length > 1) t.regex(c[0], c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /, c.join(' <- '));
       } else {
         // A worker's chains in the program's code start at the region's outlined function (idle in
         // the runtime's pool, they hold no program code at all).

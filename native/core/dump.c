@@ -98,18 +98,29 @@ static open_add opens[2 * HP_MAX_FRAMES];
 static uint64_t open_frames[HP_MAX_FRAMES];
 static int n_open_frames;
 
+/* Open detached frames (thread.h) at the time of a dump, as closing them now would count them: the
+ * time of those above a frame that is anchored at it (its sub time and child time). */
+static uint64_t open_sub_at[HP_MAX_FRAMES], open_child_at[HP_MAX_FRAMES];
+
 static int collect_open(const hp_thread *t, uint64_t end) {
   int n = 0;
   n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
-  uint64_t inner_incl = 0; /* the open child's inclusive time so far */
+  for (int32_t i = 0; i <= top; i++) open_sub_at[i] = open_child_at[i] = 0;
+  uint64_t inner_incl = 0; /* the open child's inclusive time so far (0 when it is detached) */
+  uint64_t detached = t->detached_ns; /* closed detached time, and that of the open ones above */
+  uint64_t sub_above = 0;  /* sub time the open frame above would pass down when it closes */
   for (int32_t i = top; i >= 0; i--) {
     const hp_frame *f = &t->frames[i];
+    uint64_t sub = f->sub_ns + sub_above + open_sub_at[i];
+    uint64_t d = detached - f->detached_at_push;
+    uint64_t start = d ? f->start_ns + d - sub : f->start_ns;
     uint64_t parent = i > 0 ? f->parent_context : 0;
     if (i > 0) open_frames[n_open_frames++] = f->base_context;
-    uint64_t incl = end > f->start_ns ? end - f->start_ns : 0;
-    uint64_t child = f->child_ns + inner_incl;
+    uint64_t incl = end > start ? end - start : 0;
+    uint64_t inner = inner_incl + open_child_at[i];
+    uint64_t child = f->child_ns + inner;
     open_add *a = &opens[n++];
     a->context = f->base_context;
     a->parent = parent;
@@ -121,8 +132,9 @@ static int collect_open(const hp_thread *t, uint64_t end) {
     a->incl = incl;
     a->excl = incl > child ? incl - child : 0;
     if (f->param_event != HP_NO_EVENT) {
-      uint64_t pincl = end > f->param_start_ns ? end - f->param_start_ns : 0;
-      uint64_t pchild = f->child_ns - f->child_ns_at_param + inner_incl;
+      uint64_t pstart = f->param_start_ns + (detached - f->detached_at_param) - (sub - f->sub_at_param);
+      uint64_t pincl = end > pstart ? end - pstart : 0;
+      uint64_t pchild = f->child_ns - f->child_ns_at_param + inner;
       open_add *p = &opens[n++];
       p->context = f->context;
       p->parent = parent;
@@ -135,6 +147,14 @@ static int collect_open(const hp_thread *t, uint64_t end) {
       p->excl = pincl > pchild ? pincl - pchild : 0;
     }
     inner_incl = incl;
+    sub_above = sub;
+    if ((f->flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < i) {
+      /* its time goes to its anchor, and out of the frames between */
+      inner_incl = 0;
+      detached += incl;
+      open_sub_at[f->anchor] += incl;
+      open_child_at[f->anchor] += incl;
+    }
   }
   return n;
 }

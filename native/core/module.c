@@ -5,7 +5,7 @@
 
 #include "config.h"
 
-uint32_t (*volatile hp_sample_state_hook)(hp_thread *t, uint64_t context, uint64_t value_ns);
+const hp_sample_hook *volatile hp_sample_state_hook;
 
 #define MAX_MODULES 16
 

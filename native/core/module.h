@@ -59,10 +59,42 @@ typedef struct hp_module {
 /* The modules of this build, NULL-terminated, in the order they are called (native/modules.c). */
 extern const hp_module *const hp_modules[];
 
-/* One module may classify each sample (the OpenMP tool: its thread state and blame bookkeeping);
- * the sampling module's handler calls it. Set and cleared by that module; NULL otherwise. The
- * function must be signal-safe. Kept here, in the core, so that neither module includes the other. */
-extern uint32_t (*volatile hp_sample_state_hook)(hp_thread *t, uint64_t context, uint64_t value_ns);
+/* One sample as the sampling module's handler took it, handed to the module that classifies samples
+ * (the OpenMP tool: its thread state, blame bookkeeping, and the runtime's frames cut out of the call
+ * path). Kept here, in the core, so that neither module includes the other. */
+typedef struct hp_sample_view {
+  hp_thread *t;
+  uint64_t context;       /* the innermost frame's context */
+  uint64_t value_ns;
+  uintptr_t stop;         /* in/out (before the unwind): where the unwind stops, the innermost frame's
+                             stack address (thread.h); a module may lower it */
+  int leaf_only;          /* out (before the unwind): the interrupted PC is all the path will keep:
+                             the handler does not unwind */
+  uintptr_t pc;           /* the interrupted program counter */
+  uint64_t *pcs;          /* in/out: the interrupted PC, then return addresses, outward */
+  const uint64_t *cfas;   /* cfas[i]: canonical frame address of frame i (its caller's stack pointer
+                             at the call), 0 when unknown */
+  uint32_t depth;         /* in/out: frames in pcs (at most `capacity`) */
+  uint32_t capacity;
+  uintptr_t sp;           /* the interrupted stack pointer */
+  uintptr_t stack_hi;     /* the end of the thread's stack (0: unknown) */
+} hp_sample_view;
+
+/* A program counter that names what a thread was doing instead of a code address (an OpenMP
+ * runtime's frames replaced by "<OpenMP barrier wait>"): HP_PC_PLACEHOLDER | kind, kind < 256, above
+ * every user-space address. The kinds are listed in docs/raw-format.md (SAMPLES). */
+#define HP_PC_PLACEHOLDER 0xfff0000000000000ull
+
+/* The classifying module's hook, set and cleared by that module; NULL otherwise. Both calls are
+ * made on the sampled thread inside the signal handler and must be async-signal-safe. */
+typedef struct hp_sample_hook {
+  /* Before the unwind: may lower s->stop (pcs and cfas are not filled yet). */
+  void (*before_unwind)(hp_sample_view *s);
+  /* After the unwind: may rewrite pcs / depth; returns the sample's state (0 = none). */
+  uint32_t (*after_unwind)(hp_sample_view *s);
+} hp_sample_hook;
+
+extern const hp_sample_hook *volatile hp_sample_state_hook;
 
 /* ---- called by the core only ---- */
 

@@ -22,13 +22,14 @@
 
 static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 
-static inline __attribute__((always_inline)) void push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
+/* Returns the new frame's level, or -1 when it is beyond HP_MAX_FRAMES (counted, not kept). */
+static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
   if (top + 1 >= HP_MAX_FRAMES) {
     t->overflow_depth++;
     t->drops_depth++;
-    return;
+    return -1;
   }
   hp_frame *parent = &t->frames[top];
   hp_frame *f = &t->frames[top + 1];
@@ -41,8 +42,12 @@ static inline __attribute__((always_inline)) void push_frame(hp_thread *t, uint3
   f->child_calls = 0;
   f->stack_addr = cfa;
   f->flags = flags;
+  f->anchor = -1;
+  f->detached_at_push = t->detached_ns;
+  f->sub_ns = 0;
   if (!(flags & HP_FRAME_NO_STATS)) parent->child_calls++;
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
+  return top + 1;
 }
 
 static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
@@ -51,9 +56,17 @@ static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t ev
   hp_tool_leave(t);
 }
 
+/* Where frame f's running time started: its start, moved by the time of the detached frames that
+ * ran while it was suspended (those anchored below it). */
+static inline uint64_t run_start(const hp_thread *t, const hp_frame *f) {
+  uint64_t d = t->detached_ns - f->detached_at_push;
+  return d ? f->start_ns + d - f->sub_ns : f->start_ns;
+}
+
 /* Add the parameter specialisation's interval (from hyprof_param to `now`) to its statistics. */
 static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame *f, uint64_t now) {
-  uint64_t pincl = now - f->param_start_ns;
+  uint64_t start = f->param_start_ns + (t->detached_ns - f->detached_at_param) - (f->sub_ns - f->sub_at_param);
+  uint64_t pincl = now > start ? now - start : 0;
   uint64_t pchild = f->child_ns - f->child_ns_at_param;
   hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
   if (ps) {
@@ -64,16 +77,27 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
   }
 }
 
-/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time.
+/* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time
+ * (a detached frame's to its anchor's: thread.h). Returns its inclusive time.
  * The frame's fields are read once into locals: the statistics are written through another pointer
  * of the same types, which the compiler must otherwise assume may alias them. */
-static inline void close_frame(hp_thread *t, int32_t level, uint64_t now) {
+static inline uint64_t close_frame(hp_thread *t, int32_t level, uint64_t now) {
   hp_frame *f = &t->frames[level];
-  uint64_t start = f->start_ns, child = f->child_ns, child_calls = f->child_calls;
+  hp_frame *p = f - 1;
+  uint64_t child = f->child_ns, child_calls = f->child_calls, sub = f->sub_ns;
   uint32_t flags = f->flags, param_event = f->param_event;
+  uint64_t start = run_start(t, f);
   uint64_t incl = now > start ? now - start : 0;
-  f[-1].child_ns += incl;
-  if (flags & HP_FRAME_NO_STATS) return;
+  p->sub_ns += sub;
+  if (__builtin_expect(flags & HP_FRAME_DETACHED, 0)) {
+    hp_frame *a = &t->frames[f->anchor >= 0 && f->anchor < level ? f->anchor : level - 1];
+    t->detached_ns += incl;
+    a->sub_ns += incl;
+    a->child_ns += incl;
+  } else {
+    p->child_ns += incl;
+  }
+  if (flags & HP_FRAME_NO_STATS) return incl;
   uint64_t excl = incl > child ? incl - child : 0;
   hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
   if (s) {
@@ -83,6 +107,7 @@ static inline void close_frame(hp_thread *t, int32_t level, uint64_t now) {
     s->excl[0] += excl;
   }
   if (param_event != HP_NO_EVENT) record_param(t, f, now);
+  return incl;
 }
 
 static const char *event_name(uint32_t id) {
@@ -90,35 +115,34 @@ static const char *event_name(uint32_t id) {
   return e ? e->name : "?";
 }
 
-/* pop when the innermost frame is not the one stopped: frames beyond HP_MAX_FRAMES, misuse. */
-static __attribute__((noinline)) void pop_slow(hp_thread *t, uint32_t event, uint64_t now) {
+/* Stop `event` at `now` on t, which is inside the tool; the general case (pop's fast path takes the
+ * innermost frame): frames beyond HP_MAX_FRAMES, misuse. Returns the inclusive time of the frame
+ * stopped (0 when none was). */
+static __attribute__((noinline)) uint64_t pop_in_tool(hp_thread *t, uint32_t event, uint64_t now) {
   if (t->overflow_depth) {
     t->overflow_depth--;
-    hp_tool_leave(t);
-    return;
+    return 0;
   }
   int32_t top = t->top;
   if (top <= 0) {
     hp_thread_warn(t, "stop of '%s' while no timer is running on thread %u; ignored", event_name(event), t->index);
-    hp_tool_leave(t);
-    return;
+    return 0;
   }
   int32_t level = top;
   while (level > 0 && t->frames[level].event != event) level--;
   if (level == 0) {
     hp_thread_warn(t, "stop of '%s', which is not running on thread %u (innermost running: '%s'); ignored",
                    event_name(event), t->index, event_name(t->frames[top].event));
-    hp_tool_leave(t);
-    return;
+    return 0;
   }
   for (int32_t i = top; i > level; i--) {
     hp_thread_warn(t, "stop of '%s' while '%s', started inside it, is still running on thread %u; '%s' is stopped too",
                    event_name(event), event_name(t->frames[i].event), t->index, event_name(t->frames[i].event));
     close_frame(t, i, now);
   }
-  close_frame(t, level, now);
+  uint64_t incl = close_frame(t, level, now);
   __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
-  hp_tool_leave(t);
+  return incl;
 }
 
 static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t event) {
@@ -131,7 +155,8 @@ static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t eve
     hp_tool_leave(t);
     return;
   }
-  pop_slow(t, event, now);
+  pop_in_tool(t, event, now);
+  hp_tool_leave(t);
 }
 
 HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
@@ -223,6 +248,8 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_event *pe = base ? hp_param_intern(base, current, name, value) : NULL;
   if (pe) {
     f->param_event = pe->id;
+    f->detached_at_param = t->detached_ns;
+    f->sub_at_param = f->sub_ns;
     f->param_start_ns = hp_now_ns();
     f->child_ns_at_param = f->child_ns;
     f->child_calls_at_param = f->child_calls;
@@ -269,20 +296,51 @@ HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, co
 
 uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
 
-void hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
+int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
   /* No start address of its own (an OpenMP construct, a Node region): samples stop where the frame
    * below stopped them, so chains never climb through the runtime into start-up code. */
   if (!cfa) cfa = t->frames[t->top].stack_addr;
-  push_frame(t, event, &parent_context, cfa, flags);
+  int32_t level = push_frame(t, event, &parent_context, cfa, flags & HP_FRAME_NO_STATS);
   if (!was_in_tool) hp_tool_leave(t);
+  return level;
 }
 
-void hp_stack_pop_event(hp_thread *t, uint32_t event) {
+int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor) {
   int was_in_tool = t->in_tool;
-  pop(t, event);
-  if (was_in_tool) hp_tool_enter(t);
+  hp_tool_enter(t);
+  int32_t top = t->top;
+  if (anchor < 0 || anchor > top) anchor = top;
+  if (!cfa) cfa = t->frames[top].stack_addr; /* as hp_stack_push_under */
+  int32_t level = push_frame(t, event, &parent_context, cfa, HP_FRAME_DETACHED | HP_FRAME_NO_STATS);
+  if (level > 0) {
+    /* a child call of its anchor, not of the frame below (push_frame counted none: NO_STATS) */
+    t->frames[level].flags = HP_FRAME_DETACHED;
+    t->frames[level].anchor = anchor;
+    t->frames[anchor].child_calls++;
+  }
+  if (!was_in_tool) hp_tool_leave(t);
+  return level;
+}
+
+uint64_t hp_stack_pop_event(hp_thread *t, uint32_t event) {
+  int was_in_tool = t->in_tool;
+  hp_tool_enter(t);
+  uint64_t incl = pop_in_tool(t, event, hp_now_ns());
+  if (!was_in_tool) hp_tool_leave(t);
+  return incl;
+}
+
+int32_t hp_stack_find_context(const hp_thread *t, uint64_t context, int32_t lowest) {
+  if (lowest < 0) lowest = 0;
+  for (int32_t i = t->top; i >= lowest; i--)
+    if (t->frames[i].context == context) return i;
+  return -1;
+}
+
+void hp_stack_set_cfa(hp_thread *t, int32_t level, uintptr_t cfa) {
+  if (level >= 0 && level <= t->top) __atomic_store_n(&t->frames[level].stack_addr, cfa, __ATOMIC_RELAXED);
 }
 
 void hp_stat_record(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event, uint64_t calls,

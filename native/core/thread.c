@@ -88,10 +88,12 @@ void hp_thread_after_fork_child(void) {
   self->warnings_not_kept = 0;
   self->drops_alloc = self->drops_depth = 0;
   uint64_t now = hp_now_ns();
+  self->detached_ns = 0;
   /* The open timers go on in the child, measured from the fork. */
   for (int32_t i = 0; i <= self->top; i++) {
     hp_frame *f = &self->frames[i];
     f->start_ns = now;
+    f->detached_at_push = f->detached_at_param = f->sub_ns = f->sub_at_param = 0;
     f->child_ns = f->child_ns_at_param = 0;
     f->child_calls = f->child_calls_at_param = 0;
     if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;

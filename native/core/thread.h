@@ -54,11 +54,26 @@ typedef struct hp_frame {
   uintptr_t stack_addr;         /* caller's stack pointer at start: unwinding stops at the frame
                                    that holds this address */
   uint32_t flags;               /* HP_FRAME_* */
+  int32_t anchor;               /* HP_FRAME_DETACHED: the level whose child time this frame's is */
+  /* Detached frames (below) that ran above this one while it was open: the thread's detached_ns
+   * when it was pushed (and when its parameter was set), and sub_ns, the part of their time that
+   * was anchored at this frame or above it, so inside its own time. The rest ran while it was
+   * suspended: its inclusive time leaves it out. */
+  uint64_t detached_at_push, detached_at_param;
+  uint64_t sub_ns, sub_at_param;
 } hp_frame;
 
 /* The frame gives samples its context and its time to the frame below as child time, but records no
  * statistics of its own (a resumed async region or task whose statistics are recorded whole). */
 #define HP_FRAME_NO_STATS 1u
+/* The frame runs while the frames between its anchor and itself are suspended (an OpenMP task run at
+ * a taskwait or a barrier, on top of the waiting construct or of a suspended task): its time is child
+ * time of the anchor, and is left out of the frames between, so no interval of the thread is in the
+ * inclusive time of two frames that are not each other's ancestors (stack.h,
+ * hp_stack_push_detached). Constant work per frame, whatever the depth: each frame keeps how much
+ * detached time the thread had closed when it was pushed (hp_frame.detached_at_push) and how much
+ * of what closed since was its own (sub_ns). */
+#define HP_FRAME_DETACHED 2u
 
 #define HP_NO_EVENT UINT32_MAX
 
@@ -72,6 +87,7 @@ typedef struct hp_user_stat {
 typedef struct hp_thread {
   volatile sig_atomic_t in_tool;   /* non-zero while inside a probe or the runtime */
   volatile int32_t top;            /* index of the innermost frame; 0 is the root frame */
+  uint64_t detached_ns;            /* inclusive time of the detached frames closed so far */
   hp_frame frames[HP_MAX_FRAMES];
   uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
 

@@ -14,8 +14,9 @@
  * object); the thread that releases that lock takes the accumulated value into the context it holds
  * the lock in, and into its release site.
  *
- * hp_omp_sample runs in the sampling signal handler: it takes no lock, allocates nothing, touches
- * only the sampled thread's own tables, the flags (reads) and the wait table (atomic operations). */
+ * hp_omp_blame_sample runs in the sampling signal handler (from stitch.c): it takes no lock,
+ * allocates nothing, touches only the sampled thread's own tables, the flags (reads) and the wait
+ * table (atomic operations). */
 #include <stddef.h>
 
 #include "../core/stack.h"
@@ -73,42 +74,34 @@ static hp_omp_blame *blame_slot(hp_omp_thread *o, uint64_t context) {
   return NULL;
 }
 
-enum { CLASS_WORK, CLASS_IDLE, CLASS_OVERHEAD, CLASS_LOCK, CLASS_OTHER };
-
-static int classify(int state) {
-  if (state >= ompt_state_work_serial && state <= ompt_state_work_reduction) return CLASS_WORK;
-  if (state >= ompt_state_wait_barrier && state <= ompt_state_wait_taskgroup) return CLASS_IDLE;
-  if (state == ompt_state_idle) return CLASS_IDLE;
-  if (state >= ompt_state_wait_mutex && state <= ompt_state_wait_ordered) return CLASS_LOCK;
-  if (state == ompt_state_overhead) return CLASS_OVERHEAD;
-  return CLASS_OTHER;
+int hp_omp_class_of_state(int state) {
+  if (state >= ompt_state_work_serial && state <= ompt_state_work_reduction) return HP_CLASS_WORK;
+  if (state >= ompt_state_wait_barrier && state <= ompt_state_wait_taskgroup) return HP_CLASS_IDLE;
+  if (state == ompt_state_idle) return HP_CLASS_IDLE;
+  if (state >= ompt_state_wait_mutex && state <= ompt_state_wait_ordered) return HP_CLASS_LOCK;
+  if (state == ompt_state_overhead) return HP_CLASS_OVERHEAD;
+  return HP_CLASS_OTHER;
 }
 
-uint32_t hp_omp_sample(hp_thread *t, uint64_t context, uint64_t value) {
-  hp_omp_thread *o = hp_omp_current();
-  ompt_get_state_t get = hp_omp_get_state;
-  if (!o || !get || o->t != t) return 0;
-  ompt_wait_id_t wid = 0;
-  int state = get(&wid);
-  int cls = classify(state);
+void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int cls, uint64_t wid) {
   /* taskwait and barrier spinning may read as work (PLATFORM-FACTS): the thread's own flag, set by
    * the wait callbacks, decides. */
-  if (cls == CLASS_WORK && o->index < HP_OMP_MAX_THREADS && !hp_omp_flags[o->index].working) cls = CLASS_IDLE;
+  if (cls == HP_CLASS_WORK && o->index < HP_OMP_MAX_THREADS && !hp_omp_flags[o->index].working) cls = HP_CLASS_IDLE;
   hp_omp_blame *b = blame_slot(o, context);
   if (b) {
     b->samples++;
     switch (cls) {
-      case CLASS_WORK:
+      case HP_CLASS_WORK:
         b->work_ns += value;
         b->work_per_working += (double)value / (double)count_working();
         break;
-      case CLASS_IDLE: b->idle_ns += value; break;
-      case CLASS_OVERHEAD: b->overhead_ns += value; break;
-      case CLASS_LOCK: b->lockwait_ns += value; break;
+      case HP_CLASS_IDLE: b->idle_ns += value; break;
+      case HP_CLASS_OVERHEAD: b->overhead_ns += value; break;
+      case HP_CLASS_LOCK: b->lockwait_ns += value; break;
       default: b->other_ns += value; break;
     }
   }
-  if (cls == CLASS_LOCK) {
+  if (cls == HP_CLASS_LOCK) {
     uint64_t lock = __atomic_load_n(&o->mutex_wait_id, __ATOMIC_RELAXED);
     if (!lock) lock = wid;
     wait_slot *w = lock ? wait_find(lock, 1) : NULL;
@@ -117,7 +110,6 @@ uint32_t hp_omp_sample(hp_thread *t, uint64_t context, uint64_t value) {
     else
       __atomic_add_fetch(&hp_omp_wait_table_full, 1, __ATOMIC_RELAXED);
   }
-  return (uint32_t)state;
 }
 
 void hp_omp_release_blame(hp_omp_thread *o, uint64_t wait_id, const void *codeptr) {

@@ -38,6 +38,15 @@ static hp_omp_region *cur_region(hp_omp_thread *o) {
   return it && it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
 }
 
+/* Where samples of the encountering thread stop unwinding while it forks: at the runtime's entry
+ * function (its frame is the last kept and is replaced with a placeholder), so the code that
+ * encountered the region is not repeated under it. */
+static uintptr_t fork_boundary(const ompt_frame_t *f) {
+  if (!f || !f->enter_frame.ptr) return 0;
+  uintptr_t a = (uintptr_t)f->enter_frame.ptr;
+  return (f->enter_frame_flags & 0x30) == ompt_frame_cfa ? a - 1 : a + 15;
+}
+
 static void on_parallel_begin(ompt_data_t *enc_task, const ompt_frame_t *enc_frame, ompt_data_t *parallel_data,
                               unsigned int requested, int flags, const void *codeptr) {
   hp_omp_thread *o = hp_omp_self();
@@ -47,9 +56,11 @@ static void on_parallel_begin(ompt_data_t *enc_task, const ompt_frame_t *enc_fra
   if (o->npars < HP_OMP_LEVELS) {
     hp_omp_par *p = &o->pars[o->npars++];
     p->parent_context = hp_stack_context(o->t);
-    p->event = hp_omp_event(o, HP_OMP_PARALLEL, codeptr);
-    p->codeptr = codeptr;
-    hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context, 0);
+    p->codeptr = hp_omp_user_codeptr(codeptr, enc_frame, NULL, 1);
+    p->event = hp_omp_event(o, HP_OMP_PARALLEL, p->codeptr);
+    p->level = hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context);
+    p->fork_stop = fork_boundary(enc_frame);
+    hp_stack_set_cfa(o->t, p->level, p->fork_stop);
     p->begin_ns = hp_now_ns();
     parallel_data->ptr = p;
   }
@@ -96,10 +107,14 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
       it->begin_ns = now;
       it->pushed = 0;
       it->par = p;
+      it->level = index == 0 && p ? p->level : -1;
       if (p && index != 0) {
-        hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context, 0);
+        it->level = hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context);
         it->pushed = 1;
       }
+      /* Inside the implicit task, samples stop at its exit frame (the sample hook knows it); where
+       * it has none (a worker's last barrier, after the region's code returned), at the thread's
+       * entry (what the worker's frame inherited) or where the encountering thread forked. */
       hp_omp_region *r = p ? hp_omp_region_stat(o, p->event) : NULL;
       if (r && now > p->begin_ns) r->mgmt_ns += now - p->begin_ns;
     }
@@ -113,7 +128,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         uint64_t end = region_cap(it, now);
         r->exec_ns += end > it->begin_ns ? end - it->begin_ns : 0;
       }
-      if (it->pushed) hp_omp_pop_kind(o, HP_OMP_PARALLEL);
+      if (it->pushed)
+        hp_omp_pop_kind(o, HP_OMP_PARALLEL);
+      else if (it->par)
+        hp_stack_set_cfa(o->t, it->level, it->par->fork_stop); /* the encountering thread joins */
     }
     o->itask_end_ns = now;
     if (o->kind == ompt_thread_worker && o->nitasks == 0) {
@@ -122,6 +140,11 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     }
   }
   LEAVE(o);
+}
+
+int32_t hp_omp_region_level(const hp_omp_thread *o) {
+  const hp_omp_itask *it = o->nitasks > 0 ? &o->itasks[o->nitasks - 1] : NULL;
+  return it && it->level > 0 ? it->level : 0;
 }
 
 static int work_kind(ompt_work_t w) {
@@ -144,10 +167,13 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
   if (!o || kind < 0) return;
   ENTER(o);
   if (endpoint == ompt_scope_begin) {
-    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t), 0);
+    codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 1);
+    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t));
+    if (kind == HP_OMP_TASKLOOP) o->taskloop_codeptr = codeptr;
   } else {
     hp_omp_pop_kind(o, kind);
     o->last_work = kind;
+    if (kind == HP_OMP_TASKLOOP) o->taskloop_codeptr = NULL;
   }
   LEAVE(o);
 }
@@ -157,9 +183,10 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
   ENTER(o);
-  if (endpoint == ompt_scope_begin)
-    hp_omp_push(o, HP_OMP_MASKED, hp_omp_event(o, HP_OMP_MASKED, codeptr), hp_stack_context(o->t), 0);
-  else
+  if (endpoint == ompt_scope_begin) {
+    codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 1);
+    hp_omp_push(o, HP_OMP_MASKED, hp_omp_event(o, HP_OMP_MASKED, codeptr), hp_stack_context(o->t));
+  } else
     hp_omp_pop_kind(o, HP_OMP_MASKED);
   LEAVE(o);
 }
@@ -179,18 +206,32 @@ static int sync_kind(ompt_sync_region_t k) {
   }
 }
 
+uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind) {
+  switch (sync_kind(sync_region_kind)) {
+    case HP_OMP_BARRIER_IMPLICIT:
+      return o->last_work == HP_OMP_SINGLE_EXECUTOR || o->last_work == HP_OMP_SINGLE_OTHER ? &r->limpar_ns : &r->imbalance_ns;
+    case HP_OMP_BARRIER_IMPLEMENTATION:
+      /* gcc-built code (through libomp's GOMP entry points) reports loop-end barriers so */
+      return &r->imbalance_ns;
+    case HP_OMP_BARRIER_EXPLICIT:
+    case HP_OMP_TASKWAIT:
+    case HP_OMP_TASKGROUP: return &r->sync_ns;
+    default: return NULL;
+  }
+}
+
 static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                            ompt_data_t *task_data, const void *codeptr) {
   int kind = sync_kind(k);
+  if (kind < 0) return; /* level basic: taskwait / taskgroup / reduction regions are not recorded */
   hp_omp_thread *o = hp_omp_self();
-  if (!o || kind < 0) return;
+  if (!o) return;
   ENTER(o);
   if (endpoint == ompt_scope_begin) {
-    /* Workers see no code address at the region's closing barrier (or one inside the runtime):
-     * name it after the region. */
-    if ((!codeptr || hp_omp_in_runtime(codeptr)) && cur_itask(o) && cur_itask(o)->region_codeptr)
-      codeptr = cur_itask(o)->region_codeptr;
-    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t), 0);
+    /* Workers see no code address at the region's closing barrier (or one inside the runtime): name
+     * it after the region, without walking the stack (it holds no program code there). */
+    codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 0);
+    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t));
   } else {
     hp_omp_pop_kind(o, kind);
   }
@@ -199,46 +240,48 @@ static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint,
 
 static void on_sync_region_wait(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                                 ompt_data_t *task_data, const void *codeptr) {
+  if (sync_kind(k) < 0) return;
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
   ENTER(o);
   uint64_t now = hp_now_ns();
   if (endpoint == ompt_scope_begin) {
-    o->wait_begin_ns = now;
-    o->wait_task_ns_at_begin = o->task_ns;
-    o->wait_kind = k;
-    o->in_wait = 1;
+    if (o->in_wait < HP_OMP_WAITS) {
+      o->waits[o->in_wait].begin_ns = now;
+      o->waits[o->in_wait].task_ns_at_begin = o->task_ns;
+      o->waits[o->in_wait].kind = k;
+      __atomic_store_n(&o->in_wait, o->in_wait + 1, __ATOMIC_RELAXED);
+    } else {
+      o->wait_overflow++;
+    }
     o->in_runtime = 1; /* a task taken from here starts after a dispatch gap */
     o->last_sched_ns = now;
     hp_omp_set_working(o, 0);
   } else {
+    if (o->wait_overflow) {
+      o->wait_overflow--;
+      LEAVE(o);
+      return;
+    }
+    if (o->in_wait == 0) {
+      LEAVE(o);
+      return;
+    }
+    int32_t w = o->in_wait - 1;
+    /* The wait, less the tasks this thread ran meanwhile (their time excludes their own waits). */
     uint64_t end = region_cap(cur_itask(o), now);
-    uint64_t d = end > o->wait_begin_ns ? end - o->wait_begin_ns : 0;
-    uint64_t tasks = o->task_ns - o->wait_task_ns_at_begin;
+    uint64_t d = end > o->waits[w].begin_ns ? end - o->waits[w].begin_ns : 0;
+    uint64_t tasks = o->task_ns - o->waits[w].task_ns_at_begin;
     d = d > tasks ? d - tasks : 0;
     hp_omp_region *r = cur_region(o);
-    if (r) {
-      switch (sync_kind(k)) {
-        case HP_OMP_BARRIER_IMPLICIT:
-          if (o->last_work == HP_OMP_SINGLE_EXECUTOR || o->last_work == HP_OMP_SINGLE_OTHER)
-            r->limpar_ns += d;
-          else
-            r->imbalance_ns += d;
-          break;
-        case HP_OMP_BARRIER_IMPLEMENTATION:
-          /* gcc-built code (through libomp's GOMP entry points) reports loop-end barriers so */
-          r->imbalance_ns += d;
-          break;
-        case HP_OMP_BARRIER_EXPLICIT:
-        case HP_OMP_TASKWAIT:
-        case HP_OMP_TASKGROUP: r->sync_ns += d; break;
-        default: break;
-      }
-    }
+    uint64_t *cls = r ? hp_omp_wait_class(o, r, k) : NULL;
+    if (cls) *cls += d;
     if (k != ompt_sync_region_taskwait && k != ompt_sync_region_taskgroup) o->last_work = -1;
-    o->in_wait = 0;
-    o->in_runtime = 0;
-    hp_omp_set_working(o, 1);
+    __atomic_store_n(&o->in_wait, w, __ATOMIC_RELAXED);
+    if (w == 0) {
+      o->in_runtime = 0;
+      hp_omp_set_working(o, 1);
+    }
   }
   LEAVE(o);
 }
@@ -273,13 +316,14 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
   if (!o) return;
   ENTER(o);
   /* A failed test_lock leaves its wait open: close it. */
-  if (o->depth > 0 && o->stack_kind[o->depth - 1] == HP_OMP_WAIT_LOCK) hp_omp_pop_kind(o, HP_OMP_WAIT_LOCK);
+  if (o->depth > 0 && o->stack[o->depth - 1].kind == HP_OMP_WAIT_LOCK) hp_omp_pop_kind(o, HP_OMP_WAIT_LOCK);
   __atomic_store_n(&o->mutex_wait_id, wait_id, __ATOMIC_RELAXED);
   o->mutex_begin_ns = hp_now_ns();
   o->mutex_kind = kind;
   int wk = wait_kind(kind);
   if (wk >= 0) {
-    hp_omp_push(o, wk, hp_omp_event(o, wk, codeptr), hp_stack_context(o->t), 0);
+    codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 1);
+    hp_omp_push(o, wk, hp_omp_event(o, wk, codeptr), hp_stack_context(o->t));
     hp_omp_set_working(o, 0);
   }
   LEAVE(o);
@@ -296,8 +340,9 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
   if (r && now > o->mutex_begin_ns) r->sync_ns += now - o->mutex_begin_ns;
   __atomic_store_n(&o->mutex_wait_id, 0, __ATOMIC_RELAXED);
   hp_omp_set_working(o, 1);
+  codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 1);
   int hk = held_kind(kind);
-  if (hk >= 0) hp_omp_push(o, hk, hp_omp_event(o, hk, codeptr), hp_stack_context(o->t), 0);
+  if (hk >= 0) hp_omp_push(o, hk, hp_omp_event(o, hk, codeptr), hp_stack_context(o->t));
   o->mutex_codeptr = codeptr;
   LEAVE(o);
 }

@@ -2,7 +2,8 @@
  * `<TAU prefix> @0x<address>` that the resolver replaces with TAU's
  * `<prefix> <function> [{<file>} {<line>, 0}]` once the address is symbolized (the OMPT section lists
  * event -> address). A per-thread cache spares the registry lock on every construct instance.
- * Also the per-thread frame stack of the tool and the per-thread region / task tables. */
+ * Also the per-thread frame stack of the tool, the per-thread region / task tables, and the code
+ * addresses constructs are named by (never one inside the runtime: it would differ from run to run). */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 
 #include "../core/events.h"
+#include "../core/objects.h"
 #include "../core/stack.h"
 #include "ompt_int.h"
 
@@ -80,7 +82,7 @@ typedef struct {
   int n;
   uintptr_t lo[MAX_RANGES], hi[MAX_RANGES];
 } code_ranges;
-static code_ranges runtime_code, own_code, libc_code;
+static code_ranges own_code, libc_code;
 
 typedef struct {
   uintptr_t base;
@@ -90,13 +92,7 @@ typedef struct {
 static int ranges_cb(struct dl_phdr_info *info, size_t size, void *data) {
   ranges_query *q = data;
   if (info->dlpi_addr != q->base) return 0;
-  for (int i = 0; i < info->dlpi_phnum && q->into->n < MAX_RANGES; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    q->into->lo[q->into->n] = info->dlpi_addr + ph->p_vaddr;
-    q->into->hi[q->into->n] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    q->into->n++;
-  }
+  if (q->into->n < MAX_RANGES && hp_object_code(info, &q->into->lo[q->into->n], &q->into->hi[q->into->n])) q->into->n++;
   return 1;
 }
 
@@ -122,51 +118,49 @@ static int in_ranges(const code_ranges *r, uintptr_t a) {
   return 0;
 }
 
-void hp_omp_note_runtime(const void *in_runtime) {
-  ranges_of(in_runtime, &runtime_code);
+/* The runtime's own code is hp_omp_rt_lo..hi (tool.c). */
+void hp_omp_note_runtime(void) {
   ranges_of((const void *)&hp_omp_note_runtime, &own_code);
   ranges_of((const void *)&abort, &libc_code); /* abort: in libc, and not interposed by hyprof */
 }
 
 /* Below this tool's own frames and the runtime's, the caller: the program, unless the walk reaches
  * the thread's start (hyprof's trampoline, libc's start_thread) first: a worker's wait at the end of
- * a region has no program code on its stack. */
-int hp_omp_in_runtime(const void *codeptr) { return codeptr && in_ranges(&runtime_code, (uintptr_t)codeptr); }
-
-static const void *program_site(const void *codeptr) {
-  if (codeptr && !in_ranges(&runtime_code, (uintptr_t)codeptr)) return codeptr;
-  if (runtime_code.n == 0) return codeptr;
+ * a region has no program code on its stack. NULL then. */
+static const void *program_site(void) {
+  if (!hp_omp_rt_hi) return NULL;
   void *ips[48];
   int n = unw_backtrace(ips, 48);
   int i = 1;
   while (i < n && in_ranges(&own_code, (uintptr_t)ips[i])) i++;
-  while (i < n && in_ranges(&runtime_code, (uintptr_t)ips[i])) i++;
+  while (i < n && hp_omp_in_runtime_code(ips[i])) i++;
   if (i < n && !in_ranges(&own_code, (uintptr_t)ips[i]) && !in_ranges(&libc_code, (uintptr_t)ips[i])) return ips[i];
-  return codeptr;
+  return NULL;
 }
 
-uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr) {
-  codeptr = program_site(codeptr);
-  size_t slot = (((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u;
-  if (o->cache[slot].codeptr == codeptr && o->cache[slot].kind == (uint32_t)kind && o->cache[slot].event)
-    return o->cache[slot].event - 1;
+
+const hp_omp_cached *hp_omp_lookup(hp_omp_thread *o, int kind, const void *codeptr) {
+  hp_omp_cached *c = &o->cache[(((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u];
+  if (c->codeptr == codeptr && c->kind == (uint32_t)kind && c->event1) return c;
   uint32_t ev = intern(kind, codeptr);
-  if (ev != HP_NO_EVENT) {
-    o->cache[slot].codeptr = codeptr;
-    o->cache[slot].kind = (uint32_t)kind;
-    o->cache[slot].event = ev + 1;
-  }
-  return ev;
+  if (ev == HP_NO_EVENT) return NULL;
+  c->codeptr = codeptr;
+  c->kind = (uint32_t)kind;
+  c->event1 = ev + 1;
+  c->task = kind == HP_OMP_TASK ? hp_omp_task_stat(o, ev) : NULL;
+  return c;
 }
 
-void hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context, uint32_t flags) {
+int32_t hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context) {
   if (event == HP_NO_EVENT || o->depth >= HP_OMP_STACK) {
     o->overflow++;
-    return;
+    return -1;
   }
-  hp_stack_push_under(o->t, event, parent_context, 0, flags);
-  o->stack_kind[o->depth] = (uint8_t)kind;
-  o->stack[o->depth++] = event;
+  hp_thread *t = o->t;
+  /* -1 when beyond the core's stack: kept here all the same, so its pop lowers the core's count */
+  int32_t level = hp_stack_push_under(t, event, parent_context, t->frames[t->top].stack_addr, 0);
+  o->stack[o->depth++] = (hp_omp_frame){event, (uint8_t)kind, level};
+  return level;
 }
 
 /* End events may carry no code address (a worker's implicit barrier) or come in a slightly different
@@ -179,11 +173,27 @@ uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
     return HP_NO_EVENT;
   }
   int32_t i = o->depth - 1;
-  while (i >= 0 && o->stack_kind[i] != kind) i--;
+  while (i >= 0 && o->stack[i].kind != kind) i--;
   if (i < 0) return HP_NO_EVENT;
-  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_event(o->t, o->stack[j]);
+  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_event(o->t, o->stack[j].event);
   o->depth = i;
-  return o->stack[i];
+  return o->stack[i].event;
+}
+
+const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk) {
+  /* The runtime's entry function set enter_frame to its frame address: the return address above it
+   * is the call in the program. Preferred to codeptr, which libomp takes from a per-thread slot that
+   * an earlier entry may have left set (a task then named after the parallel region around it). */
+  if (frame && frame->enter_frame.ptr && (frame->enter_frame_flags & 0x30) == ompt_frame_framepointer) {
+    const void *ra = ((void *const *)frame->enter_frame.ptr)[1];
+    if (ra && !hp_omp_in_runtime_code(ra)) return ra;
+  }
+  if (codeptr && !hp_omp_in_runtime_code(codeptr)) return codeptr;
+  /* none, or one inside the runtime (gcc-built code's GOMP_* entry points): the stack names the call,
+   * at the price of a walk for those constructs only */
+  const void *site = walk ? program_site() : NULL;
+  if (site) return site;
+  return fallback ? fallback : codeptr;
 }
 
 hp_omp_region *hp_omp_region_stat(hp_omp_thread *o, uint32_t event) {

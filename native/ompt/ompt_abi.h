@@ -12,7 +12,24 @@ typedef union ompt_data_t {
 } ompt_data_t;
 
 typedef uint64_t ompt_wait_id_t;
-typedef struct ompt_frame_t ompt_frame_t;
+
+/* Frame addresses the runtime records per task (4.4.4.28): exit = where the runtime called into the
+ * task's code, enter = where the task's code called into the runtime (NULL while it runs user code). */
+typedef struct ompt_frame_t {
+  ompt_data_t exit_frame;
+  ompt_data_t enter_frame;
+  int exit_frame_flags;
+  int enter_frame_flags;
+} ompt_frame_t;
+
+typedef enum ompt_frame_flag_t {
+  ompt_frame_runtime = 0x00,
+  ompt_frame_application = 0x01,
+  ompt_frame_cfa = 0x10,
+  ompt_frame_framepointer = 0x20,
+  ompt_frame_stackaddress = 0x30
+} ompt_frame_flag_t;
+
 typedef void (*ompt_callback_t)(void);
 typedef void (*ompt_interface_fn_t)(void);
 typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *interface_function_name);
@@ -53,6 +70,8 @@ typedef enum ompt_set_result_t {
 
 typedef ompt_set_result_t (*ompt_set_callback_t)(ompt_callbacks_t event, ompt_callback_t callback);
 typedef int (*ompt_get_state_t)(ompt_wait_id_t *wait_id);
+typedef int (*ompt_get_task_info_t)(int ancestor_level, int *flags, ompt_data_t **task_data, ompt_frame_t **task_frame,
+                                    ompt_data_t **parallel_data, int *thread_num);
 
 typedef enum ompt_scope_endpoint_t { ompt_scope_begin = 1, ompt_scope_end = 2, ompt_scope_beginend = 3 } ompt_scope_endpoint_t;
 

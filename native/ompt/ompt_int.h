@@ -47,22 +47,58 @@ enum hp_omp_kind {
   HP_OMP_NKINDS
 };
 
+/* basic: regions, implicit tasks, work-sharing, masked, barriers (no event per task: samples name
+ * tasks); full: also taskwait / taskgroup / reduction regions, mutexes, and each explicit task as a
+ * timer (docs/openmp.md, "Control"). */
 enum hp_omp_level { HP_OMP_OFF = 0, HP_OMP_BASIC = 1, HP_OMP_FULL = 2 };
+
+/* What a sample's runtime frames are replaced with (placeholder program counters, core/module.h and
+ * docs/raw-format.md: HP_PC_PLACEHOLDER | kind). */
+enum hp_omp_placeholder {
+  HP_PH_IDLE = 1,         /* <OpenMP idle>: a worker in the pool between parallel regions */
+  HP_PH_BARRIER = 2,      /* <OpenMP barrier wait> */
+  HP_PH_TASKWAIT = 3,     /* <OpenMP taskwait>: waiting in a taskwait or taskgroup */
+  HP_PH_LOCK = 4,         /* <OpenMP lock wait>: lock, critical, ordered, atomic */
+  HP_PH_OVERHEAD = 5,     /* <OpenMP overhead>: the runtime's own work (fork, join, scheduling) */
+  HP_PH_TASK = 6,         /* <OpenMP task>: an explicit task starts here (after its creation site) */
+  HP_PH_DISPATCH = 7,     /* <OpenMP task dispatch>: the runtime starting or ending a task */
+  HP_PH_TASK_CREATE = 8,  /* <OpenMP task creation> */
+};
 
 #define HP_OMP_STACK 192      /* OpenMP frames pushed by the tool per thread (tied tasks nest at taskwaits) */
 #define HP_OMP_LEVELS 16      /* nested parallel regions per thread */
+#define HP_OMP_WAITS 64       /* nested waits per thread (taskwaits of tasks run in taskwaits) */
 #define HP_OMP_BLAME 2048     /* contexts with samples per thread (power of two) */
 #define HP_OMP_REGIONS 128    /* distinct parallel regions per thread */
-#define HP_OMP_TASKS 256      /* distinct task constructs per thread */
+#define HP_OMP_TASKS 64       /* distinct task constructs per thread */
 #define HP_OMP_RELEASES 128   /* distinct lock release sites per thread */
 #define HP_OMP_MAX_THREADS 512
-#define HP_OMP_HIST 40        /* log2 buckets of task durations (ns), up to about 18 minutes */
+/* Task durations (ns) in a log-linear histogram: values below 8 have a bucket each, then every
+ * power of two is split into 8 buckets (12.5% wide), up to 2^40 ns (about 18 minutes). A quantile is
+ * interpolated inside its bucket (src/analysis/openmp-stats.ts). */
+#define HP_OMP_HIST_SUB 8
+#define HP_OMP_HIST 304
+
+static inline uint32_t hp_omp_hist_bucket(uint64_t ns) {
+  if (ns < HP_OMP_HIST_SUB) return (uint32_t)ns;
+  uint32_t b = 63u - (uint32_t)__builtin_clzll(ns); /* >= 3 */
+  uint32_t i = ((b - 2u) << 3) + (uint32_t)((ns >> (b - 3u)) & 7u);
+  return i < HP_OMP_HIST ? i : HP_OMP_HIST - 1;
+}
+
+/* A frame the tool pushed on the core's stack. */
+typedef struct hp_omp_frame {
+  uint32_t event;
+  uint8_t kind;              /* enum hp_omp_kind */
+  int32_t level;             /* its level in the core's stack */
+} hp_omp_frame;
 
 /* A parallel region as its encountering thread opened it; workers find it through parallel_data. */
 typedef struct hp_omp_par {
   uint64_t parent_context;   /* encountering thread's context at parallel begin */
   uint32_t event;            /* the region's event */
-  uint32_t pad;
+  int32_t level;             /* the region's frame in the encountering thread's stack */
+  uintptr_t fork_stop;       /* where its samples stop unwinding outside the implicit task */
   uint64_t begin_ns;
   uint64_t end_ns;           /* when the last region opened in this slot ended */
   const void *codeptr;
@@ -72,6 +108,8 @@ typedef struct hp_omp_par {
 typedef struct hp_omp_itask {
   uint32_t region_event;
   uint32_t pushed;           /* 1 when this thread pushed the region frame (workers) */
+  int32_t level;             /* the region's frame in this thread's stack, -1 when none */
+  uint32_t pad;
   uint64_t begin_ns;
   uint64_t par_begin_ns;
   const void *region_codeptr;
@@ -94,12 +132,14 @@ typedef struct hp_omp_region {
   uint64_t count, exec_ns, sync_ns, imbalance_ns, limpar_ns, mgmt_ns;
 } hp_omp_region;
 
-/* Per task construct (seed 003). */
+/* Per task construct (seed 003): instances created here and executed here, their durations. */
 typedef struct hp_omp_taskstat {
   uint32_t event;            /* UINT32_MAX = empty */
   uint32_t pad;
   uint64_t created, executed, sum_ns, max_ns, min_ns;
-  uint64_t hist[HP_OMP_HIST];  /* instances by duration: bucket b holds [2^b, 2^(b+1)) ns */
+  uint64_t spawned;          /* tasks created by its instances run here (a generator's many) */
+  double sum_sq;             /* sum of squared durations in us^2 (the spread) */
+  uint64_t hist[HP_OMP_HIST];
 } hp_omp_taskstat;
 
 typedef struct hp_omp_release {
@@ -108,20 +148,24 @@ typedef struct hp_omp_release {
   uint64_t count;
 } hp_omp_release;
 
-/* A task instance, allocated at task_create and freed when it completes. */
+/* A task instance (level full), allocated at task_create and freed when it completes. */
 typedef struct hp_omp_task {
-  uint64_t parent_context;   /* creator's context at creation: the task runs under it */
+  uint64_t parent_context;   /* the task runs under it: its creator's context at creation */
   uint32_t event;
-  uint32_t on_stack;         /* 1 while its frame is on some thread's stack */
-  uint64_t run_ns;           /* running time so far (suspensions excluded) */
-  uint64_t child_ns;         /* time of children inside its running intervals */
-  uint64_t resumed_ns;       /* start of the current running interval */
-  uint64_t suspended_ns;     /* start of the current suspension (task still on the stack) */
-  uint64_t susp_total_ns;    /* suspended while on the stack (a tied task at a taskwait) */
-  uint64_t frame_start_ns;
+  int32_t level;             /* its frame's level on `thread`'s stack; -1 before its first run */
   hp_thread *thread;         /* thread whose stack holds its frame */
+  struct hp_omp_taskstat *stat;  /* its construct's statistics on `thread` */
   struct hp_omp_task *next_free;
 } hp_omp_task;
+
+/* (kind, code address) -> event, per thread, so events are interned without the registry lock; task
+ * constructs also keep this thread's statistics record. */
+typedef struct hp_omp_cached {
+  const void *codeptr;
+  uint32_t kind;
+  uint32_t event1;           /* event + 1; 0 = empty */
+  hp_omp_taskstat *task;
+} hp_omp_cached;
 
 typedef struct hp_omp_thread {
   hp_thread *t;
@@ -129,8 +173,7 @@ typedef struct hp_omp_thread {
   int kind;                  /* ompt_thread_t */
   /* OpenMP frames pushed by the tool, innermost last: pop what was pushed, whatever codeptr the end
    * event carries (workers get NULL at some ends). */
-  uint32_t stack[HP_OMP_STACK];
-  uint8_t stack_kind[HP_OMP_STACK];
+  hp_omp_frame stack[HP_OMP_STACK];
   int32_t depth;
   uint64_t overflow;
   hp_omp_par pars[HP_OMP_LEVELS];     /* regions this thread encountered, innermost last */
@@ -139,22 +182,29 @@ typedef struct hp_omp_thread {
   int32_t nitasks;
   uint64_t itask_end_ns;              /* master: when its implicit task ended (join overhead) */
   int last_work;                      /* kind of the last work-sharing construct ended (barrier class) */
+  const void *taskloop_codeptr;       /* the taskloop running here: its tasks are named after it */
   /* waits */
-  uint64_t wait_begin_ns, wait_task_ns_at_begin;
-  int wait_kind;
-  int in_wait;                        /* inside a sync_region_wait (barrier, taskwait, taskgroup) */
+  /* waits (sync_region_wait), innermost last: a task run in a taskwait may wait in its own */
+  struct {
+    uint64_t begin_ns, task_ns_at_begin;
+    int kind;
+  } waits[HP_OMP_WAITS];
+  volatile int32_t in_wait;           /* waits open, read by this thread's samples */
+  int32_t wait_overflow;
   volatile uint64_t mutex_wait_id;    /* the lock this thread waits for (read by its own handler) */
   uint64_t mutex_begin_ns;
   int mutex_kind;
   const void *mutex_codeptr;          /* where the innermost mutex was acquired (releases may carry none) */
-  /* tasks */
-  uint64_t task_ns;                   /* explicit task time executed on this thread */
+  /* tasks (full) */
+  uint64_t task_ns;                   /* explicit task time executed on this thread (level full) */
   uint64_t last_sched_ns;             /* last task completion / switch-out (dispatch gaps) */
   int in_runtime;                     /* 1 between a completion/switch-out and the next schedule */
   uint64_t dispatch_ns, dispatch_count, starve_ns;
   /* Task records freed on this thread, reused by its next task_create: no malloc / free per task
    * (a record created on one thread and completed on another simply changes lists). */
   hp_omp_task *free_tasks;
+  uint64_t anchor_context;            /* the last task anchor found (tasks.c, anchor_of) */
+  int32_t anchor_level, anchor_region;
   /* tables written at events (and blame from this thread's own handler) */
   hp_omp_blame blame[HP_OMP_BLAME];
   uint64_t blame_full;
@@ -162,8 +212,13 @@ typedef struct hp_omp_thread {
   hp_omp_taskstat tasks[HP_OMP_TASKS];
   hp_omp_release releases[HP_OMP_RELEASES];
   uint64_t table_full;
-  /* (kind, codeptr) -> event cache, so events are interned without the registry lock */
-  struct { const void *codeptr; uint32_t kind, event; } cache[256];
+  hp_omp_cached cache[256];
+  /* What the sample hook's first call found for its second (stitch.c; this thread's handler only). */
+  struct {
+    int state, task_flags;
+    uint64_t wait_id;
+    uintptr_t exit_cfa, enter_cfa;
+  } smp;
   struct hp_omp_thread *next;
 } hp_omp_thread;
 
@@ -173,25 +228,38 @@ extern hp_omp_flag hp_omp_flags[HP_OMP_MAX_THREADS];
 
 extern int hp_omp_level;
 extern int hp_omp_active;            /* the runtime called initialize */
+extern int hp_omp_finalized;         /* and then finalize: its entry points may no longer be called */
 extern ompt_get_state_t hp_omp_get_state;
+extern ompt_get_task_info_t hp_omp_get_task_info;
 extern volatile uint32_t hp_omp_max_team;  /* most threads in use at once */
 extern volatile uint32_t hp_omp_in_use;
 extern char hp_omp_runtime[128];
 extern uint32_t hp_omp_nflags;       /* working-flag slots handed out so far */
+/* The OpenMP runtime's code (its executable segments): code addresses inside are not construct
+ * locations, and frames inside are the runtime's. */
+extern uintptr_t hp_omp_rt_lo, hp_omp_rt_hi;
+
+static inline int hp_omp_in_runtime_code(const void *pc) {
+  return (uintptr_t)pc >= hp_omp_rt_lo && (uintptr_t)pc < hp_omp_rt_hi;
+}
 
 /* tool.c */
 hp_omp_thread *hp_omp_self(void);                 /* creates on first use (not signal-safe) */
 hp_omp_thread *hp_omp_current(void);              /* signal-safe; may be NULL */
 hp_omp_thread *hp_omp_thread_list(void);
 
-/* construct.c: the event of (kind, codeptr), interned once per process. */
-uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr);
-/* Where the OpenMP runtime's code is (any address in it), for hp_omp_event's call-site search. */
-void hp_omp_note_runtime(const void *in_runtime);
-/* True for an address inside the OpenMP runtime (a code address that names the runtime, not the
- * program). */
-int hp_omp_in_runtime(const void *codeptr);
-void hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context, uint32_t flags);
+/* construct.c: the event of (kind, codeptr), interned once per process; its cache entry. */
+const hp_omp_cached *hp_omp_lookup(hp_omp_thread *o, int kind, const void *codeptr);
+static inline uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr) {
+  const hp_omp_cached *c = hp_omp_lookup(o, kind, codeptr);
+  return c ? c->event1 - 1 : HP_NO_EVENT;
+}
+/* Push a frame for `kind` under parent_context; its unwind stop is the frame below's (a construct
+ * runs in the code of the frame below it). Returns the core level or -1. */
+int32_t hp_omp_push(hp_omp_thread *o, int kind, uint32_t event, uint64_t parent_context);
+/* Where this tool's own code and libc's are, for the call-site search of constructs the runtime gives
+ * no code address of their own (hp_omp_user_codeptr); the runtime's is hp_omp_rt_lo..hi. */
+void hp_omp_note_runtime(void);
 /* Pop the innermost frame the tool pushed for `kind` (and any tool frame above it). Returns its event
  * or HP_NO_EVENT when none is open. */
 uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind);
@@ -199,11 +267,20 @@ hp_omp_region *hp_omp_region_stat(hp_omp_thread *o, uint32_t event);
 hp_omp_taskstat *hp_omp_task_stat(hp_omp_thread *o, uint32_t event);
 uint32_t hp_omp_codeptr_count(void);
 void hp_omp_codeptr_get(uint32_t i, uint32_t *event, uint32_t *kind, uint64_t *codeptr);
+/* A code address to name a construct by: the call into the runtime recorded in `frame`'s enter
+ * address, else `codeptr`, else (both missing or inside the runtime: taskloop's tasks, some gcc entry
+ * points) the first return address of the stack outside the runtime and hyprof (when `walk`), else
+ * `fallback`. */
+const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk);
 
 /* callbacks.c / tasks.c: register with the runtime. */
 void hp_omp_register_basic(ompt_set_callback_t set);
 void hp_omp_register_full(ompt_set_callback_t set);
 void hp_omp_register_tasks(ompt_set_callback_t set);
+/* The overhead class of region r a wait of this kind belongs to (seed 001), NULL for none. */
+uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind);
+/* The innermost region frame's level on this thread (0, the root, outside regions). */
+int32_t hp_omp_region_level(const hp_omp_thread *o);
 
 /* write.c: the OMPT section, when an OpenMP runtime started the tool. Async-signal-safe. */
 void hp_ompt_write_sections(hp_buf *b);
@@ -211,8 +288,21 @@ void hp_ompt_write_sections(hp_buf *b);
 /* blame.c */
 void hp_omp_set_working(hp_omp_thread *o, int working);
 void hp_omp_release_blame(hp_omp_thread *o, uint64_t wait_id, const void *codeptr);
-uint32_t hp_omp_sample(hp_thread *t, uint64_t context, uint64_t value_ns);
 uint64_t hp_omp_unreleased_wait_ns(void);
 extern volatile uint64_t hp_omp_wait_table_full;
+/* What a sample of a thread was doing (seed 000's metrics). */
+enum hp_omp_class { HP_CLASS_WORK, HP_CLASS_IDLE, HP_CLASS_OVERHEAD, HP_CLASS_LOCK, HP_CLASS_OTHER };
+int hp_omp_class_of_state(int state);
+/* Add one sample of o's thread to its blame table (and lock waiting to the wait table). */
+void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int cls, uint64_t wait_id);
+
+/* stitch.c: the sample hook (core/module.h): state, blame, and the call path with the runtime's
+ * frames replaced by what the thread was doing. Async-signal-safe. */
+struct hp_sample_hook;
+extern const struct hp_sample_hook hp_omp_sample_hook;
+/* At the tool's start: the runtime's code and entry functions whose frames name what a thread does,
+ * and the system libraries it calls. */
+void hp_omp_stitch_init(const void *in_runtime);
+int hp_omp_in_system_code(uint64_t pc);
 
 #endif

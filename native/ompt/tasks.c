@@ -1,14 +1,21 @@
-/* Explicit tasks (level full; seed 003): task instances are created, switched and completed.
+/* Explicit tasks (seed 003), level full. (Level basic registers no task callback: a fine-grained task
+ * program would pay for every task; samples taken in tasks find them through ompt_get_task_info,
+ * stitch.c, as HPCToolkit does.)
  *
- * A task runs under its creator's context at creation (so it appears where it was created, whatever
- * thread runs it). Its frame gives samples that context but records no statistics itself
- * (HP_FRAME_NO_STATS): the task's statistics are recorded whole at completion, with the time it was
- * suspended (a tied task waiting at a taskwait while its children run on top of it) left out of its
- * inclusive time. Per thread and task construct: instances created and executed, sum / min / max of
+ * Task instances are created, switched and completed. A task runs under its creator's
+ * context at creation (so it appears where it was created, whatever thread runs it), as a detached
+ * frame (core/stack.h): while it runs, the frames between its anchor and it are suspended - the
+ * construct it runs in (a taskwait, a barrier) and any task suspended there - so their inclusive time
+ * excludes it, and its own excludes the tasks that run while it waits (Score-P's rule). No interval
+ * of a thread is then in two tasks' or waits' time, nested waits included. The anchor is the
+ * innermost frame its creation context belongs to: that context's frame when it is on this thread's
+ * stack (a task run by its creator), else the innermost parallel region's (a task run by another
+ * thread of the team).
+ *
+ * Per thread and task construct: instances created and executed, sum / min / max and a histogram of
  * their durations. Per thread: dispatch gaps (runtime time from a task's end or a wait's begin to the
  * next task's start; gaps over 100 us count as starvation instead: no task was available). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/clock.h"
 #include "../core/runtime.h"
@@ -17,59 +24,87 @@
 
 #define STARVATION_NS 100000u
 
-static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame, ompt_data_t *new_task, int flags,
-                           int has_dependences, const void *codeptr) {
+/* A task created by a task runs under its creator's creation context: recursive tasks (fib) would
+ * otherwise make one context per recursion path. */
+static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame, ompt_data_t *new_task,
+                                int flags, int has_dependences, const void *codeptr) {
   if (!new_task) return;
   new_task->ptr = NULL;
   if (!(flags & ompt_task_explicit)) return;
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
   hp_tool_enter(o->t);
+  /* a taskloop's tasks are created by the runtime: named after the taskloop, without a stack walk */
+  const void *fallback = o->taskloop_codeptr;
+  if (!fallback && o->nitasks > 0) fallback = o->itasks[o->nitasks - 1].region_codeptr;
+  const hp_omp_cached *c = hp_omp_lookup(o, HP_OMP_TASK, hp_omp_user_codeptr(codeptr, enc_frame, fallback, !o->taskloop_codeptr));
   hp_omp_task *k = o->free_tasks;
-  if (k) {
+  if (k)
     o->free_tasks = k->next_free;
-    memset(k, 0, sizeof *k);
-  } else {
-    k = calloc(1, sizeof *k);
-  }
-  if (k) {
-    /* A task created by a task runs under its creator's creation context: recursive tasks (fib)
-     * would otherwise make one context per recursion path. */
-    hp_omp_task *creator = enc_task ? enc_task->ptr : NULL;
+  else
+    k = malloc(sizeof *k);
+  if (k && c) {
+    const hp_omp_task *creator = enc_task ? enc_task->ptr : NULL;
     k->parent_context = creator ? creator->parent_context : hp_stack_context(o->t);
-    k->event = hp_omp_event(o, HP_OMP_TASK, codeptr);
-    hp_omp_taskstat *s = hp_omp_task_stat(o, k->event);
-    if (s) s->created++;
+    if (creator && creator->stat && creator->thread == o->t) creator->stat->spawned++;
+    k->event = c->event1 - 1;
+    k->level = -1;
+    k->thread = NULL;
+    k->stat = NULL;
+    k->next_free = NULL;
+    if (c->task) c->task->created++;
     new_task->ptr = k;
+  } else if (k) {
+    k->next_free = o->free_tasks;
+    o->free_tasks = k;
   }
   hp_tool_leave(o->t);
 }
 
-static void finish(hp_omp_thread *o, hp_omp_task *k, uint64_t now) {
-  hp_thread *t = o->t;
-  uint64_t incl_total = now - k->frame_start_ns, child = 0, child_calls = 0;
-  if (k->on_stack && k->thread == t) {
-    int32_t top = t->top;
-    if (top > 0 && t->frames[top].event == k->event) {
-      child = t->frames[top].child_ns;
-      child_calls = t->frames[top].child_calls;
+/* The frame level where a task with this creation context is anchored on o's thread. The last
+ * answer is kept: consecutive tasks mostly share their creation context (recursive tasks all do),
+ * and checking it is constant work where the search walks the stack. */
+static int32_t anchor_of(hp_omp_thread *o, uint64_t parent_context) {
+  const hp_thread *t = o->t;
+  int32_t region = hp_omp_region_level(o), a = o->anchor_level;
+  if (o->anchor_context == parent_context && a >= region && a <= t->top && t->frames[a].context == parent_context &&
+      o->anchor_region == region)
+    return a;
+  a = hp_stack_find_context(t, parent_context, region);
+  o->anchor_context = parent_context;
+  o->anchor_level = a >= 0 ? a : region;
+  o->anchor_region = region;
+  return o->anchor_level;
+}
+
+static void record(hp_omp_thread *o, const hp_omp_task *k, uint64_t incl) {
+  hp_omp_taskstat *s = k->thread == o->t && k->stat ? k->stat : hp_omp_task_stat(o, k->event);
+  if (!s) return;
+  s->executed++;
+  s->sum_ns += incl;
+  double us = (double)incl * 1e-3;
+  s->sum_sq += us * us;
+  if (incl > s->max_ns) s->max_ns = incl;
+  if (incl < s->min_ns) s->min_ns = incl;
+  s->hist[hp_omp_hist_bucket(incl)]++;
+}
+
+static void finish(hp_omp_thread *o, hp_omp_task *k) {
+  uint64_t incl = 0;
+  if (k->thread == o->t && k->level > 0) {
+    int32_t i = o->depth - 1;
+    while (i >= 0 && !(o->stack[i].kind == HP_OMP_TASK && o->stack[i].level == k->level)) i--;
+    if (i >= 0) {
+      /* tool frames the task left open above its own (none for well-nested tasks) */
+      for (int32_t j = o->depth - 1; j > i; j--) hp_stack_pop_event(o->t, o->stack[j].event);
+      o->depth = i;
+      incl = hp_stack_pop_event(o->t, k->event);
     }
-    hp_omp_pop_kind(o, HP_OMP_TASK);
+  } else if (k->thread == o->t && k->level < 0) {
+    hp_stack_pop_event(o->t, k->event); /* pushed beyond the core's stack: its count goes down */
   }
-  uint64_t incl = incl_total > k->susp_total_ns ? incl_total - k->susp_total_ns : 0;
-  uint64_t excl = incl_total > child ? incl_total - child : 0;
-  if (excl > incl) excl = incl;
-  hp_stat_record(t, hp_context_hash(k->parent_context, k->event), k->parent_context, k->event, 1, child_calls, incl,
-                 excl);
-  hp_omp_taskstat *s = hp_omp_task_stat(o, k->event);
-  if (s) {
-    s->executed++;
-    s->sum_ns += incl;
-    if (incl > s->max_ns) s->max_ns = incl;
-    if (incl < s->min_ns) s->min_ns = incl;
-    int b = incl ? 63 - __builtin_clzll(incl) : 0;
-    s->hist[b < HP_OMP_HIST ? b : HP_OMP_HIST - 1]++;
-  }
+  record(o, k, incl);
+  o->task_ns += incl; /* waits of this thread subtract it (callbacks.c) */
   k->next_free = o->free_tasks;
   o->free_tasks = k;
 }
@@ -86,14 +121,10 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
   int was_in_runtime = o->in_runtime;
   uint64_t since = o->last_sched_ns;
   if (prior) {
-    uint64_t ran = now > prior->resumed_ns ? now - prior->resumed_ns : 0;
-    o->task_ns += ran;
     if (prior_status == ompt_task_complete || prior_status == ompt_task_cancel ||
         prior_status == ompt_task_late_fulfill) {
-      finish(o, prior, now);
+      finish(o, prior);
       prior_data->ptr = NULL;
-    } else {
-      prior->suspended_ns = now; /* its frame stays; what runs next nests on top of it */
     }
     o->in_runtime = 1;
     o->last_sched_ns = now;
@@ -110,17 +141,20 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
       }
     }
     o->in_runtime = 0;
-    if (next->on_stack && next->thread == o->t) {
-      if (next->suspended_ns) next->susp_total_ns += now - next->suspended_ns;
-    } else {
-      /* first run, or an untied task resumed on another thread: a frame here */
-      hp_omp_push(o, HP_OMP_TASK, next->event, next->parent_context, HP_FRAME_NO_STATS);
-      if (!next->on_stack) next->frame_start_ns = now;
-      next->on_stack = 1;
+    if (next->thread != o->t) {
+      /* first run (or an untied task resumed on another thread): its frame (samples stop at the
+       * task's exit frame: the sample hook knows it) */
+      int32_t level = 0; /* 0: no frame (the tool's stack is full), -1: beyond the core's stack */
+      if (o->depth < HP_OMP_STACK)
+        level = hp_stack_push_detached(o->t, next->event, next->parent_context, 0,
+                                       anchor_of(o, next->parent_context));
+      else
+        o->table_full++;
+      if (level > 0) o->stack[o->depth++] = (hp_omp_frame){next->event, HP_OMP_TASK, level};
+      next->level = level;
       next->thread = o->t;
+      next->stat = hp_omp_task_stat(o, next->event);
     }
-    next->suspended_ns = 0;
-    next->resumed_ns = now;
     hp_omp_set_working(o, 1);
   }
   hp_tool_leave(o->t);

@@ -2,6 +2,9 @@
  * linked, preloaded, or put in place by `hyprof run`), initialisation at the level chosen by
  * HYPROF_OPENMP / TAU_OMPT_SUPPORT_LEVEL, the per-thread tool state, and the module table through
  * which the core reaches the tool (fork child, the OMPT section). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +12,17 @@
 
 #include "../core/config.h"
 #include "../core/meta.h"
+#include "../core/objects.h"
 #include "../core/module.h"
 #include "../core/runtime.h"
 #include "ompt_int.h"
 
 int hp_omp_level = HP_OMP_OFF;
 int hp_omp_active;
+int hp_omp_finalized;
 ompt_get_state_t hp_omp_get_state;
+ompt_get_task_info_t hp_omp_get_task_info;
+uintptr_t hp_omp_rt_lo, hp_omp_rt_hi;
 volatile uint32_t hp_omp_max_team = 1;
 volatile uint32_t hp_omp_in_use = 1; /* the initial thread */
 char hp_omp_runtime[128];
@@ -86,6 +93,7 @@ static void fork_child(hp_thread *t) {
   if (!self) return;
   self->next = NULL;
   memset(self->blame, 0, sizeof self->blame);
+  memset(self->cache, 0, sizeof self->cache); /* it points at task statistics, cleared below */
   for (int i = 0; i < HP_OMP_REGIONS; i++) self->regions[i] = (hp_omp_region){.event = UINT32_MAX};
   for (int i = 0; i < HP_OMP_TASKS; i++) self->tasks[i] = (hp_omp_taskstat){.event = UINT32_MAX};
   memset(self->releases, 0, sizeof self->releases);
@@ -94,13 +102,25 @@ static void fork_child(hp_thread *t) {
   if (self->index < HP_OMP_MAX_THREADS) hp_omp_flags[self->index].used = 1;
 }
 
+/* The executable segments of the object holding `addr` (the runtime: its lookup function). */
+static int runtime_code_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  uintptr_t lo, hi;
+  if (!hp_object_holds(info, *(uintptr_t *)data)) return 0;
+  /* linked into the program itself: its code is the program's too, so no frame is told apart by
+   * address (OMPT's frame addresses still are) */
+  if (!info->dlpi_name || !info->dlpi_name[0] || !hp_object_code(info, &lo, &hi)) return 1;
+  hp_omp_rt_lo = lo;
+  hp_omp_rt_hi = hi;
+  return 1;
+}
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   if (!hp_init()) return 0;
   runtime_initialised = 1;
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   hp_omp_get_state = (ompt_get_state_t)lookup("ompt_get_state");
+  hp_omp_get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
   if (!set) return 0;
-  hp_omp_note_runtime((const void *)set); /* an entry point of the runtime: where its code is */
   set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
   set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
   hp_omp_register_basic(set);
@@ -110,7 +130,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   }
   hp_omp_self(); /* the initial thread */
   __atomic_store_n(&hp_omp_active, 1, __ATOMIC_RELEASE);
-  if (hp_omp_get_state) hp_sample_state_hook = hp_omp_sample;
+
   hp_meta_add("OpenMP Tool", level_names[hp_omp_level]);
   hp_meta_add("OpenMP Runtime", hp_omp_runtime);
   const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
@@ -120,29 +140,70 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 
 static void finalize(ompt_data_t *tool_data) {
   /* Statistics stay in place: the dump at exit writes them. The runtime is shut down: ompt_get_state
-   * may no longer be called, so samples from now on carry no OpenMP state. */
-  hp_sample_state_hook = NULL;
+   * may no longer be called, so samples from now on carry no OpenMP state (the hook still names the
+   * runtime's frames of its shutdown by their addresses). */
+  __atomic_store_n(&hp_omp_finalized, 1, __ATOMIC_RELEASE);
 }
 
+/* How the OpenMP runtime was told to choose a tool, read at start: when no runtime started this one,
+ * `hyprof resolve` says why only when one of these explains it (a program that exits before its
+ * first OpenMP construct never starts the runtime at all). */
+static char omp_tool_env[64], omp_tool_libraries_env[512];
+
+/* Name the runtime's frames in samples from its code's addresses (stitch.c): from the start when the
+ * program is linked with an LLVM / Intel OpenMP runtime (its initialisation, before it starts the
+ * tool, is then named too), else once it starts the tool. */
+static void find_runtime_code(const void *in_runtime) {
+  if (hp_omp_rt_hi || !in_runtime) return;
+  uintptr_t a = (uintptr_t)in_runtime;
+  dl_iterate_phdr(runtime_code_cb, &a);
+  hp_omp_stitch_init(in_runtime);
+  hp_omp_note_runtime();
+  /* published after the tables it reads (handlers on other threads may run it at once) */
+  __atomic_store_n(&hp_sample_state_hook, &hp_omp_sample_hook, __ATOMIC_RELEASE);
+}
+
+static void process_start(void) {
+  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_BASIC);
+  if (hp_omp_level != HP_OMP_OFF) find_runtime_code(dlsym(RTLD_DEFAULT, "__kmpc_fork_call"));
+  const char *v = getenv("OMP_TOOL");
+  if (v) snprintf(omp_tool_env, sizeof omp_tool_env, "%s", v);
+  v = getenv("OMP_TOOL_LIBRARIES");
+  if (v) snprintf(omp_tool_libraries_env, sizeof omp_tool_libraries_env, "%s", v);
+}
+
+/* Async-signal-safe: hp_meta_add only. */
+static void add_metadata(void) {
+  if (__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
+  if (omp_tool_env[0]) hp_meta_add("OMP_TOOL", omp_tool_env);
+  if (omp_tool_libraries_env[0]) hp_meta_add("OMP_TOOL_LIBRARIES", omp_tool_libraries_env);
+}
 HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
   static ompt_start_tool_result_t result = {initialize, finalize, {0}};
   if (!hp_init()) return NULL;
-  hp_omp_level = hp_env_choice("HYPROF_OPENMP", "TAU_OMPT_SUPPORT_LEVEL", level_names, HP_OMP_FULL);
   if (hp_omp_level == HP_OMP_OFF) {
     hp_meta_add("OpenMP Tool", "off");
     return NULL;
   }
   snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",
            omp_version);
+  /* The runtime's code (we are called from inside it, while it initialises): from now on samples in
+   * its frames are named, its own initialisation included (stitch.c). */
+  find_runtime_code(__builtin_extract_return_addr(__builtin_return_address(0)));
   return &result;
 }
+#endif
+
+#ifndef HYPROF_ADDON
 #endif
 
 const hp_module hp_ompt_module = {
   .name = "OpenMP tool",
   .thread_slot = HP_NO_SLOT, /* its per-thread state is found through its own TLS (tls_omp) */
 #ifndef HYPROF_ADDON
+  .process_start = process_start,
   .fork_child = fork_child,
+  .add_metadata = add_metadata,
 #endif
   .write_sections = hp_ompt_write_sections,
 };

@@ -13,8 +13,8 @@ void hp_ompt_write_sections(hp_buf *b) {
   if (!__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
   uint64_t now = hp_now_ns();
   size_t at = hp_buf_section_begin(b, HP_SEC_OMPT);
-  hp_buf_u32(b, 1); /* layout of this section */
-  hp_buf_u32(b, HP_OMP_HIST);
+  hp_buf_u32(b, 2); /* layout of this section */
+  hp_buf_u32(b, HP_OMP_HIST_SUB);
   hp_buf_u32(b, (uint32_t)hp_omp_level);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   hp_buf_u32(b, cores > 0 ? (uint32_t)cores : 1);
@@ -62,6 +62,25 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u64(b, x->lock_blame_ns);
     }
 
+    /* A wait still open at the dump (a worker released from the region's last barrier after the
+     * encountering thread went on to exit): counted up to the region's end, as its end would. */
+    hp_omp_region open_wait = {0};
+    uint64_t *open_class = NULL;
+    int32_t nw = __atomic_load_n(&o->in_wait, __ATOMIC_RELAXED);
+    const hp_omp_itask *cur = o->nitasks > 0 && o->nitasks <= HP_OMP_LEVELS ? &o->itasks[o->nitasks - 1] : NULL;
+    if (nw > 0 && nw <= HP_OMP_WAITS && cur && cur->region_event != HP_NO_EVENT) {
+      uint64_t end = now;
+      if (cur->par) {
+        uint64_t e = __atomic_load_n(&cur->par->end_ns, __ATOMIC_RELAXED);
+        if (e >= cur->par_begin_ns && e < now) end = e;
+      }
+      uint64_t begin = o->waits[nw - 1].begin_ns, tasks = o->task_ns - o->waits[nw - 1].task_ns_at_begin;
+      uint64_t d = end > begin ? end - begin : 0;
+      open_wait.event = cur->region_event;
+      open_class = hp_omp_wait_class(o, &open_wait, o->waits[nw - 1].kind);
+      if (open_class) *open_class = d > tasks ? d - tasks : 0;
+    }
+
     c = 0;
     for (uint32_t i = 0; i < HP_OMP_REGIONS; i++) c += o->regions[i].event != UINT32_MAX;
     hp_buf_u32(b, c);
@@ -69,6 +88,7 @@ void hp_ompt_write_sections(hp_buf *b) {
       const hp_omp_region *r = &o->regions[i];
       if (r->event == UINT32_MAX) continue;
       w++;
+      const hp_omp_region *ow = open_class && open_wait.event == r->event ? &open_wait : NULL;
       /* Implicit tasks still open: libomp ends a worker's implicit task only at the next fork, so
        * the last region's is open at exit; it counts up to the region's end. */
       uint64_t count = r->count, exec = r->exec_ns;
@@ -86,9 +106,9 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u32(b, r->event);
       hp_buf_u64(b, count);
       hp_buf_u64(b, exec);
-      hp_buf_u64(b, r->sync_ns);
-      hp_buf_u64(b, r->imbalance_ns);
-      hp_buf_u64(b, r->limpar_ns);
+      hp_buf_u64(b, r->sync_ns + (ow ? ow->sync_ns : 0));
+      hp_buf_u64(b, r->imbalance_ns + (ow ? ow->imbalance_ns : 0));
+      hp_buf_u64(b, r->limpar_ns + (ow ? ow->limpar_ns : 0));
       hp_buf_u64(b, r->mgmt_ns);
     }
 
@@ -105,7 +125,16 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u64(b, s->sum_ns);
       hp_buf_u64(b, s->max_ns);
       hp_buf_u64(b, s->executed ? s->min_ns : 0);
-      for (int h = 0; h < HP_OMP_HIST; h++) hp_buf_u64(b, s->hist[h]);
+      hp_buf_u64(b, s->spawned);
+      hp_buf_f64(b, s->sum_sq);
+      uint32_t nb = 0;
+      for (int h = 0; h < HP_OMP_HIST; h++) nb += s->hist[h] != 0;
+      hp_buf_u32(b, nb); /* the histogram's non-empty buckets: (bucket, count) */
+      for (uint32_t h = 0; h < HP_OMP_HIST; h++) {
+        if (!s->hist[h]) continue;
+        hp_buf_u32(b, h);
+        hp_buf_u64(b, s->hist[h]);
+      }
     }
 
     c = 0;

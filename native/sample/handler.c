@@ -10,7 +10,8 @@
  *   - unwinding: see unwind.c for what libunwind does inside; the frame-pointer walk only reads
  *     memory inside the thread's own stack bounds;
  *   - the table (table.c) writes preallocated memory only; memcpy / memcmp are async-signal-safe;
- *   - the sample state hook (core/module.h; set by the OpenMP tool, async-signal-safe by contract);
+ *   - the sample hook (core/module.h; set by the OpenMP tool, async-signal-safe by contract);
+ *   - the own-code check reads two addresses set at process start (sample.c);
  *   - ioctl(PERF_EVENT_IOC_REFRESH) re-arms a counter: a system call;
  *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here.
  * Nothing here allocates, locks, or prints. */
@@ -45,6 +46,14 @@ static inline uint64_t context_pc(void *uc) {
   return (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #else
 #error "hyprof sampling supports x86_64 and aarch64"
+#endif
+}
+
+static inline uintptr_t context_sp(void *uc) {
+#if defined(__x86_64__)
+  return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#else
+  return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.sp;
 #endif
 }
 
@@ -89,6 +98,7 @@ void hp_sample_take(void *uc) {
   uintptr_t stack_addr = f->stack_addr;
 
   uint64_t *pcs = st->work_pcs;   /* not on the stack: it may be a small alternate signal stack */
+  uint64_t *cfas = st->work_cfas;
   uint32_t depth;
   int failed = 0, truncated = 0;
   if (!uc) {
@@ -96,28 +106,43 @@ void hp_sample_take(void *uc) {
     hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
     return;
   }
-  if (hp_scfg.unwind && on_altstack(uc)) {
+  /* the OpenMP tool: its runtime's frames (where to stop unwinding, what to cut out of the path),
+   * the thread's state and its blame bookkeeping; async-signal-safe by its contract
+   * (core/module.h); NULL when no OpenMP runtime started the tool */
+  const hp_sample_hook *hook = __atomic_load_n(&hp_sample_state_hook, __ATOMIC_ACQUIRE);
+  hp_sample_view v = {t, context, value, stack_addr, 0, (uintptr_t)context_pc(uc), pcs, cfas, 0, HP_SAMPLE_MAX_DEPTH,
+                      context_sp(uc), st->stack_hi};
+  if (hook) hook->before_unwind(&v);
+  if (v.leaf_only) {
+    pcs[0] = context_pc(uc);
+    cfas[0] = 0;
+    depth = 1;
+  } else if (hp_scfg.unwind && on_altstack(uc)) {
     /* the interrupted code (another signal handler) or this handler runs on a sigaltstack, often
      * a few KB: libunwind's stack use there could overflow it. Only the PC is kept. */
     pcs[0] = context_pc(uc);
+    cfas[0] = 0;
     depth = 1;
     failed = 1;
   } else if (hp_scfg.unwind) {
     st->in_handler = 1;
     hp_maps_reader_enter();   /* a concurrent dlclose waits until this unwind is done */
-    depth = hp_unwind(uc, stack_addr, st, pcs, &failed, &truncated);
+    depth = hp_unwind(uc, v.stop, st, pcs, cfas, &failed, &truncated);
     hp_maps_reader_leave();
     st->in_handler = 0;
   } else {
     pcs[0] = context_pc(uc);
+    cfas[0] = 0;
     depth = 1;
   }
   if (failed) hp_count(&st->drops[HP_DROP_UNWIND_FAILED], 1);
   if (truncated) hp_count(&st->drops[HP_DROP_TRUNCATED], 1);
-  /* the OpenMP tool's state of this thread (and its blame bookkeeping); async-signal-safe by its
-   * contract (core/module.h); 0 when no OpenMP runtime started the tool */
-  uint32_t (*state_hook)(hp_thread *, uint64_t, uint64_t) = hp_sample_state_hook;
-  uint32_t state = state_hook ? state_hook(t, context, value) : 0;
+  uint32_t state = 0;
+  if (hook) {
+    v.depth = depth;
+    state = hook->after_unwind(&v);
+    if (v.depth >= 1 && v.depth <= HP_SAMPLE_MAX_DEPTH) depth = v.depth;
+  }
   if (hp_stable_add(st, context, pcs, depth, value, state) != 0) hp_count(&st->drops[HP_DROP_TABLE_FULL], 1);
 }
 

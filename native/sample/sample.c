@@ -163,7 +163,7 @@ static void stop_all(void) {
 /* The final dump (exit, signal): stop every source first, so the tables stop changing. Outside a
  * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. */
 static void before_dump(int why) {
-  if (why != HP_DUMP_SIGNAL) hp_maps_refresh();
+  if (why != HP_DUMP_SIGNAL) hp_maps_refresh();   /* with sampling off too (process_start) */
   if (why != HP_DUMP_FLUSH) stop_all();
 }
 

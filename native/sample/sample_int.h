@@ -133,6 +133,7 @@ typedef struct hp_sample_thread {
    * a small alternate signal stack): only this thread's handler uses it, never nested (every
    * asynchronous signal is blocked while it runs). */
   uint64_t work_pcs[HP_SAMPLE_MAX_DEPTH];
+  uint64_t work_cfas[HP_SAMPLE_MAX_DEPTH];   /* each frame's canonical frame address, 0 = unknown */
   uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
   const void *cfi_gen;                    /* the maps snapshot cfi_cache was filled under */
   hp_cfi_rule cfi_cache[HP_CFI_CACHE];    /* unwind rules by program counter (cfi.c) */
@@ -194,9 +195,10 @@ extern volatile uint64_t hp_drops_no_thread_state;
 
 /* unwind.c */
 void hp_unwind_init(void);
-/* Fill pcs (pc[0] = interrupted PC) following the stop rule; returns depth; sets *failed when the
- * unwinder gave up before the stop frame, *truncated when the fixed cap was hit. */
-uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
+/* Fill pcs (pc[0] = interrupted PC) following the stop rule, and cfas with each frame's canonical
+ * frame address (0 where unknown); returns depth; sets *failed when the unwinder gave up before the
+ * stop frame, *truncated when the fixed cap was hit. */
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, uint64_t *cfas,
                    int *failed, int *truncated);
 
 /* cfi.c, async-signal-safe, inside hp_maps_reader_enter / _leave. Before an unwind: 1 when the

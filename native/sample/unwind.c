@@ -118,7 +118,7 @@ _Static_assert(sizeof(unw_cursor_t) <= sizeof(((hp_sample_thread *)0)->unw_curso
                "hp_sample_thread.unw_cursor too small for unw_cursor_t");
 
 static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
-                                 int *failed, int *truncated) {
+                                 uint64_t *cfas, int *failed, int *truncated) {
   /* the cursor (about 1 KB) lives in the thread's sampling state, not on the interrupted stack */
   unw_cursor_t *cp = (unw_cursor_t *)(void *)st->unw_cursor;
   unw_word_t ip = 0, sp = 0;
@@ -131,15 +131,18 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
 #else
     pcs[0] = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #endif
+    cfas[0] = 0;
     *failed = 1;
     return 1;
   }
+  cfas[n] = 0;
   pcs[n++] = ip;
   for (;;) {
     int r = unw_step(cp);
     if (r == 0) { at_end = 1; break; }
     if (r < 0) { *failed = 1; at_end = 1; break; }
     if (unw_get_reg(cp, UNW_REG_SP, &sp) != 0) { *failed = 1; break; }
+    cfas[n - 1] = sp;   /* the caller's stack pointer at the call: frame n-1's CFA */
     if (stack_addr && sp > stack_addr) break;   /* frame n-1 started the timer */
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) *truncated = 1;
@@ -157,6 +160,7 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
       break;
     }
     if (unw_get_reg(cp, UNW_REG_IP, &ip) != 0 || ip == 0) { at_end = 1; break; }
+    cfas[n] = 0;
     pcs[n++] = ip;
   }
   if (!stack_addr && at_end) n = trim_startup(pcs, n);
@@ -164,7 +168,7 @@ static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_threa
 }
 
 static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread *st, uint64_t *pcs,
-                          int *failed, int *truncated) {
+                          uint64_t *cfas, int *failed, int *truncated) {
 #if defined(__x86_64__)
   const ucontext_t *u = uc;
   uintptr_t bp = (uintptr_t)u->uc_mcontext.gregs[REG_RBP];
@@ -177,10 +181,12 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
   uint32_t limit = depth_limit(), n = 1;
   int at_end = 0;
   uintptr_t lo = st->stack_lo, hi = st->stack_hi;
+  cfas[0] = 0;
   for (;;) {
     if (bp == 0) { at_end = 1; break; }
     if ((bp & 7) || bp < lo || bp + 16 > hi) { *failed = 1; at_end = 1; break; }
     uintptr_t cfa = bp + 16;   /* CFA of the frame whose PC is pcs[n-1] */
+    cfas[n - 1] = cfa;
     if (stack_addr && cfa > stack_addr) break;
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) *truncated = 1;
@@ -189,6 +195,7 @@ static uint32_t unwind_fp(void *uc, uintptr_t stack_addr, const hp_sample_thread
     uintptr_t ret = ((const uintptr_t *)bp)[1];
     uintptr_t next = ((const uintptr_t *)bp)[0];
     if (ret == 0) { at_end = 1; break; }
+    cfas[n] = 0;
     pcs[n++] = ret;
     if (next != 0 && next <= bp) { *failed = 1; at_end = 1; break; }
     bp = next;
@@ -233,7 +240,8 @@ static inline int cfi_step(hp_sample_thread *st, regs *r) {
 
 /* The libunwind walk of unwind_libunwind, step for step, over the table's rules. Returns the depth,
  * or 0 when a frame is not for the fast path: then the caller unwinds the sample with libunwind. */
-static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, int *truncated) {
+static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, uint64_t *cfas,
+                           int *truncated) {
 #if defined(__x86_64__)
   const ucontext_t *u = uc;
   regs r = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
@@ -242,11 +250,13 @@ static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st,
   if (!hp_cfi_prepare(st)) return 0;
   uint32_t limit = depth_limit(), n = 0;
   int at_end = 0, trunc = 0;
+  cfas[n] = 0;
   pcs[n++] = r.ip;
   for (;;) {
     int s = cfi_step(st, &r);
     if (s < 0) return 0;
     if (s == 0) { at_end = 1; break; }
+    cfas[n - 1] = r.sp;   /* the caller's stack pointer at the call: frame n-1's CFA */
     if (stack_addr && r.sp > stack_addr) break;   /* frame n-1 started the timer */
     if (n >= limit) {
       if (hp_scfg.unwind_depth == 0) trunc = 1;
@@ -265,13 +275,14 @@ static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st,
       break;
     }
     if (r.ip == 0) { at_end = 1; break; }
+    cfas[n] = 0;
     pcs[n++] = r.ip;
   }
   if (!stack_addr && at_end) n = trim_startup(pcs, n);
   *truncated = trunc;
   return n;
 #else
-  (void)uc, (void)stack_addr, (void)st, (void)pcs, (void)truncated;
+  (void)uc, (void)stack_addr, (void)st, (void)pcs, (void)cfas, (void)truncated;
   return 0;
 #endif
 }
@@ -281,6 +292,7 @@ static uint32_t unwind_cfi(void *uc, uintptr_t stack_addr, hp_sample_thread *st,
  * libunwind too, and any difference is counted. */
 static volatile uint64_t check_fast, check_slow, check_differ;
 static __thread uint64_t check_pcs[HP_SAMPLE_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
+static __thread uint64_t check_cfas[HP_SAMPLE_MAX_DEPTH] __attribute__((tls_model("initial-exec")));
 __attribute__((visibility("default"))) void hp_unwind_crosscheck(uint64_t *fast, uint64_t *slow, uint64_t *differ) {
   *fast = check_fast;
   *slow = check_slow;
@@ -289,16 +301,16 @@ __attribute__((visibility("default"))) void hp_unwind_crosscheck(uint64_t *fast,
 static void crosscheck(void *uc, uintptr_t stack_addr, hp_sample_thread *st, const uint64_t *pcs, uint32_t n,
                        int truncated) {
   int failed2 = 0, truncated2 = 0;
-  uint32_t n2 = unwind_libunwind(uc, stack_addr, st, check_pcs, &failed2, &truncated2);
+  uint32_t n2 = unwind_libunwind(uc, stack_addr, st, check_pcs, check_cfas, &failed2, &truncated2);
   int same = n == n2 && !failed2 && truncated == truncated2 && memcmp(pcs, check_pcs, n * sizeof *pcs) == 0;
   __atomic_add_fetch(same ? &check_fast : &check_differ, 1, __ATOMIC_RELAXED);
 }
 #endif
 
-uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
+uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs, uint64_t *cfas,
                    int *failed, int *truncated) {
-  if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, failed, truncated);
-  uint32_t n = unwind_cfi(uc, stack_addr, st, pcs, truncated);
+  if (hp_scfg.unwinder == HP_UNW_FP) return unwind_fp(uc, stack_addr, st, pcs, cfas, failed, truncated);
+  uint32_t n = unwind_cfi(uc, stack_addr, st, pcs, cfas, truncated);
   if (n) {
 #ifdef HYPROF_UNWIND_CROSSCHECK
     crosscheck(uc, stack_addr, st, pcs, n, *truncated);
@@ -309,5 +321,5 @@ uint32_t hp_unwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_
   __atomic_add_fetch(&check_slow, 1, __ATOMIC_RELAXED);
 #endif
   *truncated = 0;
-  return unwind_libunwind(uc, stack_addr, st, pcs, failed, truncated);
+  return unwind_libunwind(uc, stack_addr, st, pcs, cfas, failed, truncated);
 }

@@ -13,6 +13,9 @@
 import { EventKind, type RawProcess } from '../samples/raw-model.js';
 import type { ConstructName } from './openmp-names.js';
 import { OMP_KINDS, OmpKind, type OmptData } from './openmp-raw.js';
+import { mergeHistograms, quantile } from './openmp-stats.js';
+import { diagnose } from './openmp-diagnose.js';
+import { emptyTimes, sampleActivity, sampledTotal, type ActivityTimes, type FrameLocation } from './openmp-samples.js';
 
 export interface OmpContextMetrics {
   path: string;
@@ -40,6 +43,10 @@ export interface OmpRegionReport {
   location: string;
   /** Implicit tasks over all threads. */
   count: number;
+  /** Instances of the region (implicit tasks of its busiest thread). */
+  instances: number;
+  /** Sum over threads of the time in the region: its implicit task, and forking and joining it. */
+  time: number;
   /** Sum over threads of the time in the region's implicit tasks. */
   exec: number;
   sync: number;
@@ -66,14 +73,38 @@ export interface OmpTaskReport {
   meanNs: number;
   maxNs: number;
   minNs: number;
-  /** Median duration, from the log2 histogram (the bucket's geometric middle). */
+  /** Quantiles of the durations, interpolated in the log-linear histogram (openmp-stats.ts). */
   medianNs: number;
+  p90Ns: number;
+  stdDevNs: number;
+  /** Tasks created by its instances (a generator creates many, runs few). */
+  spawned: number;
   /** Per thread: tasks created and executed. */
   creators: Array<{ thread: number; created: number; executed: number }>;
+  /** Sampled time inside its instances, by activity (0 without sampling). */
+  sampled: ActivityTimes;
+}
+
+/** A task construct seen only by sampling (level basic): named by where its code is. */
+export interface OmpSampledTask {
+  location: string;
+  function: string;
+  sampled: ActivityTimes;
 }
 
 export interface OmpDiagnosis {
-  kind: 'tasks-too-fine' | 'tasks-too-coarse' | 'task-creation-bottleneck' | 'loop-imbalance' | 'serial-section' | 'lock-contention';
+  kind:
+    | 'tasks-too-fine'
+    | 'tasks-too-coarse'
+    | 'task-creation-bottleneck'
+    | 'loop-imbalance'
+    | 'serial-section'
+    | 'lock-contention'
+    | 'region-overhead';
+  /** strong: well past the documented threshold; weak: past the lower one (openmp-diagnose.ts). */
+  severity: 'strong' | 'weak';
+  /** The share that decided it (percent), to order findings. */
+  score: number;
   location: string;
   construct: string;
   message: string;
@@ -89,9 +120,16 @@ export interface OpenmpAnalysis {
   totals: { work: number; idle: number; overhead: number; lockWait: number; threadIdleness: number; coreIdleness: number; lockBlame: number };
   contexts: OmpContextMetrics[];
   regions: OmpRegionReport[];
-  programOverheads: { exec: number; sync: number; imbalance: number; limitedParallelism: number; threadManagement: number };
+  /** The classes of all regions together; time as in OmpRegionReport. */
+  programOverheads: { time: number; exec: number; sync: number; imbalance: number; limitedParallelism: number; threadManagement: number };
   constructs: OmpConstructReport[];
   tasks: OmpTaskReport[];
+  /** Task constructs known from samples only (level basic). */
+  sampledTasks: OmpSampledTask[];
+  /** Sampled time of all threads by activity, and per thread (runtime shares). */
+  activity: ActivityTimes;
+  activityPerThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
+  samples: number;
   taskDispatch: { perTaskNs: number; tasks: number; starvation: number };
   lockReleases: Array<{ location: string; blame: number; count: number }>;
   diagnoses: OmpDiagnosis[];
@@ -105,6 +143,8 @@ export interface AnalysisInput {
   hotLine?: (context: bigint) => string | null;
   /** Code location of a release address. */
   locate?: (codeptr: bigint) => string;
+  /** Function and location of a sampled return address (the code of a task seen by sampling). */
+  frameAt?: (pc: bigint) => FrameLocation | null;
 }
 
 const pct = (a: number, b: number): number => (b > 0 ? (100 * a) / b : 0);
@@ -185,21 +225,24 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
 
   // ---- regions and overhead classes ----
   const regions = new Map<number, OmpRegionReport>();
-  const programOverheads = { exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0 };
+  const programOverheads = { time: 0, exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0 };
   for (const th of omp.threads) {
     for (const r of th.regions) {
       let rep = regions.get(r.event);
       if (!rep) {
-        rep = { name: nameOf(r.event), location: locOf(r.event), count: 0, exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0, perThread: [] };
+        rep = { name: nameOf(r.event), location: locOf(r.event), count: 0, instances: 0, time: 0, exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0, perThread: [] };
         regions.set(r.event, rep);
       }
       rep.count += r.count;
+      rep.instances = Math.max(rep.instances, r.count);
+      rep.time += r.exec + r.threadManagement;
       rep.exec += r.exec;
       rep.sync += r.sync;
       rep.imbalance += r.imbalance;
       rep.limitedParallelism += r.limitedParallelism;
       rep.threadManagement += r.threadManagement;
       rep.perThread.push({ thread: th.index, exec: r.exec, sync: r.sync, imbalance: r.imbalance, limitedParallelism: r.limitedParallelism, threadManagement: r.threadManagement });
+      programOverheads.time += r.exec + r.threadManagement;
       programOverheads.exec += r.exec;
       programOverheads.sync += r.sync;
       programOverheads.imbalance += r.imbalance;
@@ -243,29 +286,37 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     }
   }
   const tasks = new Map<number, OmpTaskReport>();
-  const hists = new Map<number, number[]>();
+  const hists = new Map<number, Array<Array<[number, number]>>>();
   for (const th of omp.threads) {
     for (const k of th.tasks) {
       let rep = tasks.get(k.event);
       if (!rep) {
         const reg = taskRegion.get(k.event);
-        rep = { name: nameOf(k.event), location: locOf(k.event), region: reg != null ? nameOf(reg) : null, created: 0, executed: 0, meanNs: 0, maxNs: 0, minNs: 0, medianNs: 0, creators: [] };
+        rep = {
+          name: nameOf(k.event), location: locOf(k.event), region: reg != null ? nameOf(reg) : null, created: 0, executed: 0,
+          meanNs: 0, maxNs: 0, minNs: 0, medianNs: 0, p90Ns: 0, stdDevNs: 0, spawned: 0, creators: [], sampled: emptyTimes(),
+        };
         hists.set(k.event, []);
         tasks.set(k.event, rep);
       }
       rep.created += k.created;
       rep.executed += k.executed;
+      rep.spawned += k.spawned;
+      rep.stdDevNs += k.sumSq; // summed (us^2) now, turned into the deviation below
       rep.meanNs += k.sum; // summed now, divided below
       rep.maxNs = Math.max(rep.maxNs, k.max);
       if (k.executed > 0) rep.minNs = rep.minNs === 0 ? k.min : Math.min(rep.minNs, k.min);
       rep.creators.push({ thread: th.index, created: k.created, executed: k.executed });
-      const h = hists.get(k.event)!;
-      k.hist.forEach((n, b) => (h[b] = (h[b] ?? 0) + n));
+      hists.get(k.event)!.push(k.hist);
     }
   }
   for (const [ev, r] of tasks) {
     r.meanNs = r.executed > 0 ? r.meanNs / r.executed : 0;
-    r.medianNs = medianOf(hists.get(ev)!);
+    const meanUs = r.meanNs / 1e3;
+    r.stdDevNs = r.executed > 1 ? 1e3 * Math.sqrt(Math.max(0, r.stdDevNs / r.executed - meanUs * meanUs)) : 0;
+    const hist = mergeHistograms(hists.get(ev)!);
+    r.medianNs = quantile(hist, 0.5);
+    r.p90Ns = quantile(hist, 0.9);
     r.creators.sort((a, b) => a.thread - b.thread);
   }
   const dispatchNs = omp.threads.reduce((n, t) => n + t.dispatch, 0);
@@ -288,6 +339,35 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     }
   }
 
+  // ---- what sampling saw: runtime shares, and time inside tasks ----
+  const act = sampleActivity(proc, omp, input.frameAt ?? (() => null));
+  // Level basic has no task events: a barrier's wait then includes the tasks its threads ran there.
+  // Sampling measured that time: it leaves the wait classes (limited parallelism, imbalance).
+  if (omp.level === 'basic') {
+    for (const [event, perThread] of act.tasksInBarriers) {
+      const rep = regions.get(event);
+      if (!rep) continue;
+      for (const p of rep.perThread) {
+        let left = perThread.get(p.thread) ?? 0;
+        for (const k of ['limitedParallelism', 'imbalance'] as const) {
+          const take = Math.min(left, p[k]);
+          p[k] -= take;
+          rep[k] -= take;
+          programOverheads[k] -= take;
+          left -= take;
+        }
+      }
+    }
+  }
+  const sampledTasks: OmpSampledTask[] = [];
+  for (const t of act.tasks) {
+    const { event, location, function: fn, ...times } = t;
+    const rep = event !== null ? tasks.get(event) : undefined;
+    if (rep) rep.sampled = times;
+    else if (event === null) sampledTasks.push({ location: location ?? '?', function: fn ?? '?', sampled: times });
+  }
+  sampledTasks.sort((x, y) => sampledTotal(y.sampled) - sampledTotal(x.sampled));
+
   const analysis: OpenmpAnalysis = {
     file: proc.file,
     runtime: omp.runtime,
@@ -297,141 +377,18 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     maxThreads: omp.maxTeam,
     totals,
     contexts: contexts.map(({ ctx: _ctx, ...m }) => m),
-    regions: [...regions.values()].sort((a, b) => b.exec - a.exec),
+    regions: [...regions.values()].sort((a, b) => b.time - a.time),
     programOverheads,
     constructs: [...constructs.values()],
     tasks: [...tasks.values()].sort((a, b) => b.executed - a.executed),
+    sampledTasks,
+    activity: act.total,
+    activityPerThread: act.perThread,
+    samples: act.samples,
     taskDispatch,
     lockReleases: [...releases.values()].sort((a, b) => b.blame - a.blame),
     diagnoses: [],
   };
-  analysis.diagnoses = diagnose(analysis, contexts, input, effort);
+  analysis.diagnoses = diagnose(analysis, contexts, input.hotLine, effort);
   return analysis;
-}
-
-function medianOf(hist: number[]): number {
-  const total = hist.reduce((n, x) => n + x, 0);
-  let seen = 0;
-  for (let b = 0; b < hist.length; b++) {
-    seen += hist[b] ?? 0;
-    if (total > 0 && seen * 2 >= total) return Math.round(2 ** b * Math.SQRT2);
-  }
-  return 0;
-}
-
-const us = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(1)} ms` : `${(ns / 1e3).toFixed(ns < 1e4 ? 2 : 1)} us`);
-
-/**
- * The problems `hyprof report --diagnose` names. Thresholds (chosen to be conservative):
- * - tasks too fine: ≥ 64 instances per thread in use and a median duration under 10 µs or under twice
- *   the runtime's dispatch time per task;
- * - tasks too coarse: fewer than 4 instances per thread in use while the threads of the enclosing
- *   region spend ≥ 15% of its time idle at barriers (imbalance + limited parallelism);
- * - task-creation bottleneck: one thread creates ≥ 90% of a construct's tasks, the other threads run
- *   ≥ 50% of them, ≥ 2 threads in use, and the other threads are idle ≥ 25% of their time in the region;
- * - loop imbalance: a work-shared loop whose slowest thread takes ≥ 1.2 × the mean, ≥ 1% of run time;
- * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
- *   idleness (equation 2);
- * - lock contention: ≥ 5% of the effort waiting for locks released at one site.
- */
-function diagnose(a: OpenmpAnalysis, contexts: OmpContextMetrics[], input: AnalysisInput, effort: number): OmpDiagnosis[] {
-  const out: OmpDiagnosis[] = [];
-  const T = Math.max(1, a.maxThreads);
-  const regionByName = new Map(a.regions.map((r) => [r.name, r]));
-  for (const t of a.tasks) {
-    if (t.executed === 0) continue;
-    const fineLimit = Math.max(10_000, 2 * a.taskDispatch.perTaskNs);
-    // The median, not the mean: a few preempted instances must not hide thousands of tiny ones.
-    if (t.executed >= 64 * T && t.medianNs < fineLimit) {
-      out.push({
-        kind: 'tasks-too-fine',
-        location: t.location,
-        construct: t.name,
-        message:
-          `${t.executed} task instances with a median duration of ${us(t.medianNs)} (mean ${us(t.meanNs)}); the runtime spends ${us(a.taskDispatch.perTaskNs)} ` +
-          `dispatching each task: creation and scheduling cost is comparable to the task bodies. ` +
-          `Create tasks only above a cutoff (e.g. recursion depth or problem size) or use the final/if clause.`,
-      });
-    }
-    const region = t.region ? regionByName.get(t.region) : undefined;
-    const idleShare = region ? (region.imbalance + region.limitedParallelism) / Math.max(1, region.exec) : 0;
-    if (t.executed < 4 * T && region && idleShare >= 0.15) {
-      out.push({
-        kind: 'tasks-too-coarse',
-        location: t.location,
-        construct: t.name,
-        message:
-          `only ${t.executed} task instances for ${T} threads (mean ${us(t.meanNs)}, longest ${us(t.maxNs)}); threads of ` +
-          `${region.location} are idle at its barriers ${(100 * idleShare).toFixed(0)}% of the time. Split the work into more, smaller tasks.`,
-      });
-    }
-    const top = t.creators.reduce((m, c) => (c.created > m.created ? c : m), { thread: -1, created: 0, executed: 0 });
-    // The others must be the consumers (they run most tasks): one thread doing everything while the
-    // others are unavailable is no creation bottleneck.
-    const consumed = t.creators.filter((c) => c.thread !== top.thread).reduce((n, c) => n + c.executed, 0);
-    if (T >= 2 && t.created > 0 && top.created >= 0.9 * t.created && consumed >= 0.5 * t.executed && region) {
-      const others = region.perThread.filter((p) => p.thread !== top.thread);
-      const oExec = others.reduce((n, p) => n + p.exec, 0);
-      const oIdle = others.reduce((n, p) => n + p.imbalance + p.limitedParallelism, 0);
-      if (oExec > 0 && oIdle / oExec >= 0.25 && t.executed >= 2 * T) {
-        out.push({
-          kind: 'task-creation-bottleneck',
-          location: t.location,
-          construct: t.name,
-          message:
-            `thread ${top.thread} creates ${((100 * top.created) / t.created).toFixed(0)}% of the ${t.created} tasks while the other ` +
-            `threads of ${region.location} are idle ${((100 * oIdle) / oExec).toFixed(0)}% of their time: the consumers wait for ` +
-            `the single creator. Create tasks in parallel (e.g. a parallel loop of task creators or taskloop).`,
-        });
-      }
-    }
-  }
-  // Loops, not Math.max(...values): a spread over every construct of every thread can overflow the stack.
-  let runTime = Math.max(1, effort);
-  for (const c of a.constructs) for (const p of c.perThread) runTime = Math.max(runTime, p.incl);
-  for (const c of a.constructs) {
-    if (c.kind !== 'OpenMP_Work_Loop' || c.perThread.length < 2) continue;
-    const times = c.perThread.map((p) => p.incl);
-    const max = times.reduce((m, x) => Math.max(m, x), -Infinity);
-    const mean = times.reduce((n, x) => n + x, 0) / times.length;
-    if (mean > 0 && max >= 1.2 * mean && max >= 0.01 * runTime) {
-      const slow = c.perThread.find((p) => p.incl === max)!;
-      out.push({
-        kind: 'loop-imbalance',
-        location: c.location,
-        construct: c.name,
-        message:
-          `load imbalance: the slowest thread (${slow.thread}) spends ${us(max)} in the loop, the mean is ${us(mean)} ` +
-          `(${((100 * (max - mean)) / max).toFixed(0)}% of the slowest thread's time is waited by the others). ` +
-          `Use schedule(dynamic) / schedule(guided) or balance the iterations.`,
-      });
-    }
-  }
-  for (const m of contexts) {
-    if (!m.serial || m.absIdleness < 10 || m.relIdleness < 30) continue;
-    const ctx = (m as OmpContextMetrics & { ctx?: bigint }).ctx;
-    const line = ctx !== undefined && input.hotLine ? input.hotLine(ctx) : null;
-    const leaf = m.path.split(' => ').pop() ?? m.path;
-    out.push({
-      kind: 'serial-section',
-      location: line ?? leaf,
-      construct: m.path,
-      message:
-        `serial code in ${leaf}${line ? ` (hottest line ${line})` : ''} leaves threads idle: ${m.absIdleness.toFixed(1)}% of the ` +
-        `whole effort is idleness blamed on it, ${m.relIdleness.toFixed(0)}% relative (${a.maxThreads} threads, one working). ` +
-        `Parallelize it or overlap it with parallel work.`,
-    });
-  }
-  for (const r of a.lockReleases) {
-    const share = pct(r.blame, effort);
-    if (share >= 5) {
-      out.push({
-        kind: 'lock-contention',
-        location: r.location,
-        construct: 'lock release',
-        message: `${share.toFixed(1)}% of the effort is threads waiting for the lock released here (${r.count} releases with waiters). Shorten the critical section or split the lock.`,
-      });
-    }
-  }
-  return out;
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { UserError } from '../base/errors.js';
 import type { Cursor } from '../samples/cursor.js';
 import { findSection } from '../samples/raw-reader.js';
+import { HIST_SUB } from './openmp-stats.js';
 
 export const OMPT_SECTION_TAG = 9;
 
@@ -46,6 +47,7 @@ export const enum OmpKind {
   SINGLE_OTHER = 4,
   BARRIER_IMPLICIT = 9,
   BARRIER_EXPLICIT = 10,
+  BARRIER_IMPLEMENTATION = 11,
   TASKWAIT = 12,
   TASK = 15,
   WAIT_CRITICAL = 17,
@@ -92,8 +94,12 @@ export interface OmpTaskStat {
   sum: number;
   max: number;
   min: number;
-  /** Instances by duration: hist[b] counts durations in [2^b, 2^(b+1)) ns. */
-  hist: number[];
+  /** Tasks created by its instances that ran on this thread. */
+  spawned: number;
+  /** Sum of squared durations, in us^2. */
+  sumSq: number;
+  /** Instances by duration: the non-empty buckets of a log-linear histogram (openmp-stats.ts). */
+  hist: Array<[bucket: number, count: number]>;
 }
 
 export interface OmpRelease {
@@ -144,8 +150,11 @@ export function readOmptSection(file: string): OmptData | null {
 
 function parsePayload(r: Cursor): OmptData {
   const layout = r.u32('the section layout');
-  if (layout !== 1) r.fail(`unknown layout ${layout} (this hyprof reads layout 1)`, r.pos - 4);
-  const nHist = r.u32('the task histogram size');
+  if (layout !== 2) {
+    r.fail(`unknown layout ${layout} (this hyprof reads layout 2; a raw file of another hyprof version: measure again)`, r.pos - 4);
+  }
+  const histSub = r.u32('the task histogram resolution');
+  if (histSub !== HIST_SUB) r.fail(`task histograms with ${histSub} buckets per power of two (this hyprof reads ${HIST_SUB})`, r.pos - 4);
   const level = OMP_LEVELS[r.u32('the tool level')] ?? 'full';
   const cores = r.u32('the number of cores');
   const maxTeam = r.u32('the largest team');
@@ -193,16 +202,22 @@ function parsePayload(r: Cursor): OmptData {
         threadManagement: r.u64n('thread management'),
       });
     }
-    for (let j = 0, m = r.count('task construct count', 44 + 8 * nHist); j < m; j++) {
-      th.tasks.push({
+    for (let j = 0, m = r.count('task construct count', 64); j < m; j++) {
+      const task: OmpTaskStat = {
         event: r.u32('a task event'),
         created: r.u64n('tasks created'),
         executed: r.u64n('tasks executed'),
         sum: r.u64n('task time'),
         max: r.u64n('longest task'),
         min: r.u64n('shortest task'),
-        hist: Array.from({ length: nHist }, () => r.u64n('a task histogram bucket')),
-      });
+        spawned: r.u64n('tasks its instances created'),
+        sumSq: r.f64('task time squares'),
+        hist: [],
+      };
+      for (let h = 0, nb = r.count('task histogram bucket count', 12); h < nb; h++) {
+        task.hist.push([r.u32('a task histogram bucket'), r.u64n('a task histogram count')]);
+      }
+      th.tasks.push(task);
     }
     for (let j = 0, m = r.count('release site count', 24); j < m; j++) {
       th.releases.push({ codeptr: r.u64('a release address'), blame: r.u64n('release blame'), count: r.u64n('releases') });

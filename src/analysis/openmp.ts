@@ -86,12 +86,21 @@ async function analyzeProcess(proc: RawProcess, omp: OmptData, symbolizer: Symbo
       if (fr && fr.length > 0 && fr[0].line > 0) located.set(a, `${fr[0].file}:${fr[0].line} (${fr[fr.length - 1].function})`);
     });
   }
+  // The code of a task seen by sampling: the return address into its entry function.
+  const frameAt = (pc: bigint) => {
+    const r = symbolizer.resolve(proc, pc, true);
+    if (!r.resolved || r.frames.length === 0) return null;
+    const inner = r.frames[0];
+    const outer = r.frames[r.frames.length - 1];
+    return { function: outer.function, location: inner.line > 0 ? `${inner.file}:${inner.line}` : `${inner.file} (${outer.function})` };
+  };
   return analyzeOpenmp({
     proc,
     omp,
     names,
     hotLine,
     locate: (a) => located.get(a) ?? `0x${a.toString(16)}`,
+    frameAt,
   });
 }
 
@@ -145,7 +154,7 @@ export function readOpenmpFile(dir: string): OpenmpFile {
  * What a user must know about OpenMP in these processes: a process that loaded libgomp (which has no
  * OpenMP tools interface), or an OpenMP runtime that did not start the tool, has no OpenMP events or
  * metrics; a process where `hyprof run` put LLVM's libomp in libgomp's place ran on another runtime
- * than usual. Loaded libraries are known from the memory map.
+ * than usual. Loaded libraries are known from the memory map (recorded with sampling on or off).
  */
 export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
   const notes: string[] = [];
@@ -154,10 +163,20 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
     const other = p.maps.find((m) => /\/lib(i|gnu)?omp[0-9]*(-[0-9.]+)?\.so/.test(m.path) && !/\/libgomp\.so/.test(m.path));
     const toolOff = p.info.attributes.some(([k, v]) => k === 'OpenMP Tool' && v === 'off');
     if (data.withoutTool.includes(p.file) && other && !gomp && !toolOff) {
-      notes.push(
-        `${p.file}: the OpenMP runtime ${other.path} did not start the OpenMP tool (OMP_TOOL=disabled, no OMPT support, ` +
-          'or another tool chosen through OMP_TOOL_LIBRARIES): no OpenMP events or metrics were recorded',
-      );
+      // Loaded but silent: a runtime told not to start a tool, or one without the interface (it ran
+      // threads); a program that ran no OpenMP construct never started the runtime: nothing to say.
+      const attr = (k: string) => p.info.attributes.find(([a]) => a === k)?.[1];
+      const toolEnv = attr('OMP_TOOL');
+      const libraries = attr('OMP_TOOL_LIBRARIES');
+      const why =
+        toolEnv === 'disabled'
+          ? 'OMP_TOOL=disabled'
+          : libraries
+            ? `another tool chosen through OMP_TOOL_LIBRARIES=${libraries}`
+            : p.threads.length > 1
+              ? 'the runtime has no OpenMP tools interface, or another tool was chosen'
+              : null;
+      if (why) notes.push(`${p.file}: the OpenMP runtime ${other.path} did not start the OpenMP tool (${why}): no OpenMP events or metrics were recorded`);
     }
     if (data.withoutTool.includes(p.file) && gomp) {
       notes.push(

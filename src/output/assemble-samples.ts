@@ -81,7 +81,9 @@ function unresolved(f: { module: string; address: bigint }, keep: boolean): stri
   return `UNRESOLVED ${f.module}${keep ? ` ADDR 0x${f.address.toString(16)}` : ''}`;
 }
 
+/** A frame by function and location; a placeholder (`<OpenMP barrier wait>`) has no location. */
 function where(f: Frame & { ok: true }): string {
+  if (!f.file && f.line === 0 && f.function.startsWith('<')) return f.function;
   return `${f.function} [{${f.file}} {${f.line}}]`;
 }
 
@@ -91,7 +93,7 @@ export function sampleName(f: Frame, keep: boolean): string {
 
 /** An unwound caller frame, named by where its callee was and where the call is. */
 export function unwindName(caller: Frame, callee: Frame, keep: boolean): string {
-  const calleeLoc = callee.ok ? `${callee.file}.${callee.line}` : 'UNRESOLVED';
+  const calleeLoc = callee.ok ? (callee.file ? `${callee.file}.${callee.line}` : callee.function) : 'UNRESOLVED';
   return safeName(`[UNWIND] ${calleeLoc} [@] ${caller.ok ? where(caller) : unresolved(caller, keep)}`);
 }
 

@@ -1,18 +1,36 @@
 /**
- * Text of `hyprof report --openmp` (blame metrics per context with equation 2's absolute and relative
- * forms, overhead classes per parallel region and for the program, constructs per thread, tasks) and
- * of `hyprof report --diagnose` (the problems found, each with its code location).
+ * Text of `hyprof report --openmp` and `hyprof report --diagnose`. The OpenMP report leads with the
+ * findings (strongest first), then where the threads' sampled time went (the runtime's share by
+ * activity), blame metrics per calling context as an indented tree (the heaviest `limit` contexts and
+ * their ancestors), overhead classes per parallel region, constructs per thread and tasks, each table
+ * cut to `limit` rows. Construct events are shown by their short name and file:line, not by TAU's
+ * full name.
  */
-import type { OpenmpAnalysis } from '../analysis/openmp-analysis.js';
+import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-analysis.js';
 import type { OpenmpFile } from '../analysis/openmp.js';
+import { sampledTotal, type ActivityTimes } from '../analysis/openmp-samples.js';
 
-const ms = (ns: number): string => (ns / 1e6).toFixed(3);
+const ms = (ns: number): string => (ns / 1e6).toFixed(ns >= 1e9 ? 0 : 3);
+const us = (ns: number): string => (ns / 1e3).toPrecision(3);
 const p1 = (x: number): string => `${x.toFixed(1)}%`;
+const share = (a: number, b: number): number => (b > 0 ? (100 * a) / b : 0);
 
+/** Columns right-aligned but the last, which is left as it is (names, trees). */
 function table(head: string[], rows: string[][]): string {
   const w = head.map((h, i) => rows.reduce((m, r) => Math.max(m, r[i].length), h.length));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padStart(w[i]))).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n');
+}
+
+/** `OpenMP_Work_Loop f [{/a/b.c} {12, 0}]` → `Work_Loop f (b.c:12)`; other names as they are, capped. */
+export function shortName(name: string): string {
+  const m = /^OpenMP_(\S+) (.*?) \[\{(.*)\} \{(\d+), \d+\}\]\s*$/.exec(name);
+  if (m) {
+    const file = m[3].split('/').pop() || m[3];
+    return `${m[1]} ${m[2]} (${file}${m[4] !== '0' ? `:${m[4]}` : ''})`;
+  }
+  const t = name.trim();
+  return t.length > 80 ? `${t.slice(0, 77)}...` : t;
 }
 
 function runtimeLines(a: OpenmpAnalysis): string[] {
@@ -29,88 +47,169 @@ function header(data: OpenmpFile): string[] {
   return out;
 }
 
+const TITLES: Record<string, string> = {
+  'tasks-too-fine': 'Tasks too fine-grained',
+  'tasks-too-coarse': 'Tasks too coarse',
+  'task-creation-bottleneck': 'Task-creation bottleneck',
+  'loop-imbalance': 'Load imbalance in a work-shared loop',
+  'serial-section': 'Serial section leaves threads idle',
+  'lock-contention': 'Lock contention',
+  'region-overhead': 'Parallel region overhead (many short regions)',
+};
+
+function findings(a: OpenmpAnalysis, limit: number): string[] {
+  if (a.diagnoses.length === 0) return ['Findings: none (hyprof report --diagnose says why each would be raised).', ''];
+  const rows = a.diagnoses.slice(0, limit).map((d) => [d.severity, p1(d.score), TITLES[d.kind] ?? d.kind, d.location]);
+  const out = ['Findings, strongest first (details: hyprof report --diagnose):'];
+  out.push(table(['grade', 'share', 'finding', 'at'], rows.map((r) => [r[0], r[1], r[2].padEnd(Math.max(...rows.map((x) => x[2].length))), r[3]])));
+  if (a.diagnoses.length > limit) out.push(`  (${a.diagnoses.length - limit} more)`);
+  return [...out, ''];
+}
+
+const ACTIVITY: Array<[keyof ActivityTimes, string]> = [
+  ['work', 'program code'],
+  ['taskwait', 'taskwait'],
+  ['barrier', 'barrier wait'],
+  ['creation', 'task creation'],
+  ['dispatch', 'task dispatch'],
+  ['lock', 'lock wait'],
+  ['idle', 'idle'],
+  ['overhead', 'runtime overhead'],
+];
+
+function activityLines(a: OpenmpAnalysis): string[] {
+  const total = sampledTotal(a.activity);
+  if (a.samples === 0 || total === 0) return [];
+  const parts = ACTIVITY.filter(([k]) => a.activity[k] > 0).map(([k, label]) => `${label} ${p1(share(a.activity[k], total))}`);
+  return [`Where the threads' time went (${a.samples} samples, ${ms(total)} ms): ${parts.join(', ')}`, ''];
+}
+
+/** The heaviest contexts and their ancestors, as an indented tree in path order. */
+function contextTree(contexts: OmpContextMetrics[], limit: number): { rows: Array<{ depth: number; m: OmpContextMetrics | null; name: string }>; shown: number } {
+  const weight = (m: OmpContextMetrics) => m.work + m.threadIdleness + m.lockBlame + m.overhead;
+  const top = [...contexts].sort((x, y) => weight(y) - weight(x)).slice(0, limit);
+  const byPath = new Map(contexts.map((m) => [m.path, m]));
+  const wanted = new Set<string>();
+  for (const m of top) {
+    const parts = m.path.split(' => ');
+    for (let i = 1; i <= parts.length; i++) wanted.add(parts.slice(0, i).join(' => '));
+  }
+  const paths = [...wanted].sort((x, y) => {
+    const a = x.split(' => '), b = y.split(' => ');
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      if (a[i] !== b[i]) {
+        const wa = byPath.get(a.slice(0, i + 1).join(' => ')), wb = byPath.get(b.slice(0, i + 1).join(' => '));
+        return (wb ? weight(wb) : 0) - (wa ? weight(wa) : 0) || a[i].localeCompare(b[i]);
+      }
+    }
+    return a.length - b.length;
+  });
+  const rows = paths.map((p) => {
+    const parts = p.split(' => ');
+    return { depth: parts.length - 1, m: top.includes(byPath.get(p)!) ? byPath.get(p)! : null, name: shortName(parts[parts.length - 1]) };
+  });
+  return { rows, shown: top.length };
+}
+
 export function renderOpenmpReport(data: OpenmpFile, opts: { limit?: number } = {}): string {
-  const limit = opts.limit ?? 20;
+  const limit = opts.limit ?? 15;
   const out = header(data);
   for (const a of data.processes) {
     out.push(...runtimeLines(a), '');
+    out.push(...findings(a, limit));
+    out.push(...activityLines(a));
     const t = a.totals;
     const effort = t.work + t.threadIdleness + t.overhead + t.lockBlame;
     out.push(
-      'Blame metrics (samples; seed: HPCToolkit blame shifting). Idleness is blamed on the threads working meanwhile,',
-      'lock waiting on the context that released the lock. abs = share of the whole effort, rel = share of the context.',
-      `  whole program: work ${ms(t.work)} ms, thread idleness ${ms(t.threadIdleness)} ms (${p1(effort ? (100 * t.threadIdleness) / effort : 0)}), ` +
-        `core idleness ${ms(t.coreIdleness)} ms, overhead ${ms(t.overhead)} ms, lock waiting ${ms(t.lockBlame)} ms`,
-      '',
+      'Blame by calling context (HPCToolkit blame shifting): idleness is blamed on the threads working meanwhile, lock',
+      'waiting on the context that released the lock; abs = share of the whole effort, rel = share of the context.',
+      `  whole program: work ${ms(t.work)} ms, thread idleness ${ms(t.threadIdleness)} ms (${p1(share(t.threadIdleness, effort))}), ` +
+        `core idleness ${ms(t.coreIdleness)} ms, runtime overhead ${ms(t.overhead)} ms, lock waiting ${ms(t.lockBlame)} ms`,
     );
-    const ctx = a.contexts.slice(0, limit);
-    if (ctx.length === 0) {
+    if (a.contexts.length === 0) {
       out.push('  (no samples with OpenMP state: run with sampling on, e.g. HYPROF_SAMPLING=1 or hyprof run)', '');
     } else {
+      const tree = contextTree(a.contexts, limit);
       out.push(
         table(
-          ['work ms', 'abs work', 'idle ms', 'abs idle', 'rel idle', 'core idle ms', 'lock ms', 'rel lock', 'context'],
-          ctx.map((c) => [
-            ms(c.work),
-            p1(c.absWork),
-            ms(c.threadIdleness),
-            p1(c.absIdleness),
-            p1(c.relIdleness),
-            ms(c.coreIdleness),
-            ms(c.lockBlame),
-            p1(c.relLockBlame),
-            c.path,
+          ['work ms', 'abs work', 'idle ms', 'abs idle', 'rel idle', 'lock ms', 'context'],
+          tree.rows.map(({ depth, m, name }) => {
+            const label = `${'  '.repeat(depth)}${name}`;
+            if (!m) return ['', '', '', '', '', '', label];
+            return [ms(m.work), p1(m.absWork), ms(m.threadIdleness), p1(m.absIdleness), p1(m.relIdleness), ms(m.lockBlame), label];
+          }),
+        ),
+      );
+      if (a.contexts.length > tree.shown) out.push(`  (${tree.shown} heaviest of ${a.contexts.length} contexts; --limit to see more)`);
+      out.push('');
+    }
+    if (a.lockReleases.length > 0) {
+      out.push('Lock waiting blamed on release sites:');
+      out.push(table(['wait ms', 'releases', 'released at'], a.lockReleases.slice(0, limit).map((r) => [ms(r.blame), String(r.count), r.location])), '');
+    }
+    if (a.regions.length > 0) {
+      const po = a.programOverheads;
+      out.push("Parallel regions: overhead classes (ompP) as shares of the threads' time in the region (forking, running, joining):");
+      const row = (count: string, time: number, sync: number, imb: number, lim: number, mgmt: number, label: string) => [
+        count, ms(time), p1(share(sync + imb + lim + mgmt, time)), p1(share(sync, time)), p1(share(imb, time)), p1(share(lim, time)), p1(share(mgmt, time)), label,
+      ];
+      const rows = a.regions.slice(0, limit).map((r) => row(String(r.instances), r.time, r.sync, r.imbalance, r.limitedParallelism, r.threadManagement, shortName(r.name)));
+      rows.push(row('', po.time, po.sync, po.imbalance, po.limitedParallelism, po.threadManagement, 'all regions'));
+      out.push(table(['instances', 'thread ms', 'overhead', 'sync', 'imbalance', 'lim.par.', 'thr.mgmt', 'region'], rows));
+      if (a.regions.length > limit) out.push(`  (${limit} of ${a.regions.length} regions)`);
+      out.push('');
+    }
+    if (a.constructs.length > 0) {
+      const threads = [...new Set(a.constructs.flatMap((c) => c.perThread.map((p) => p.thread)))].sort((x, y) => x - y);
+      const shownThreads = threads.slice(0, 4);
+      const sum = (c: (typeof a.constructs)[number]) => c.perThread.reduce((n, p) => n + p.incl, 0);
+      const cons = [...a.constructs].sort((x, y) => sum(y) - sum(x));
+      out.push('Constructs, inclusive ms per thread (waits: the wait; Critical / Lock_Held: the body):');
+      out.push(
+        table(
+          ['calls', ...shownThreads.map((n) => `t${n} ms`), ...(threads.length > shownThreads.length ? ['max ms'] : []), 'construct'],
+          cons.slice(0, limit).map((c) => {
+            const of = (n: number) => c.perThread.find((p) => p.thread === n);
+            return [
+              String(c.perThread.reduce((n, p) => n + p.calls, 0)),
+              ...shownThreads.map((n) => (of(n) ? ms(of(n)!.incl) : '-')),
+              ...(threads.length > shownThreads.length ? [ms(Math.max(...c.perThread.map((p) => p.incl)))] : []),
+              shortName(c.name),
+            ];
+          }),
+        ),
+      );
+      if (cons.length > limit) out.push(`  (${limit} of ${cons.length} constructs)`);
+      out.push('');
+    }
+    if (a.tasks.length > 0) {
+      out.push(
+        `Tasks (time while suspended not charged; the runtime's dispatch gap ${us(a.taskDispatch.perTaskNs)} us per task` +
+          `${a.taskDispatch.starvation > 0 ? `, ${ms(a.taskDispatch.starvation)} ms waiting for tasks` : ''}):`,
+      );
+      out.push(
+        table(
+          ['created', 'executed', 'median us', 'p90 us', 'max us', 'spawned', 'creators', 'task'],
+          a.tasks.slice(0, limit).map((k) => [
+            String(k.created),
+            String(k.executed),
+            us(k.medianNs),
+            us(k.p90Ns),
+            us(k.maxNs),
+            String(k.spawned),
+            k.creators.filter((c) => c.created > 0).map((c) => `t${c.thread}:${c.created}`).join(' ') || '-',
+            shortName(k.name),
           ]),
         ),
         '',
       );
     }
-    if (a.lockReleases.length > 0) {
-      out.push('Lock waiting blamed on release sites:');
-      out.push(table(['wait ms', 'releases', 'released at'], a.lockReleases.map((r) => [ms(r.blame), String(r.count), r.location])), '');
-    }
-    const po = a.programOverheads;
-    out.push('Parallel regions and overhead classes (ms summed over threads; seed: ompP):');
-    const regRows = a.regions.map((r) => [
-      String(r.count),
-      ms(r.exec),
-      ms(r.sync),
-      ms(r.imbalance),
-      ms(r.limitedParallelism),
-      ms(r.threadManagement),
-      p1(r.exec ? (100 * (r.sync + r.imbalance + r.limitedParallelism + r.threadManagement)) / r.exec : 0),
-      r.location,
-    ]);
-    regRows.push([
-      '',
-      ms(po.exec),
-      ms(po.sync),
-      ms(po.imbalance),
-      ms(po.limitedParallelism),
-      ms(po.threadManagement),
-      p1(po.exec ? (100 * (po.sync + po.imbalance + po.limitedParallelism + po.threadManagement)) / po.exec : 0),
-      'whole program',
-    ]);
-    out.push(table(['tasks', 'exec', 'sync', 'imbalance', 'lim.par.', 'thr.mgmt', 'overhead', 'region'], regRows), '');
-    out.push('Constructs per thread (calls / inclusive ms): waits (Mutex_Wait, barriers) are enter times, Critical / Lock_Held bodies:');
-    for (const c of a.constructs) {
-      out.push(`  ${c.name}`);
-      out.push(`      ${c.perThread.map((p) => `t${p.thread}: ${p.calls} / ${ms(p.incl)}`).join('   ')}`);
-    }
-    out.push('');
-    if (a.tasks.length > 0) {
-      out.push(`Tasks (suspended time not charged; runtime dispatch ${(a.taskDispatch.perTaskNs / 1e3).toFixed(2)} us per task):`);
+    if (a.sampledTasks.length > 0) {
+      out.push('Tasks seen by sampling (level basic: no task events; HYPROF_OPENMP=full counts and times them), by where their code is:');
       out.push(
         table(
-          ['created', 'executed', 'mean us', 'max us', 'creators', 'task'],
-          a.tasks.map((k) => [
-            String(k.created),
-            String(k.executed),
-            (k.meanNs / 1e3).toFixed(2),
-            (k.maxNs / 1e3).toFixed(2),
-            k.creators.filter((c) => c.created > 0).map((c) => `t${c.thread}:${c.created}`).join(' '),
-            k.name,
-          ]),
+          ['code ms', 'creating ms', 'taskwait ms', 'task code'],
+          a.sampledTasks.slice(0, limit).map((k) => [ms(k.sampled.work), ms(k.sampled.creation), ms(k.sampled.taskwait), `${k.function} (${k.location})`]),
         ),
         '',
       );
@@ -119,22 +218,13 @@ export function renderOpenmpReport(data: OpenmpFile, opts: { limit?: number } = 
   return `${out.join('\n')}\n`;
 }
 
-const TITLES: Record<string, string> = {
-  'tasks-too-fine': 'Tasks too fine-grained',
-  'tasks-too-coarse': 'Tasks too coarse',
-  'task-creation-bottleneck': 'Task-creation bottleneck',
-  'loop-imbalance': 'Load imbalance in a work-shared loop',
-  'serial-section': 'Serial section leaves threads idle',
-  'lock-contention': 'Lock contention',
-};
-
 export function renderDiagnoses(data: OpenmpFile): string {
   const out = header(data);
   for (const a of data.processes) {
     out.push(...runtimeLines(a));
     if (a.diagnoses.length === 0) out.push('  No OpenMP performance problem found.');
     for (const d of a.diagnoses) {
-      out.push('', `${TITLES[d.kind] ?? d.kind} at ${d.location}`, `  ${d.construct}`, `  ${d.message}`);
+      out.push('', `${TITLES[d.kind] ?? d.kind} at ${d.location} [${d.severity}]`, `  ${d.construct}`, `  ${d.message}`);
     }
     out.push('');
   }

@@ -21,6 +21,30 @@ export const enum SectionTag {
   END = 0xffffffff,
 }
 
+/**
+ * A sampled program counter at or above this value is a placeholder (docs/raw-format.md, SAMPLES): it
+ * names what the thread was doing where the frames of a runtime were cut out of the call path.
+ */
+export const PLACEHOLDER_PC = 0xfff0000000000000n;
+
+/** Placeholder kinds (the low byte) and their frame names. */
+export const PLACEHOLDER_NAMES: Readonly<Record<number, string>> = {
+  1: '<OpenMP idle>',
+  2: '<OpenMP barrier wait>',
+  3: '<OpenMP taskwait>',
+  4: '<OpenMP lock wait>',
+  5: '<OpenMP overhead>',
+  6: '<OpenMP task>',
+  7: '<OpenMP task dispatch>',
+  8: '<OpenMP task creation>',
+};
+
+/** The name of a placeholder program counter, or null when pc is a code address. */
+export function placeholderName(pc: bigint): string | null {
+  if (pc < PLACEHOLDER_PC) return null;
+  return PLACEHOLDER_NAMES[Number(pc & 0xffn)] ?? '<runtime>';
+}
+
 /** INFO flags (bit numbers of docs/raw-format.md). */
 export const INFO_FORKED_CHILD = 1 << 0;
 export const INFO_FROM_SIGNAL = 1 << 1;

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { UserError } from '../base/errors.js';
-import type { RawMapping, RawProcess } from '../samples/raw-model.js';
+import { placeholderName, type RawMapping, type RawProcess } from '../samples/raw-model.js';
 import { AddressMap } from './address-map.js';
 import { jitFrame, PerfMap } from './perf-map.js';
 import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from './frames.js';
@@ -157,6 +157,9 @@ export class Symbolizer {
    * but the first of a callpath): looked up at address − 1, inside the call instruction.
    */
   resolve(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
+    // What a thread was doing where a runtime's frames were cut out: a frame with a name only.
+    const placeholder = placeholderName(pc);
+    if (placeholder) return { resolved: true, frames: [{ function: placeholder, file: '', line: 0 }] };
     const hit = this.mapOf(p).lookup(isReturn ? pc - 1n : pc);
     if (!hit) {
       const jit = this.perfMapOf(p)?.lookup(isReturn ? pc - 1n : pc);

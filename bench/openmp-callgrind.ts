@@ -1,0 +1,88 @@
+/**
+ * bench/openmp-callgrind: the OpenMP tool's cost in instructions (valgrind --tool=callgrind), which a
+ * loaded machine does not disturb:
+ *  - per task, level by level: fib(22) minus fib(18) (bench/openmp-kernels.c, one thread, so the
+ *    count is deterministic), divided by the tasks in between; against the uninstrumented run and an
+ *    OMPT tool that registers nothing (the runtime's own bookkeeping once a tool is active);
+ *  - per sample, the sampling handler with the tool off, basic and full on short parallel regions
+ *    (2 threads, 1 kHz): its inclusive instructions and the unwinder's steps per sample.
+ * Run: node dist/bench/openmp-callgrind.js   (needs valgrind)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileC, libPath, repoRoot } from '../test/helpers/native.js';
+
+const work = mkdtempSync(join(tmpdir(), 'hyprof-bench-ompcg-'));
+const exe = compileC('openmp-kernels', [join(repoRoot, 'bench', 'openmp-kernels.c')], {
+  cc: 'clang',
+  cflags: ['-O2', '-g', '-fopenmp'],
+  ldflags: ['-fopenmp'],
+  link: false,
+  outDir: work,
+});
+const emptyTool = join(work, 'empty-tool.so');
+{
+  const src = join(work, 'empty-tool.c');
+  // An OMPT tool that starts and registers nothing: what the runtime itself does once a tool is on.
+  writeFileSync(src, `#include <stddef.h>
+typedef union { unsigned long value; void *ptr; } data_t;
+typedef int (*init_t)(void *, int, data_t *);
+typedef void (*fini_t)(data_t *);
+typedef struct { init_t initialize; fini_t finalize; data_t tool_data; } result_t;
+static int init(void *l, int d, data_t *t) { return 1; }
+static void fini(data_t *t) {}
+result_t *ompt_start_tool(unsigned v, const char *r) { static result_t res = {init, fini, {0}}; return &res; }
+`);
+  const r = spawnSync('cc', ['-O2', '-shared', '-fPIC', src, '-o', emptyTool], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+const raw = join(work, 'raw');
+mkdirSync(raw);
+const callgrind = (env: NodeJS.ProcessEnv, args: string[], out: string) => {
+  const r = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, exe, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw, ...env },
+  });
+  if (r.status !== 0) throw new Error(`valgrind ${args.join(' ')}: ${r.stderr.slice(-500)}`);
+  return Number(/Collected : (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+};
+
+console.log('Instructions per task, fib(22) - fib(18) (48952 tasks), 1 thread:');
+console.log('| configuration | instructions per task | over uninstrumented |');
+console.log('|---|---|---|');
+const tasks = 57313 - 8361;
+const perTask: Record<string, number> = {};
+const levels: Array<[string, NodeJS.ProcessEnv]> = [
+  ['uninstrumented', {}],
+  ['an OMPT tool that registers nothing', { LD_PRELOAD: emptyTool }],
+  ['hyprof, tool off', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'off' }],
+  ['basic', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'basic' }],
+  ['full', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full' }],
+];
+for (const [name, env] of levels) {
+  const e = { OMP_NUM_THREADS: '1', ...env };
+  const out = join(work, 'cg.out');
+  perTask[name] = (callgrind(e, ['tasks', '22'], out) - callgrind(e, ['tasks', '18'], out)) / tasks;
+  const over = name === 'uninstrumented' ? '' : `+${(perTask[name] - perTask.uninstrumented).toFixed(0)}`;
+  console.log(`| ${name} | ${perTask[name].toFixed(0)} | ${over} |`);
+}
+
+console.log('\nThe sampling handler on 3000 short parallel regions (2 threads, 1 kHz), per sample:');
+console.log('| tool | instructions | unwind steps |');
+console.log('|---|---|---|');
+for (const level of ['off', 'basic', 'full']) {
+  const out = join(work, `cgh.${level}`);
+  callgrind({ OMP_NUM_THREADS: '2', LD_PRELOAD: libPath, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000', HYPROF_OPENMP: level }, ['regions', '3000'], out);
+  const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const handler = Number((ann.split('\n').find((l) => l.includes('handler.c:hp_sample_handler [')) ?? '').trim().split(' ')[0].replace(/,/g, ''));
+  const text = readFileSync(out, 'utf8');
+  const ids = new Set([...text.matchAll(/c?fn=\((\d+)\) hp_sample_take\n/g)].map((m) => m[1]));
+  let samples = 0;
+  for (const m of text.matchAll(/cfn=\((\d+)\)[^\n]*\ncalls=(\d+)/g)) if (ids.has(m[1])) samples += Number(m[2]);
+  let steps = 0;
+  for (const m of ann.matchAll(/=> \?\?\?:_ULx86_64_step \(([\d,]+)x\)/g)) steps += Number(m[1].replace(/,/g, ''));
+  console.log(`| ${level} | ${(handler / samples).toFixed(0)} | ${(steps / samples).toFixed(1)} |`);
+}
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,182 @@
+/**
+ * What sampling says about OpenMP tasks and the runtime, whatever the tool's level: the native tool
+ * replaced the runtime's frames of each sample by a placeholder naming what the thread did
+ * (src/samples/raw-model.ts, PLACEHOLDER_NAMES), so the innermost frame tells task creation,
+ * dispatch, waits and idleness apart from the program's own code, and a sample inside an explicit
+ * task knows which: its context's task event (level full), or the task's code right inside the
+ * `<OpenMP task>` placeholder (level basic, named by where that code is).
+ */
+import { EventKind, PLACEHOLDER_PC, type RawProcess } from '../samples/raw-model.js';
+import { OmpKind, type OmptData } from './openmp-raw.js';
+
+export const enum Placeholder {
+  IDLE = 1,
+  BARRIER = 2,
+  TASKWAIT = 3,
+  LOCK = 4,
+  OVERHEAD = 5,
+  TASK = 6,
+  DISPATCH = 7,
+  TASK_CREATE = 8,
+}
+
+/** Sampled time (ns) by what the thread did. */
+export interface ActivityTimes {
+  /** The program's own code (not in the runtime). */
+  work: number;
+  /** Inside the runtime, by placeholder kind. */
+  creation: number;
+  dispatch: number;
+  taskwait: number;
+  barrier: number;
+  idle: number;
+  lock: number;
+  overhead: number;
+}
+
+export interface TaskSamples extends ActivityTimes {
+  /** Level full: the task construct's event; level basic: null (known by its code only). */
+  event: number | null;
+  /** Where the task's code is (level basic), or null. */
+  location: string | null;
+  function: string | null;
+}
+
+export interface SampleActivity {
+  total: ActivityTimes;
+  /** Per thread, with the part of its time spent inside explicit tasks. */
+  perThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
+  /**
+   * Time threads spent running explicit tasks while their innermost construct was a barrier, per
+   * region event and thread: at level basic no event says so, and the barrier's wait includes it.
+   */
+  tasksInBarriers: Map<number, Map<number, number>>;
+  /** Time of samples taken inside explicit tasks, per task construct. */
+  tasks: TaskSamples[];
+  /** Samples there were at all (0: sampling was off). */
+  samples: number;
+}
+
+export function emptyTimes(): ActivityTimes {
+  return { work: 0, creation: 0, dispatch: 0, taskwait: 0, barrier: 0, idle: 0, lock: 0, overhead: 0 };
+}
+
+function add(t: ActivityTimes, kind: number | null, ns: number): void {
+  switch (kind) {
+    case null: t.work += ns; break;
+    case Placeholder.TASK_CREATE: t.creation += ns; break;
+    case Placeholder.DISPATCH: t.dispatch += ns; break;
+    case Placeholder.TASKWAIT: t.taskwait += ns; break;
+    case Placeholder.BARRIER: t.barrier += ns; break;
+    case Placeholder.IDLE: t.idle += ns; break;
+    case Placeholder.LOCK: t.lock += ns; break;
+    default: t.overhead += ns; break;
+  }
+}
+
+const kindOf = (pc: bigint): number | null => (pc >= PLACEHOLDER_PC ? Number(pc & 0xffn) : null);
+
+export interface FrameLocation {
+  function: string;
+  location: string;
+}
+
+const BARRIERS = new Set<number>([OmpKind.BARRIER_IMPLICIT, OmpKind.BARRIER_EXPLICIT, OmpKind.BARRIER_IMPLEMENTATION]);
+
+export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: bigint) => FrameLocation | null): SampleActivity {
+  const taskEvents = new Set(omp.constructs.filter((c) => c.kind === OmpKind.TASK).map((c) => c.event));
+  const kindOfEvent = new Map(omp.constructs.map((c) => [c.event, c.kind]));
+  // For a context whose own construct is a barrier: the innermost region around it.
+  const barrierRegion = new Map<bigint, number | null>();
+  const regionOfBarrier = (ctx: bigint): number | null => {
+    let hit = barrierRegion.get(ctx);
+    if (hit !== undefined) return hit;
+    hit = null;
+    const own = proc.contexts.get(ctx);
+    if (own && BARRIERS.has(kindOfEvent.get(own.event) ?? -1)) {
+      for (let c = own.parent ? proc.contexts.get(own.parent) : undefined; c; c = c.parent ? proc.contexts.get(c.parent) : undefined) {
+        if (kindOfEvent.get(c.event) === OmpKind.PARALLEL) {
+          hit = c.event;
+          break;
+        }
+        if (!c.parent) break;
+      }
+    }
+    barrierRegion.set(ctx, hit);
+    return hit;
+  };
+  const tasksInBarriers = new Map<number, Map<number, number>>();
+  const events = new Map(proc.events.map((e) => [e.id, e]));
+  const taskOfContext = new Map<bigint, number | null>();
+  const innermostTask = (ctx: bigint): number | null => {
+    let hit = taskOfContext.get(ctx);
+    if (hit !== undefined) return hit;
+    hit = null;
+    for (let c = proc.contexts.get(ctx); c; c = c.parent ? proc.contexts.get(c.parent) : undefined) {
+      if (events.get(c.event)?.kind === EventKind.OPENMP && taskEvents.has(c.event)) {
+        hit = c.event;
+        break;
+      }
+      if (!c.parent) break;
+    }
+    taskOfContext.set(ctx, hit);
+    return hit;
+  };
+  const total = emptyTimes();
+  const perThread: SampleActivity['perThread'] = [];
+  const tasks = new Map<string, TaskSamples>();
+  let samples = 0;
+  for (const th of proc.threads) {
+    const mine = { thread: th.index, inTasks: 0, ...emptyTimes() };
+    for (const s of th.samples) {
+      const ns = s.values[0] ?? 0;
+      samples += s.count;
+      const leaf = s.pcs.length > 0 ? kindOf(s.pcs[0]) : null;
+      // A wait of the runtime's own (the worker's pool) outside any task or region says nothing
+      // about the program's work: still counted, as idleness.
+      add(total, leaf, ns);
+      add(mine, leaf, ns);
+      let key: string | null = null;
+      let task: Omit<TaskSamples, keyof ActivityTimes> | null = null;
+      const ev = innermostTask(s.context);
+      if (ev !== null) {
+        key = `event ${ev}`;
+        task = { event: ev, location: null, function: null };
+      } else {
+        const i = s.pcs.findIndex((pc, k) => k > 0 && kindOf(pc) === Placeholder.TASK);
+        if (i > 0) {
+          mine.inTasks += ns;
+          const region = regionOfBarrier(s.context);
+          if (region !== null) {
+            let m = tasksInBarriers.get(region);
+            if (!m) tasksInBarriers.set(region, (m = new Map()));
+            m.set(th.index, (m.get(th.index) ?? 0) + ns);
+          }
+          // The task's code: the frame right inside the placeholder (none when the sample is in the
+          // runtime starting the task).
+          const at = kindOf(s.pcs[i - 1]) === null ? locate(s.pcs[i - 1]) : null;
+          if (at) {
+            key = `code ${at.location}`;
+            task = { event: null, location: at.location, function: at.function };
+          }
+        }
+      }
+      if (ev !== null) mine.inTasks += ns;
+      if (key && task) {
+        let t = tasks.get(key);
+        if (!t) tasks.set(key, (t = { ...task, ...emptyTimes() }));
+        add(t, leaf, ns);
+      }
+    }
+    perThread.push(mine);
+  }
+  return { total, perThread, tasksInBarriers, tasks: [...tasks.values()], samples };
+}
+
+/** Runtime time spent on tasks themselves: creating and dispatching them. */
+export const taskManagement = (t: ActivityTimes): number => t.creation + t.dispatch;
+
+/** All sampled time of an activity record. */
+export function sampledTotal(t: ActivityTimes): number {
+  return t.work + t.creation + t.dispatch + t.taskwait + t.barrier + t.idle + t.lock + t.overhead;
+}

@@ -1,0 +1,96 @@
+/* OpenMP programs of the kinds real codes are made of, small enough for tests:
+ *   fib N        recursive fib, a task per call and a taskwait (no cutoff)
+ *   producer N   one thread creates N small tasks in a loop (single), the team runs them
+ *   generator N  one task creates N small tasks (the generator is one task instance)
+ *   regions N    N short parallel regions, each a work-shared loop of two iterations
+ *   loop N       N parallel regions of an imbalanced work-shared loop
+ *   early        exits before its first OpenMP construct (status 3)
+ * Prints a checksum so the work is not optimized away. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile double sink;
+
+__attribute__((noinline)) static double work(long n) {
+  double s = 0;
+  for (long i = 0; i < n; i++) s += (double)i * 1e-9;
+  return s;
+}
+
+__attribute__((noinline)) static long fib(int n) {
+  if (n < 2) return n;
+  long a, b;
+#pragma omp task shared(a)
+  a = fib(n - 1);
+#pragma omp task shared(b)
+  b = fib(n - 2);
+#pragma omp taskwait
+  return a + b;
+}
+
+static double producer(int n) {
+#pragma omp parallel
+#pragma omp single
+  for (int i = 0; i < n; i++) {
+#pragma omp task
+    sink += work(1500 + (i % 5) * 200);
+  }
+  return sink;
+}
+
+static double generator(int n) {
+#pragma omp parallel
+#pragma omp single
+#pragma omp task
+  for (int i = 0; i < n; i++) {
+#pragma omp task
+    sink += work(1500 + (i % 5) * 200);
+  }
+  return sink;
+}
+
+static double regions(int n) {
+  double t = 0;
+  for (int rep = 0; rep < n; rep++) {
+#pragma omp parallel for schedule(static) reduction(+ : t)
+    for (int i = 0; i < 2; i++) t += work(100 + i);
+  }
+  return t;
+}
+
+static double loop(int n) {
+  double t = 0;
+  for (int rep = 0; rep < n; rep++) {
+#pragma omp parallel for schedule(static) reduction(+ : t)
+    for (int i = 0; i < 64; i++) t += work(2000 + 100L * i);
+  }
+  return t;
+}
+
+int main(int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "";
+  int n = argc > 2 ? atoi(argv[2]) : 10;
+  double r = 0;
+  if (!strcmp(what, "fib")) {
+    long f = 0;
+#pragma omp parallel
+#pragma omp single
+    f = fib(n);
+    r = (double)f;
+  } else if (!strcmp(what, "producer")) {
+    r = producer(n);
+  } else if (!strcmp(what, "generator")) {
+    r = generator(n);
+  } else if (!strcmp(what, "regions")) {
+    r = regions(n);
+  } else if (!strcmp(what, "loop")) {
+    r = loop(n);
+  } else {
+    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop N\n");
+    return 3; /* before any OpenMP construct */
+  }
+  printf("%g\n", r);
+  return 0;
+}
