@@ -10,7 +10,7 @@ ITERS=${1:-300000000}
 PERIOD=${2:-1000}
 REPS=${3:-3}
 OUT=$(mktemp -d /tmp/hyprof-bench-sampling.XXXXXX)
-SRCS=$(find native -name '*.c' -not -path 'native/addon/*' | sort)   # as binding.gyp
+SRCS=$(find native -name '*.c' -not -path 'native/addon/*' -not -path 'native/mpi/*' | sort)   # as binding.gyp
 PAPI=""; [ -f /usr/include/papi.h ] && PAPI="-DHYPROF_HAVE_PAPI=1 -lpapi"
 gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -DHYPROF_BENCH_HANDLER -Inative/include -Inative $SRCS bench/sampling-handler.c \
   -o "$OUT/bench" -lunwind -lunwind-x86_64 -ldl -lpthread -lrt $PAPI

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { compileC, repoRoot, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
 
-// the sources binding.gyp builds the runtime from: every .c of native/ but the addon's (the core,
-// each module, and native/modules.c, their list)
+// the sources binding.gyp builds the runtime from: every .c of native/ but the addon's and the MPI
+// layer's (the core, each module, and native/modules.c, their list)
 const runtimeSources = (): string[] =>
   (readdirSync(join(repoRoot, 'native'), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.c') && !f.startsWith('addon'))
+    .filter((f) => f.endsWith('.c') && !f.startsWith('addon') && !f.startsWith('mpi'))
     .sort()
     .map((f) => join(repoRoot, 'native', f));
 

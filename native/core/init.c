@@ -18,6 +18,7 @@
 #include "events.h"
 #include "meta.h"
 #include "module.h"
+#include "rank.h"
 #include "runtime.h"
 
 #ifndef HYPROF_VERSION
@@ -181,10 +182,17 @@ static void at_exit(void) {
   if (hp_dump_blocking_signals(0) == 0 && hp_cfg.resolve) hp_resolve_at_exit(hp_dump_last_path());
 }
 
-static void fork_prepare(void) { hp_events_lock(); }
-static void fork_parent(void) { hp_events_unlock(); }
+static void fork_prepare(void) {
+  hp_modules_lock();
+  hp_events_lock();
+}
+static void fork_parent(void) {
+  hp_events_unlock();
+  hp_modules_unlock();
+}
 static void fork_child(void) {
   hp_events_reset_lock_in_child();
+  hp_modules_reset_lock_in_child();
   hp_dump_reset_in_child();
   hp_rt.forked_child = 1;
   hp_rt.run_root = 0;
@@ -202,6 +210,15 @@ static void init_once_body(void) {
     hp_rt.disabled = 1;
     return;
   }
+  /* mpirun and its daemons carry the LD_PRELOAD of `hyprof run -- mpirun ...` to the ranks; they
+   * themselves are not the program. Inert: no thread state, no raw file, nothing said. */
+  char launcher[64];
+  if (hp_is_launcher(launcher, sizeof launcher)) {
+    hp_rt.launcher = 1;
+    hp_rt.disabled = 1;
+    if (hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0)) hp_warn("%s is an MPI launcher: not measured", launcher);
+    return;
+  }
   hp_rt.pid = getpid();
   hp_rt.ppid = getppid();
   hp_rt.start_wall_ns = hp_wall_ns();
@@ -217,6 +234,7 @@ static void init_once_body(void) {
   }
   hp_rt.root_event = root->id;
   collect_metadata();
+  hp_rank_from_env();
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);

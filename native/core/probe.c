@@ -87,19 +87,20 @@ static const char *event_name(uint32_t id) {
   return e ? e->name : "?";
 }
 
-static void pop(hp_thread *t, uint32_t event) {
+/* Stop `event`; returns its inclusive time (0 when nothing was stopped). */
+static uint64_t pop(hp_thread *t, uint32_t event) {
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   if (t->overflow_depth) {
     t->overflow_depth--;
     hp_tool_leave(t);
-    return;
+    return 0;
   }
   int32_t top = t->top;
   if (top <= 0) {
     hp_thread_warn(t, "stop of '%s' while no timer is running on thread %u; ignored", event_name(event), t->index);
     hp_tool_leave(t);
-    return;
+    return 0;
   }
   int32_t level = top;
   while (level > 0 && t->frames[level].event != event) level--;
@@ -107,16 +108,18 @@ static void pop(hp_thread *t, uint32_t event) {
     hp_thread_warn(t, "stop of '%s', which is not running on thread %u (innermost running: '%s'); ignored",
                    event_name(event), t->index, event_name(t->frames[top].event));
     hp_tool_leave(t);
-    return;
+    return 0;
   }
   for (int32_t i = top; i > level; i--) {
     hp_thread_warn(t, "stop of '%s' while '%s', started inside it, is still running on thread %u; '%s' is stopped too",
                    event_name(event), event_name(t->frames[i].event), t->index, event_name(t->frames[i].event));
     close_frame(t, i, now);
   }
+  uint64_t incl = now - t->frames[level].start_ns;
   close_frame(t, level, now);
   __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
   hp_tool_leave(t);
+  return incl;
 }
 
 HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
@@ -246,6 +249,28 @@ HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, co
   else
     snprintf(full, sizeof full, "%s", name);
   return phase ? hyprof_phase(full, group) : hyprof_event(full, group);
+}
+
+/* ---- core/ext_module.h: the fast path for a module in another shared object (the MPI layer) ---- */
+
+HP_EXPORT uint64_t hyprof_ext_enter(uint32_t id, uintptr_t cfa, uint64_t *context) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !hp_event_get(id)) return 0;
+  hp_tool_enter(t);
+  int32_t before = t->top;
+  push_frame(t, id, NULL, cfa, 0);
+  uint64_t start = 0;
+  if (t->top == before + 1) {
+    start = t->frames[t->top].start_ns;
+    *context = t->frames[t->top].context;
+  }
+  hp_tool_leave(t);
+  return start;
+}
+
+HP_EXPORT uint64_t hyprof_ext_leave(uint32_t id) {
+  hp_thread *t = hp_thread_current();
+  return t && hp_event_get(id) ? pop(t, id) : 0;
 }
 
 /* ---- the internal stack API of stack.h (OpenMP tool, Node addon) ---- */
