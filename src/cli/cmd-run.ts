@@ -11,7 +11,8 @@ import type { Command } from 'commander';
 import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
-import { requireRuntime } from './package-root.js';
+import { isMpiLauncher } from './mpi-launchers.js';
+import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
@@ -25,9 +26,13 @@ interface RunCliOptions {
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
-/** The environment of the measured program. */
-export function childEnv(base: NodeJS.ProcessEnv, lib: string, rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
+/**
+ * The environment of the measured program. `libs`: the runtime, then the MPI layer when it was built
+ * (it is inert in processes without MPI, mpirun among them: docs/mpi.md).
+ */
+export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
   const env = { ...base };
+  const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
   env.HYPROF_RAW_DIR = rawDir;
   // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
@@ -104,7 +109,7 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
       cleanup();
       const why =
         e.code === 'ENOENT'
-          ? { text: 'no such file or command', status: 127 }
+          ? { text: `no such file or command${isMpiLauncher(program) ? ' (is MPI installed, and its bin directory on the PATH?)' : ''}`, status: 127 }
           : e.code === 'EACCES'
             ? { text: 'permission denied (is it executable?)', status: 126 }
             : { text: e.message, status: 126 };
@@ -119,16 +124,24 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
 
 export async function runMeasured(program: string, args: string[], opts: RunCliOptions): Promise<number> {
   const lib = requireRuntime();
+  const mpiLib = mpiRuntime();
+  // `hyprof run -- mpirun ...`: every rank's measurements come back here, and ranks without any are lost.
+  const launcher = isMpiLauncher(program);
   const outDir = opts.dir ?? defaultOutputDir();
   const rawDir = mkdtempSync(join(tmpdir(), 'hyprof-run-'));
   let end: ChildEnd;
   // Notes already printed before the run, not repeated by the resolve step.
   const said: string[] = [];
   try {
-    const env = childEnv(process.env, lib, rawDir, opts);
+    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     const file = findProgram(program);
-    if (file) {
+    if (launcher && !mpiLib) {
+      const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
+      process.stderr.write(`${note}\n`);
+      said.push(note.replace(/^hyprof: /, ''));
+    }
+    if (file && !launcher) {
       // The user's environment: the runtime must not be preloaded into the ldd this runs.
       const plan = planOpenmpRuntime(file, rawDir, process.env);
       Object.assign(env, plan.env);
@@ -151,9 +164,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const raws = rawFilesIn(rawDir);
   if (raws.length === 0) {
     rmSync(rawDir, { recursive: true, force: true });
-    const msg = end.signal
-      ? `${how}: it could not write its measurements; no profile`
-      : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
+    const msg = launcher
+      ? `${how ? `${how}; ` : ''}no rank wrote measurements (the ranks crashed or were killed before they could write, or the launcher did not pass LD_PRELOAD on to them); no profile`
+      : end.signal
+        ? `${how}: it could not write its measurements; no profile`
+        : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
     process.stderr.write(`hyprof: ${msg}\n`);
     return status;
   }
@@ -165,7 +180,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
   for (const [s, h] of interrupts) process.on(s, h);
   try {
-    const summary = await resolveStep(raws, outDir, {});
+    const summary = await resolveStep(raws, outDir, launcher ? { allRanks: true } : {});
     for (const note of resolveNotes(summary)) if (!said.some((x) => note.endsWith(x))) process.stderr.write(`${note}\n`);
     process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}${describeOutput(summary, outDir)}\n`);
   } catch (e) {

@@ -12,6 +12,8 @@ export interface ResolveStepOptions {
   callpathDepth?: number;
   keepAddresses?: boolean;
   symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
+  /** The files are everything an MPI run left: ranks without one are named as lost (resolve.ts). */
+  allRanks?: boolean;
 }
 
 export interface ResolveSummary {

@@ -4,13 +4,15 @@
  * assemble each process, write the profile (temporary files renamed into place).
  */
 import { UserError } from '../base/errors.js';
-import { INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
+import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
+import { mpiCallSites, MPI_SITES_KEY } from '../analysis/mpi-sites.js';
 import { openmpNotes, prepareOpenmp, writeOpenmpFile } from '../analysis/openmp.js';
 import { assembleProcess, fileNumbering, type AssembledProcess } from './assemble.js';
+import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
 import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { writeTauProfile } from './tau-writer.js';
+import { writeTauProfile, type StaleRule } from './tau-writer.js';
 import { ModuleCollector, writeModulesFile } from './modules-file.js';
 
 export interface ResolveOptions {
@@ -20,6 +22,13 @@ export interface ResolveOptions {
   keepAddresses?: boolean;
   symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
   onProgress?: (done: number, total: number, what: string) => void;
+  /**
+   * These raw files are all an MPI run left (`hyprof run -- mpirun ...`, or `hyprof resolve` of a
+   * run's raw directory): ranks of the run without a file are named as lost. Default: when the files
+   * hold more than one rank. A resolve of one rank's own files (each rank resolving at its exit)
+   * cannot know about the others; `hyprof report` says it then.
+   */
+  allRanks?: boolean;
 }
 
 export interface ResolveResult {
@@ -32,6 +41,13 @@ export interface ResolveResult {
   /** Lost measurements by reason, summed over every thread of every process. */
   drops: Record<string, number>;
   warnings: string[];
+  /** The ranks of an MPI run (undefined when no process knew an MPI rank). */
+  ranks?: RankSummary;
+}
+
+/** Processes of an MPI run, or programs that chose their node, may be resolved rank by rank into one directory. */
+function isRankOfSeveral(p: RawProcess): boolean {
+  return (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV | INFO_NODE_SET)) !== 0;
 }
 
 export async function resolveRawFiles(files: string[], opts: ResolveOptions): Promise<ResolveResult> {
@@ -42,11 +58,17 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   const metrics = procs[0].info.metrics;
   for (const p of procs) {
     if (p.info.metrics.join(':') !== metrics.join(':')) {
+      const who = (q: RawProcess) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
       throw new UserError(
-        `${p.file} measured ${p.info.metrics.join(', ')} but ${procs[0].file} measured ${metrics.join(', ')}: resolve them separately`,
+        `${who(p)} measured ${p.info.metrics.join(', ')} but ${who(procs[0])} measured ${metrics.join(', ')}: ` +
+          'one profile holds one set of metrics; resolve them separately (or run every rank with the same HYPROF_METRICS)',
       );
     }
   }
+  const records = procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }));
+  const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
+  const ranks = mpiRun ? summarizeRanks(records) : undefined;
+  const allRanks = opts.allRanks ?? (ranks !== undefined && ranks.present.length > 1);
 
   const symbolizer = new Symbolizer({
     symbolizer: opts.symbolizer,
@@ -69,12 +91,33 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     });
   });
 
+  // MPI call sites go into each thread's metadata, so the profile directory alone carries them.
+  for (let i = 0; i < procs.length; i++) {
+    const sites = await mpiCallSites(procs[i], symbolizer);
+    if (sites.size === 0) continue;
+    for (const ts of assembled[i].threads) {
+      for (const t of ts) {
+        const list = sites.get(t.thread);
+        if (list) t.metadata.push([MPI_SITES_KEY, JSON.stringify(list)]);
+      }
+    }
+  }
+
   const profile: TauProfile = { dir: opts.outDir, metrics: [...metrics], threads: metrics.map(() => []) };
   for (const a of assembled) a.threads.forEach((ts, m) => profile.threads[m].push(...ts));
   const byFile = (x: TauThreadProfile, y: TauThreadProfile) => x.node - y.node || x.context - y.context || x.thread - y.thread;
   for (const ts of profile.threads) ts.sort(byFile);
   opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
-  const written = writeTauProfile(profile);
+  // Ranks resolving their own files into one directory at the same time must leave each other's alone.
+  const stale: StaleRule =
+    procs.some(isRankOfSeveral) && !allRanks
+      ? {
+          kind: 'ranks',
+          before: Math.min(...procs.map((p) => Number(p.info.startNs / 1_000_000n))),
+          worldSize: ranks?.worldSize,
+        }
+      : { kind: 'all' };
+  const written = writeTauProfile(profile, stale);
   writeOpenmpFile(opts.outDir, openmp);
   writeModulesFile(opts.outDir, modules.data());
 
@@ -87,7 +130,13 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     threads: profile.threads[0]?.length ?? 0,
     samples: assembled.reduce((n, a) => n + a.samples, 0),
     drops,
-    warnings: [...symbolizer.warnings, ...assembled.flatMap((a) => a.warnings), ...openmpNotes(procs, openmp)],
+    warnings: [
+      ...symbolizer.warnings,
+      ...assembled.flatMap((a) => a.warnings),
+      ...openmpNotes(procs, openmp),
+      ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
+    ],
+    ...(ranks ? { ranks } : {}),
   };
 }
 

@@ -66,10 +66,22 @@ export function formatThreadProfile(t: TauThreadProfile): string {
 }
 
 /**
+ * Which profile files already in the directory this write may remove as left over from an earlier
+ * run (readers take every profile.* file, so a leftover would show as a thread of this run):
+ * - `all`: every one it does not write (one process, or every process of a run, resolved at once);
+ * - `ranks`: one of several resolves writing into the same directory at the same time (each rank of
+ *   an MPI run resolving its own measurements, or programs that chose their node): only files of
+ *   the nodes it writes, and of nodes no rank of the run can have (`worldSize` and above), and only
+ *   files older than `before` (the start of the earliest process resolved: nothing of this run can
+ *   be older). Another rank's files are never touched.
+ */
+export type StaleRule = { kind: 'all' } | { kind: 'ranks'; before: number; worldSize?: number };
+
+/**
  * Write every thread of every metric under `profile.dir` (created if needed): the files directly in
  * it for one metric, in `MULTI__<metric>` subdirectories for several. Returns the paths written.
  */
-export function writeTauProfile(profile: TauProfile): string[] {
+export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 'all' }): string[] {
   const dir = profile.dir;
   mkdirSync(dir, { recursive: true });
   const multi = profile.metrics.length > 1;
@@ -94,22 +106,44 @@ export function writeTauProfile(profile: TauProfile): string[] {
     rmSync(tmp, { recursive: true, force: true });
   }
   const written = moves.map(([, to]) => to);
-  removeStale(dir, new Set(written));
+  const nodes = new Set(profile.threads.flatMap((ts) => ts.map((t) => t.node)));
+  removeStale(dir, new Set(written), staleTest(stale, nodes));
   return written;
 }
 
-const PROFILE_FILE = /^profile\.\d+\.\d+\.\d+$/;
+const PROFILE_FILE = /^profile\.(\d+)\.\d+\.\d+$/;
+
+/** Whether a profile file (not written now) of node `node` at `path` is a leftover this write may remove. */
+function staleTest(rule: StaleRule, nodes: Set<number>): (path: string, node: number) => boolean {
+  if (rule.kind === 'all') return () => true;
+  return (path, node) => {
+    if (!nodes.has(node) && !(rule.worldSize !== undefined && node >= rule.worldSize)) return false;
+    try {
+      return statSync(path).mtimeMs < rule.before;
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
+}
 
 /**
  * Profile files of an earlier run in the same directory would show as threads or metrics of this
- * one (readers take every profile.* file, and MULTI__ directories before loose files): remove them.
- * Only profile files are touched; a MULTI__ directory is removed when nothing else is left in it.
+ * one (readers take every profile.* file, and MULTI__ directories before loose files): remove the
+ * ones `isStale` allows. Only profile files are touched; a MULTI__ directory is removed when nothing
+ * else is left in it.
  */
-function removeStale(dir: string, keep: Set<string>): void {
+function removeStale(dir: string, keep: Set<string>, isStale: (path: string, node: number) => boolean): void {
   const clean = (d: string) => {
     for (const f of readdirSync(d)) {
       const path = join(d, f);
-      if (PROFILE_FILE.test(f) && !keep.has(path)) unlinkSync(path);
+      const m = PROFILE_FILE.exec(f);
+      if (m && !keep.has(path) && isStale(path, Number(m[1]))) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // another resolve of this run removed it first
+        }
+      }
     }
   };
   clean(dir);
@@ -117,6 +151,12 @@ function removeStale(dir: string, keep: Set<string>): void {
     const sub = join(dir, f);
     if (!f.startsWith('MULTI__') || !statSync(sub).isDirectory()) continue;
     clean(sub);
-    if (readdirSync(sub).length === 0) rmdirSync(sub);
+    if (readdirSync(sub).length === 0) {
+      try {
+        rmdirSync(sub);
+      } catch {
+        // another resolve of this run is writing into it
+      }
+    }
   }
 }
