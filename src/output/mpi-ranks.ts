@@ -131,8 +131,8 @@ export function rankNotes(s: RankSummary): string[] {
     );
   }
   for (const m of s.mismatched) {
-    const parts = m.values.map((v) => `${v.value} on rank${v.nodes.length > 1 ? 's' : ''} ${rankList(v.nodes)}`);
-    notes.push(`ranks were measured with different settings: ${m.setting} is ${parts.join(', ')}`);
+    const parts = m.values.map((v) => `${v.value} (rank${v.nodes.length > 1 ? 's' : ''} ${rankList(v.nodes)})`);
+    notes.push(`ranks were measured with different settings: ${m.setting} is ${parts.join(', ')}; their profiles do not compare`);
   }
   return notes;
 }

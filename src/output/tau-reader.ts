@@ -111,6 +111,35 @@ export function parseThreadProfile(
   return { ...ids, metric, events, userEvents, metadata };
 }
 
+/** One metric's files of a profile directory: MULTI__<metric> or the directory itself. */
+export interface MetricFiles {
+  metric: string;
+  files: Array<{ file: string; node: number; context: number; thread: number }>;
+}
+
+/** The metric sets of a directory without reading more than the first file of each (for streaming readers). */
+export function listProfileFiles(dir: string): MetricFiles[] {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new UserError(`${dir}: no such directory`);
+  }
+  if (!st.isDirectory()) throw new UserError(`${dir}: not a directory`);
+  const metricDirs = readdirSync(dir)
+    .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
+    .filter((d) => profileFiles(join(dir, d)).length > 0)
+    .sort();
+  const sets = (metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir]).map(profileFiles).filter((f) => f.length > 0);
+  if (sets.length === 0) throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+  return sets.map((files) => ({ metric: readThreadFile(files[0]).metric, files }));
+}
+
+/** Parse one profile file found by listProfileFiles. */
+export function readThreadFile(f: { file: string; node: number; context: number; thread: number }): TauThreadProfile {
+  return parseThreadProfile(f.file, readFileSync(f.file, 'utf8'), { node: f.node, context: f.context, thread: f.thread });
+}
+
 /**
  * Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories.
  * `onFile` is told before each file is read (progress for directories of thousands of threads).
