@@ -166,7 +166,11 @@ static void install_signal_dump(int sig, struct sigaction *prev) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = dump_on_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  /* Not SA_RESETHAND: a second SIGTERM while the file is written (an MPI launcher signals the
+   * process group, and `hyprof run` passes its own copy on) lands on another thread, where the
+   * default action would end the process mid-dump. It enters this handler instead and waits for the
+   * dump; the handler restores the previous disposition itself before re-raising. */
+  sa.sa_flags = SA_SIGINFO;
   /* The other of the two waits until this dump is written. */
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);

@@ -1,6 +1,6 @@
 /* The MPI calls whose wrappers are written by hand, in C and in Fortran:
  *  - MPI_Init / MPI_Init_thread: after them, this process's rank (node = rank) and the library;
- *  - MPI_Finalize;
+ *  - MPI_Finalize; MPI_Abort, which writes the measurements first (the job is killed next);
  *  - MPI_Start / MPI_Startall / MPI_Request_free: persistent requests;
  *  - the Wait and Test family: a receive posted earlier (MPI_Irecv ...) is counted when one of them
  *    completes it, from its status. When the program ignores statuses and a tracked receive is among
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hyprof.h"
 #include "mpi_int.h"
 
 #define RA HP_MPI_RETURN_ADDRESS()
@@ -52,9 +53,32 @@ HP_MPI_EXPORT int MPI_Finalize(void) {
   return rc;
 }
 
+/* A rank that aborts writes its measurements first: the launcher then kills the job, and an aborted
+ * process may not run its exit handlers. */
+HP_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+  if (!PMPI_Abort) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (hp_mpi_begin(&c, HP_MPI_Abort, RA, CFA)) hp_mpi_end(&c);
+  hyprof_flush();
+  return PMPI_Abort(comm, errorcode);
+}
+
 void pmpi_init_(MPI_Fint *ierr) __attribute__((weak));
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) __attribute__((weak));
 void pmpi_finalize_(MPI_Fint *ierr) __attribute__((weak));
+void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) __attribute__((weak));
+
+static void mpi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
+  if (!pmpi_abort_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (hp_mpi_begin(&c, HP_MPI_Abort, RA, CFA)) hp_mpi_end(&c);
+  hyprof_flush();
+  pmpi_abort_(comm, errorcode, ierr);
+}
+HP_MPI_FORTRAN(mpi_abort, MPI_ABORT, mpi_abort_f, (MPI_Fint * comm, MPI_Fint *errorcode, MPI_Fint *ierr))
 
 static void mpi_init_f(MPI_Fint *ierr) {
   if (!pmpi_init_) {

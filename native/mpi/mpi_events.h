@@ -8,6 +8,7 @@ enum hp_mpi_ev {
   HP_MPI_Init,
   HP_MPI_Init_thread,
   HP_MPI_Finalize,
+  HP_MPI_Abort,
   HP_MPI_Send,
   HP_MPI_Bsend,
   HP_MPI_Ssend,

@@ -8,6 +8,7 @@
 #pragma weak PMPI_Init
 #pragma weak PMPI_Init_thread
 #pragma weak PMPI_Finalize
+#pragma weak PMPI_Abort
 #pragma weak PMPI_Send
 #pragma weak PMPI_Bsend
 #pragma weak PMPI_Ssend

@@ -11,6 +11,7 @@ const char *const hp_mpi_event_names[HP_MPI_N] = {
   "MPI_Init()",
   "MPI_Init_thread()",
   "MPI_Finalize()",
+  "MPI_Abort()",
   "MPI_Send()",
   "MPI_Bsend()",
   "MPI_Ssend()",

@@ -54,8 +54,9 @@ export async function mpiCallSites(proc: RawProcess, symbolizer: Symbolizer): Pr
     const frames = await symbolizer.symbolizeModule(path, '', list);
     list.forEach((a, i) => {
       const f = frames[i];
-      if (f && f.length > 0 && f[0].line > 0) located.set(`${path}@${a}`, `${f[0].file}:${f[0].line} (${f[f.length - 1].function})`);
-      else if (f && f.length > 0) located.set(`${path}@${a}`, `${f[f.length - 1].function} in ${path}`);
+      // The innermost frame: the function the call is written in, even when it was inlined.
+      if (f && f.length > 0 && f[0].line > 0) located.set(`${path}@${a}`, `${f[0].file}:${f[0].line} (${f[0].function})`);
+      else if (f && f.length > 0) located.set(`${path}@${a}`, `${f[0].function} in ${path}`);
     });
   }
   for (const s of sites) {

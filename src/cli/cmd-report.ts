@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { OPENMP_FILE, readOpenmpFile } from '../analysis/openmp.js';
 import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
-import { mpiAccounting, mpiDiagnoses, ranksReport } from '../output/mpi-report.js';
+import { mpiAccounting, mpiDiagnoses, ranksReport, type RanksReport } from '../output/mpi-report.js';
 import { scanRanks } from '../output/rank-scan.js';
 import { buildReport, parseThreadSelector } from '../output/report-data.js';
 import type { SortKey, ThreadSelector } from '../output/report-data.js';
@@ -19,6 +19,8 @@ import { renderReport } from '../output/report-text.js';
 import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
 import type { TauThreadProfile } from '../output/tau-model.js';
 import { listProfileFiles, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
+import { RANK_RAW_DIR } from './mpi-launchers.js';
+import { rawFilesUnder } from './raw-inputs.js';
 
 interface ReportCliOptions {
   callpath?: boolean;
@@ -69,7 +71,14 @@ function chooseMetric(sets: MetricFiles[], metric?: string): MetricFiles {
 }
 
 function report(dir: string, opts: ReportCliOptions): void {
-  const sets = listProfileFiles(dir);
+  let sets: MetricFiles[];
+  try {
+    sets = listProfileFiles(dir);
+  } catch (e) {
+    const note = existsSync(dir) ? unresolvedRaw(dir) : null;
+    if (e instanceof UserError && note) throw new UserError(`${e.message}; ${note}`);
+    throw e;
+  }
   const set = chooseMetric(sets, opts.metric);
   const many = set.files.length > ALL_THREADS_UP_TO;
   const sel = opts.thread !== undefined ? parseThreadSelector(opts.thread) : many ? ({ kind: 'mean' } as const) : ({ kind: 'all' } as const);
@@ -96,6 +105,7 @@ function report(dir: string, opts: ReportCliOptions): void {
   );
   progress.done();
   const multiRank = scan.ranks.size > 1 || scan.records.some((r) => r.attributes.some(([k]) => k === 'MPI World Size'));
+  const unresolved = unresolvedRaw(dir);
 
   if (opts.mpi || opts.diagnose) {
     const hasMpi = [...scan.ranks.values()].some((r) => r.mpiCalls > 0);
@@ -110,7 +120,7 @@ function report(dir: string, opts: ReportCliOptions): void {
       renderOpenmpOnly(dir, opts);
       return;
     }
-    const ranks = ranksReport(scan, opts.limit);
+    const ranks = withNote(ranksReport(scan, opts.limit), unresolved);
     const accounting = mpiAccounting(scan);
     const diagnoses = mpiDiagnoses(scan);
     if (opts.json) {
@@ -144,7 +154,7 @@ function report(dir: string, opts: ReportCliOptions): void {
       threads: scan.threads,
     },
   });
-  const ranks = multiRank ? ranksReport(scan, opts.limit ?? 20) : undefined;
+  const ranks = multiRank || unresolved ? withNote(ranksReport(scan, opts.limit ?? 20), unresolved) : undefined;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(ranks ? { ...built, ranks } : built, null, 2)}\n`);
     return;
@@ -155,6 +165,25 @@ function report(dir: string, opts: ReportCliOptions): void {
   }
   if (ranks) text += `${renderRanks(ranks, built.unit).map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
   process.stdout.write(text);
+}
+
+/**
+ * Raw files that ranks of an MPI job left unresolved in the profile directory (the launcher stopped
+ * them first): a note with the command that resolves them, or null.
+ */
+function unresolvedRaw(dir: string): string | null {
+  const raw = join(dir, RANK_RAW_DIR);
+  if (!existsSync(raw)) return null;
+  const files = rawFilesUnder(raw);
+  if (files.length === 0) return null;
+  return (
+    `${files.length} raw measurement file${files.length === 1 ? '' : 's'} in ${raw} ${files.length === 1 ? 'was' : 'were'} not resolved ` +
+    `(the launcher stopped those ranks first): hyprof resolve ${raw} -o ${dir}`
+  );
+}
+
+function withNote(r: RanksReport, note: string | null): RanksReport {
+  return note ? { ...r, notes: [...r.notes, note] } : r;
 }
 
 /** --diagnose on a profile without MPI: the OpenMP analysis beside it (an error when there is none either). */

@@ -2,8 +2,11 @@
  * `hyprof resolve`: raw measurement files (from a linked program, or kept by `hyprof run --keep-raw`)
  * → a TAU profile directory. Symbolization happens here, after the run, never in the measured process.
  */
+import { rmSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
+import { RANK_RAW_DIR } from './mpi-launchers.js';
 import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
@@ -50,5 +53,12 @@ export function register(program: Command): void {
       });
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);
+      // The raw directory ranks of an MPI job left behind is hyprof's own: once resolved, it goes.
+      for (const input of raw) {
+        if (basename(resolve(input)) === RANK_RAW_DIR && statSync(input).isDirectory()) {
+          rmSync(input, { recursive: true, force: true });
+          process.stderr.write(`hyprof: ${input} removed (resolved)\n`);
+        }
+      }
     });
 }

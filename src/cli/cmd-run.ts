@@ -4,14 +4,14 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
-import { isMpiLauncher } from './mpi-launchers.js';
+import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
@@ -84,6 +84,8 @@ function rawFilesIn(dir: string): string[] {
 interface ChildEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** The first signal hyprof received and passed on to the program, if any. */
+  forwarded?: NodeJS.Signals;
 }
 
 /** Start the program and wait for it, forwarding signals; rejects with a UserError when it cannot start. */
@@ -94,7 +96,9 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
     // Every signal is passed on, Ctrl-C too: the terminal also sends that to the program (same process
     // group), but hyprof cannot tell it from `kill -INT <hyprof>`, which must reach the program; a copy
     // arriving while the first is still pending or being handled merges with it.
+    let forwarded: NodeJS.Signals | undefined;
     const forward = (signal: NodeJS.Signals) => () => {
+      forwarded ??= signal;
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     };
     for (const s of FORWARDED) {
@@ -117,7 +121,7 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
     });
     child.once('exit', (code, signal) => {
       cleanup();
-      resolvePromise({ code, signal });
+      resolvePromise({ code, signal, ...(forwarded ? { forwarded } : {}) });
     });
   });
 }
@@ -128,7 +132,10 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   // `hyprof run -- mpirun ...`: every rank's measurements come back here, and ranks without any are lost.
   const launcher = isMpiLauncher(program);
   const outDir = opts.dir ?? defaultOutputDir();
-  const rawDir = mkdtempSync(join(tmpdir(), 'hyprof-run-'));
+  // A rank of an MPI job (`mpirun -np 4 hyprof run -- ./app`) keeps its raw files in the output
+  // directory, not in /tmp: the launcher may kill it before it has resolved them (docs/mpi.md).
+  const jobRank = launcherRank();
+  const rawDir = (jobRank !== null && rankRawDir(outDir, jobRank)) || mkdtempSync(join(tmpdir(), 'hyprof-run-'));
   let end: ChildEnd;
   // Notes already printed before the run, not repeated by the resolve step.
   const said: string[] = [];
@@ -152,7 +159,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     }
     end = await runChild(program, args, env);
   } catch (e) {
-    rmSync(rawDir, { recursive: true, force: true });
+    removeRawDir(rawDir);
     throw e;
   }
   const status = end.code ?? 128 + signalNumber(end.signal ?? 'SIGKILL');
@@ -163,7 +170,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       : '';
   const raws = rawFilesIn(rawDir);
   if (raws.length === 0) {
-    rmSync(rawDir, { recursive: true, force: true });
+    removeRawDir(rawDir);
     const msg = launcher
       ? `${how ? `${how}; ` : ''}no rank wrote measurements (the ranks crashed or were killed before they could write, or the launcher did not pass LD_PRELOAD on to them); no profile`
       : end.signal
@@ -171,6 +178,15 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
         : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
     process.stderr.write(`hyprof: ${msg}\n`);
     return status;
+  }
+  // The launcher is ending the job (a rank failed, or the job ran out of time): it kills what is left
+  // soon, so do not start resolving; the raw files are in the output directory for later.
+  if (jobRank !== null && end.forwarded && ['SIGTERM', 'SIGINT', 'SIGHUP'].includes(end.forwarded)) {
+    process.stderr.write(
+      `hyprof: rank ${jobRank}: the launcher stopped the job (${end.forwarded}); this rank's raw measurements are kept in ` +
+        `${rawDir}; once the job is over: hyprof resolve ${join(outDir, RANK_RAW_DIR)} -o ${outDir}\n`,
+    );
+    return 128 + signalNumber(end.forwarded);
   }
   // Interrupting the resolve step must not lose the measurements: say where they are.
   const keepOnSignal = (s: NodeJS.Signals) => () => {
@@ -196,8 +212,31 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     for (const [s, h] of interrupts) process.off(s, h);
   }
   if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
-  else rmSync(rawDir, { recursive: true, force: true });
+  else removeRawDir(rawDir);
   return status;
+}
+
+/** `<output>/.hyprof-raw/rank<N>-XXXX`, or null when it cannot be made (then /tmp is used). */
+function rankRawDir(outDir: string, rank: number): string | null {
+  try {
+    const parent = join(outDir, RANK_RAW_DIR);
+    mkdirSync(parent, { recursive: true });
+    return mkdtempSync(join(parent, `rank${rank}-`));
+  } catch {
+    return null;
+  }
+}
+
+/** Remove a raw directory, and the ranks' shared parent once no rank has anything left in it. */
+function removeRawDir(rawDir: string): void {
+  rmSync(rawDir, { recursive: true, force: true });
+  const parent = dirname(rawDir);
+  if (basename(parent) !== RANK_RAW_DIR) return;
+  try {
+    rmdirSync(parent);
+  } catch {
+    // other ranks' raw files are still there
+  }
 }
 
 export function register(program: Command): void {

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { compileC, haveTool, libDir, testNativeDir, tmpDir } from './native.js';
+import { haveTool, libDir, testNativeDir, tmpDir } from './native.js';
 import type { TauProfile, TauThreadProfile } from '../../src/output/tau-model.js';
 
 /** Why the MPI tests cannot run here, or null when they can. */
@@ -21,14 +21,24 @@ export function mpirunArgs(np: number): string[] {
   return ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,vader', '-np', String(np)];
 }
 
-/** An MPI C program from test/native; linked against hyprof and the MPI layer when `linked`. */
-export function compileMpiC(name: string, source: string, linked = false): string {
-  return compileC(name, [source], {
-    cc: 'mpicc',
-    link: false,
-    cflags: ['-O1', '-g'],
-    ldflags: linked ? [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof_mpi', '-lhyprof'] : [],
-  });
+/**
+ * An MPI C program from test/native, built with mpicc; linked against hyprof and the MPI layer when
+ * `linked` (as $(hyprof config --libs --mpi) does). `more.env` chooses mpicc's compiler (OMPI_CC).
+ */
+export function compileMpiC(name: string, source: string, linked = false, more: { env?: Record<string, string>; cflags?: string[] } = {}): string {
+  const out = join(tmpDir(`mpicc-${name}`), name);
+  const args = [
+    '-O1',
+    '-g',
+    ...(more.cflags ?? []),
+    join(testNativeDir, source),
+    '-o',
+    out,
+    ...(linked ? [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof_mpi', '-lhyprof'] : []),
+  ];
+  const r = spawnSync('mpicc', args, { encoding: 'utf8', env: { ...process.env, ...more.env } });
+  if (r.status !== 0) throw new Error(`mpicc ${args.join(' ')} failed:\n${r.stderr}`);
+  return out;
 }
 
 /** A Fortran MPI program from test/native, compiled with mpif90. */
