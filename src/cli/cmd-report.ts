@@ -80,9 +80,10 @@ function report(dir: string, opts: ReportCliOptions): void {
     throw e;
   }
   const set = chooseMetric(sets, opts.metric);
-  const many = set.files.length > ALL_THREADS_UP_TO;
+  // A merged file's thread count is known only once read: treat it as many.
+  const many = set.merged !== undefined || set.files.length > ALL_THREADS_UP_TO;
   const sel = opts.thread !== undefined ? parseThreadSelector(opts.thread) : many ? ({ kind: 'mean' } as const) : ({ kind: 'all' } as const);
-  if (sel.kind === 'thread' || sel.kind === 'nct') {
+  if ((sel.kind === 'thread' || sel.kind === 'nct') && !set.merged) {
     if (!set.files.some((f) => selects(sel, f))) {
       const have =
         set.files.length > 40

@@ -18,6 +18,7 @@ interface ResolveCliOptions {
   callpathDepth?: number;
   keepAddresses?: boolean;
   symbolizer: ResolveStepOptions['symbolizer'];
+  format?: ResolveStepOptions['format'];
 }
 
 function depth(value: string): number {
@@ -42,6 +43,12 @@ export function register(program: Command): void {
         .choices(['auto', 'llvm-symbolizer', 'addr2line'])
         .default('auto'),
     )
+    .addOption(
+      new Option('--format <format>', "profile.<node>.<context>.<thread> files, or TAU's single merged file tauprofile.xml (default: TAU_PROFILE_FORMAT, else profile)").choices([
+        'profile',
+        'merged',
+      ]),
+    )
     .action(async (raw: string[], opts: ResolveCliOptions) => {
       const files = collectRawFiles(raw);
       const outDir = opts.output ?? defaultOutputDir();
@@ -50,6 +57,7 @@ export function register(program: Command): void {
         callpathDepth: opts.callpathDepth,
         keepAddresses: opts.keepAddresses,
         symbolizer: opts.symbolizer,
+        format: opts.format,
       });
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
@@ -22,6 +22,7 @@ interface RunCliOptions {
   sampling: boolean;
   period?: number;
   keepRaw?: boolean;
+  format?: 'profile' | 'merged';
 }
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
@@ -196,7 +197,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
   for (const [s, h] of interrupts) process.on(s, h);
   try {
-    const summary = await resolveStep(raws, outDir, launcher ? { allRanks: true } : {});
+    const summary = await resolveStep(raws, outDir, { ...(launcher ? { allRanks: true } : {}), ...(opts.format ? { format: opts.format } : {}) });
     for (const note of resolveNotes(summary)) if (!said.some((x) => note.endsWith(x))) process.stderr.write(`${note}\n`);
     process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}${describeOutput(summary, outDir)}\n`);
   } catch (e) {
@@ -250,6 +251,12 @@ export function register(program: Command): void {
     .option('--no-sampling', 'probes only: no sampling (default: sampling on unless HYPROF_SAMPLING / TAU_SAMPLING say otherwise)')
     .option('--period <us>', 'sampling period in microseconds (HYPROF_PERIOD_US)', positiveInt('--period'))
     .option('--keep-raw', 'keep the raw measurement files (their directory is printed)')
+    .addOption(
+      new Option('--format <format>', "profile.<node>.<context>.<thread> files, or TAU's single merged file tauprofile.xml (default: TAU_PROFILE_FORMAT, else profile)").choices([
+        'profile',
+        'merged',
+      ]),
+    )
     .passThroughOptions()
     .addHelpText(
       'after',

@@ -14,6 +14,8 @@ export interface ResolveStepOptions {
   symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
   /** The files are everything an MPI run left: ranks without one are named as lost (resolve.ts). */
   allRanks?: boolean;
+  /** `profile` (profile.<node>.<context>.<thread> files) or `merged` (tauprofile.xml); default TAU_PROFILE_FORMAT. */
+  format?: 'profile' | 'merged';
 }
 
 export interface ResolveSummary {
@@ -28,6 +30,7 @@ export interface ResolveSummary {
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
 export function filePattern(files: string[]): string {
+  if (files.length === 1 && /(^|\/)tauprofile\.xml$/.test(files[0])) return 'tauprofile.xml';
   const nodes = new Set<string>();
   const contexts = new Set<string>();
   for (const f of files) {

@@ -90,7 +90,7 @@ export function callpathSettings(p: RawProcess, opts: Pick<AssembleOptions, 'cal
  * inherited a rank from the launcher's environment without calling MPI_Init (a program a rank
  * started, a wrapper script) writes as context = its pid, so it never collides with the rank itself.
  */
-export function fileNumbering(p: RawProcess, underRun: boolean): { node: number; context: number } {
+export function fileNumbering(p: { info: Pick<RawProcess['info'], 'node' | 'flags' | 'pid'> }, underRun: boolean): { node: number; context: number } {
   const node = Math.max(0, p.info.node);
   const f = p.info.flags;
   const lone = (f & INFO_FORKED_CHILD) === 0 && !underRun && (f & INFO_RANK_FROM_ENV) === 0;

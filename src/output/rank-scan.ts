@@ -10,7 +10,7 @@ import type { RankRecord } from './mpi-ranks.js';
 import { isSampleNode, sampleCounts } from './report-data.js';
 import { displayName, isCallpath, threadLabel } from './tau-model.js';
 import type { TauEvent, TauThreadProfile, TauUserEvent } from './tau-model.js';
-import { readThreadFile, type MetricFiles } from './tau-reader.js';
+import { forEachThread, type MetricFiles } from './tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {
@@ -239,9 +239,8 @@ export function scanRanks(
     samples: { drops: new Map() },
   };
   const sums: MeanSums = { events: new Map(), users: new Map() };
-  set.files.forEach((f, i) => {
+  forEachThread(set, (t, i) => {
     onFile?.(i, set.files.length);
-    const t = readThreadFile(f);
     onThread?.(t);
     addThread(scan, sums, t);
     const c = sampleCounts(t);

@@ -1,19 +1,28 @@
 /**
- * Raw measurement files → one TAU profile directory: read and check every file first (any defect
- * stops everything before a byte is written), symbolize all sampled addresses (each module once),
- * assemble each process, write the profile (temporary files renamed into place).
+ * Raw measurement files → one TAU profile directory, in two passes so that thousands of processes
+ * (the ranks of an MPI run) resolve in bounded memory and on every core:
+ *  1. read every file once, keeping only a summary (numbering, metrics, what it says of its rank)
+ *     and the addresses to symbolize; check that the files belong in one profile (any defect stops
+ *     everything before a byte is written); symbolize every module once for all processes;
+ *  2. assemble each file and write its threads' files into a temporary directory (resolve-file.ts),
+ *     in worker threads when there are many files (resolve-workers.ts), then rename them into place,
+ *     and write the OpenMP analysis and, when asked, TAU's merged single-file format.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
-import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
+import { readMpiSection } from '../analysis/mpi-raw.js';
+import { writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
+import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
-import { mpiCallSites, MPI_SITES_KEY } from '../analysis/mpi-sites.js';
-import { openmpNotes, prepareOpenmp, writeOpenmpFile } from '../analysis/openmp.js';
-import { assembleProcess, fileNumbering, type AssembledProcess } from './assemble.js';
-import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
-import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { writeTauProfile, type StaleRule } from './tau-writer.js';
+import { fileNumbering } from './assemble.js';
 import { ModuleCollector, writeModulesFile } from './modules-file.js';
+import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
+import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
+import { assembleInWorkers, workerCount } from './resolve-workers.js';
+import { MERGED_FILE, writeMergedFile } from './tau-merged.js';
+import { abandonProfile, commitProfile, startProfileWrite, type StaleRule } from './tau-writer.js';
 
 export interface ResolveOptions {
   outDir: string;
@@ -29,6 +38,8 @@ export interface ResolveOptions {
    * cannot know about the others; `hyprof report` says it then.
    */
   allRanks?: boolean;
+  /** `profile` (TAU's profile.<node>.<context>.<thread> files, the default) or `merged` (tauprofile.xml). */
+  format?: 'profile' | 'merged';
 }
 
 export interface ResolveResult {
@@ -43,106 +54,138 @@ export interface ResolveResult {
   warnings: string[];
   /** The ranks of an MPI run (undefined when no process knew an MPI rank). */
   ranks?: RankSummary;
+  /** Worker threads the assembly ran on (0: the main thread). */
+  workers: number;
+}
+
+/** What the first pass keeps of a process. */
+interface ProcessSummary {
+  file: string;
+  info: Pick<RawInfo, 'node' | 'flags' | 'pid' | 'metrics' | 'attributes'>;
+  startMs: number;
 }
 
 /** Processes of an MPI run, or programs that chose their node, may be resolved rank by rank into one directory. */
-function isRankOfSeveral(p: RawProcess): boolean {
+function isRankOfSeveral(p: ProcessSummary): boolean {
   return (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV | INFO_NODE_SET)) !== 0;
+}
+
+/** The format asked for: the option, else TAU_PROFILE_FORMAT=merged. */
+export function profileFormat(opt: ResolveOptions['format'], env: NodeJS.ProcessEnv = process.env): 'profile' | 'merged' {
+  if (opt) return opt;
+  return (env.TAU_PROFILE_FORMAT ?? '').trim().toLowerCase() === 'merged' ? 'merged' : 'profile';
 }
 
 export async function resolveRawFiles(files: string[], opts: ResolveOptions): Promise<ResolveResult> {
   if (files.length === 0) throw new UserError('no raw measurement files to resolve');
-  const procs: RawProcess[] = files.map((f) => readRawFile(f));
+  const symbolizer = new Symbolizer({
+    symbolizer: opts.symbolizer,
+    onProgress: (done, total, what) => opts.onProgress?.(done, total, `symbolizing ${what}`),
+  });
+
+  // Pass 1: summaries and addresses; every file is checked before anything is written.
+  const procs: ProcessSummary[] = files.map((file, i) => {
+    opts.onProgress?.(i, files.length, `reading ${file}`);
+    const p = readRawFile(file);
+    symbolizer.collect(p);
+    for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
+    return {
+      file,
+      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes },
+      startMs: Number(p.info.startNs / 1_000_000n),
+    };
+  });
   const underRun = procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
   checkCollisions(procs, underRun);
   const metrics = procs[0].info.metrics;
   for (const p of procs) {
     if (p.info.metrics.join(':') !== metrics.join(':')) {
-      const who = (q: RawProcess) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
+      const who = (q: ProcessSummary) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
       throw new UserError(
         `${who(p)} measured ${p.info.metrics.join(', ')} but ${who(procs[0])} measured ${metrics.join(', ')}: ` +
           'one profile holds one set of metrics; resolve them separately (or run every rank with the same HYPROF_METRICS)',
       );
     }
   }
-  const records = procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }));
   const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
-  const ranks = mpiRun ? summarizeRanks(records) : undefined;
+  const ranks = mpiRun ? summarizeRanks(procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }))) : undefined;
   const allRanks = opts.allRanks ?? (ranks !== undefined && ranks.present.length > 1);
-
-  const symbolizer = new Symbolizer({
-    symbolizer: opts.symbolizer,
-    onProgress: (done, total, what) => opts.onProgress?.(done, total, `symbolizing ${what}`),
-  });
-  await symbolizer.prepare(procs);
-  // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
-  const openmp = await prepareOpenmp(procs, symbolizer);
-
-  const modules = new ModuleCollector();
-  const assembled: AssembledProcess[] = procs.map((p, i) => {
-    opts.onProgress?.(i, procs.length, `assembling ${p.file}`);
-    return assembleProcess(p, {
-      callpath: opts.callpath,
-      callpathDepth: opts.callpathDepth,
-      keepAddresses: opts.keepAddresses,
-      resolve: (pc, isReturn) => symbolizer.resolve(p, pc, isReturn),
-      underRun,
-      modules,
-    });
-  });
-
-  // MPI call sites go into each thread's metadata, so the profile directory alone carries them.
-  for (let i = 0; i < procs.length; i++) {
-    const sites = await mpiCallSites(procs[i], symbolizer);
-    if (sites.size === 0) continue;
-    for (const ts of assembled[i].threads) {
-      for (const t of ts) {
-        const list = sites.get(t.thread);
-        if (list) t.metadata.push([MPI_SITES_KEY, JSON.stringify(list)]);
-      }
-    }
+  const format = profileFormat(opts.format);
+  if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
+    throw new UserError(
+      `TAU_PROFILE_FORMAT=merged: one file holds every rank, and these raw files are one rank's (${procs[0].file}): ` +
+        'resolve the whole run at once (hyprof run -- mpirun ..., or hyprof resolve <raw directory> --format merged)',
+    );
   }
+  await symbolizer.flush();
 
-  const profile: TauProfile = { dir: opts.outDir, metrics: [...metrics], threads: metrics.map(() => []) };
-  for (const a of assembled) a.threads.forEach((ts, m) => profile.threads[m].push(...ts));
-  const byFile = (x: TauThreadProfile, y: TauThreadProfile) => x.node - y.node || x.context - y.context || x.thread - y.thread;
-  for (const ts of profile.threads) ts.sort(byFile);
-  opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
+  // Pass 2: assemble and write, file by file.
+  const write = startProfileWrite(opts.outDir, [...metrics]);
+  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun };
+  const parts: FilePart[] = [];
+  const keep = (part: FilePart, done: number) => {
+    parts.push(part);
+    opts.onProgress?.(done, files.length, `assembling ${part.file}`);
+  };
+  const workers = workerCount(files.length);
+  const warnings: string[] = [];
+  try {
+    if (workers > 0) {
+      warnings.push(...(await assembleInWorkers(files, job, symbolizer, opts.symbolizer, workers, keep)));
+    } else {
+      for (const f of files) keep(await assembleFile(f, job, symbolizer), parts.length + 1);
+    }
+  } catch (e) {
+    abandonProfile(write);
+    throw e;
+  }
+  opts.onProgress?.(files.length, files.length, `writing ${opts.outDir}`);
+
   // Ranks resolving their own files into one directory at the same time must leave each other's alone.
   const stale: StaleRule =
     procs.some(isRankOfSeveral) && !allRanks
-      ? {
-          kind: 'ranks',
-          before: Math.min(...procs.map((p) => Number(p.info.startNs / 1_000_000n))),
-          worldSize: ranks?.worldSize,
-        }
+      ? { kind: 'ranks', before: Math.min(...procs.map((p) => p.startMs)), worldSize: ranks?.worldSize }
       : { kind: 'all' };
-  const written = writeTauProfile(profile, stale);
+  const moves = parts.flatMap((p) => p.moves).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const nodes = new Set(parts.flatMap((p) => p.nodes));
+  let written: string[];
+  if (format === 'merged') {
+    const merged = writeMergedFile(moves.map(([from]) => from), metrics, join(write.tmp, MERGED_FILE));
+    // The per-thread files were the merge's input only; the one file replaces them (and their leftovers).
+    written = commitProfile(write, [[merged, join(opts.outDir, MERGED_FILE)]], nodes, stale);
+  } else {
+    written = commitProfile(write, moves, nodes, stale);
+    if (stale.kind === 'all') rmSync(join(opts.outDir, MERGED_FILE), { force: true });
+  }
+  const openmp: OpenmpFile = { processes: parts.flatMap((p) => p.openmp.processes), withoutTool: parts.flatMap((p) => p.openmp.withoutTool) };
   writeOpenmpFile(opts.outDir, openmp);
+  const modules = new ModuleCollector();
+  for (const p of parts) for (const [fn, file, i] of p.modules.functions) modules.note(fn, file, p.modules.modules[i].path, p.modules.modules[i].buildId);
   writeModulesFile(opts.outDir, modules.data());
 
   const drops: Record<string, number> = {};
-  for (const a of assembled) for (const [k, n] of Object.entries(a.drops)) drops[k] = (drops[k] ?? 0) + n;
+  for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
   return {
     outDir: opts.outDir,
     files: written,
     processes: procs.length,
-    threads: profile.threads[0]?.length ?? 0,
-    samples: assembled.reduce((n, a) => n + a.samples, 0),
+    threads: parts.reduce((n, p) => n + p.threads, 0),
+    samples: parts.reduce((n, p) => n + p.samples, 0),
     drops,
     warnings: [
-      ...symbolizer.warnings,
-      ...assembled.flatMap((a) => a.warnings),
-      ...openmpNotes(procs, openmp),
+      ...new Set([...symbolizer.warnings, ...warnings]),
+      ...parts.flatMap((p) => p.warnings),
+      ...parts.flatMap((p) => p.openmpNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
     ],
     ...(ranks ? { ranks } : {}),
+    workers,
   };
 }
 
 /** Two processes must never write the same profile.<node>.<context>.* files. */
-function checkCollisions(procs: RawProcess[], underRun: boolean): void {
-  const owner = new Map<string, RawProcess>();
+function checkCollisions(procs: ProcessSummary[], underRun: boolean): void {
+  const owner = new Map<string, ProcessSummary>();
   for (const p of procs) {
     const { node, context } = fileNumbering(p, underRun);
     const key = `${node}.${context}`;

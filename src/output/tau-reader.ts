@@ -3,10 +3,11 @@
  * TAU's readers (shared/TAU-FORMAT.md) and rejects what they would reject, with a message naming the
  * file and the line.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
+import { MERGED_FILE, mergedMetrics, readMergedThreads } from './tau-merged.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
 
@@ -111,10 +112,24 @@ export function parseThreadProfile(
   return { ...ids, metric, events, userEvents, metadata };
 }
 
-/** One metric's files of a profile directory: MULTI__<metric> or the directory itself. */
+/**
+ * One metric's files of a profile directory: MULTI__<metric> or the directory itself; or, for a
+ * directory holding TAU's merged format instead, that file and the metric's index in it.
+ */
 export interface MetricFiles {
   metric: string;
   files: Array<{ file: string; node: number; context: number; thread: number }>;
+  merged?: { path: string; index: number };
+}
+
+/** Every thread of one metric set, one at a time (from per-thread files, or from the merged file). */
+export function forEachThread(set: MetricFiles, each: (t: TauThreadProfile, index: number) => void): void {
+  if (set.merged) {
+    let i = 0;
+    readMergedThreads(set.merged.path, set.merged.index, (t) => each(t, i++));
+    return;
+  }
+  set.files.forEach((f, i) => each(readThreadFile(f), i));
 }
 
 /** The metric sets of a directory without reading more than the first file of each (for streaming readers). */
@@ -131,7 +146,11 @@ export function listProfileFiles(dir: string): MetricFiles[] {
     .filter((d) => profileFiles(join(dir, d)).length > 0)
     .sort();
   const sets = (metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir]).map(profileFiles).filter((f) => f.length > 0);
-  if (sets.length === 0) throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+  if (sets.length === 0) {
+    const merged = join(dir, MERGED_FILE);
+    if (existsSync(merged)) return mergedMetrics(merged).map((metric, index) => ({ metric, files: [], merged: { path: merged, index } }));
+    throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+  }
   return sets.map((files) => ({ metric: readThreadFile(files[0]).metric, files }));
 }
 
@@ -173,6 +192,17 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
     profile.threads.push(threads);
   }
   if (profile.metrics.length === 0) {
+    const merged = join(dir, MERGED_FILE);
+    if (existsSync(merged)) {
+      // TAU's merged format: the same threads, from one file.
+      for (const [index, metric] of mergedMetrics(merged).entries()) {
+        const threads: TauThreadProfile[] = [];
+        readMergedThreads(merged, index, (t) => threads.push(t));
+        profile.metrics.push(metric);
+        profile.threads.push(threads);
+      }
+      return profile;
+    }
     throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
   }
   return profile;

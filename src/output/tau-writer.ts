@@ -77,38 +77,76 @@ export function formatThreadProfile(t: TauThreadProfile): string {
  */
 export type StaleRule = { kind: 'all' } | { kind: 'ranks'; before: number; worldSize?: number };
 
-/**
- * Write every thread of every metric under `profile.dir` (created if needed): the files directly in
- * it for one metric, in `MULTI__<metric>` subdirectories for several. Returns the paths written.
- */
-export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 'all' }): string[] {
-  const dir = profile.dir;
+/** A profile directory being written: files go to `tmp` inside it and are renamed into place at commit. */
+export interface ProfileWrite {
+  dir: string;
+  tmp: string;
+  metrics: string[];
+}
+
+/** Start writing a profile into `dir` (created if needed). */
+export function startProfileWrite(dir: string, metrics: string[]): ProfileWrite {
   mkdirSync(dir, { recursive: true });
-  const multi = profile.metrics.length > 1;
-  const tmp = mkdtempSync(join(dir, '.hyprof-writing-'));
-  const moves: Array<[string, string]> = [];
+  return { dir, tmp: mkdtempSync(join(dir, '.hyprof-writing-')), metrics };
+}
+
+function metricDir(metrics: string[], m: number): string {
+  return metrics.length > 1 ? `MULTI__${metrics[m].replace(/[/\\]/g, '_')}` : '';
+}
+
+/**
+ * Write one thread's file of metric m into the write's temporary directory; returns [temporary
+ * path, final path]. (Resolve workers call this too: the temporary directory is shared.)
+ */
+export function writeThreadFile(w: ProfileWrite, m: number, t: TauThreadProfile): [string, string] {
+  const sub = metricDir(w.metrics, m);
+  if (sub) mkdirSync(join(w.tmp, sub), { recursive: true });
+  const name = profileFileName(t);
+  const from = join(w.tmp, sub, name);
+  writeFileSync(from, formatThreadProfile({ ...t, metric: w.metrics[m] }));
+  return [from, join(w.dir, sub, name)];
+}
+
+/**
+ * Move the written files into place, remove the temporary directory, then the leftovers of earlier
+ * runs that `stale` allows (for the nodes in `nodes`). Returns the final paths.
+ */
+export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, nodes: Set<number>, stale: StaleRule = { kind: 'all' }): string[] {
   try {
-    profile.metrics.forEach((metric, m) => {
-      const sub = multi ? `MULTI__${metric.replace(/[/\\]/g, '_')}` : '';
-      if (sub) mkdirSync(join(tmp, sub), { recursive: true });
-      for (const t of profile.threads[m] ?? []) {
-        const name = profileFileName(t);
-        const from = join(tmp, sub, name);
-        writeFileSync(from, formatThreadProfile({ ...t, metric }));
-        moves.push([from, join(dir, sub, name)]);
-      }
-    });
     for (const [from, to] of moves) {
       mkdirSync(join(to, '..'), { recursive: true });
       renameSync(from, to);
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(w.tmp, { recursive: true, force: true });
   }
   const written = moves.map(([, to]) => to);
-  const nodes = new Set(profile.threads.flatMap((ts) => ts.map((t) => t.node)));
-  removeStale(dir, new Set(written), staleTest(stale, nodes));
+  removeStale(w.dir, new Set(written), staleTest(stale, nodes));
   return written;
+}
+
+/** Give up a write: its temporary directory goes, nothing else is touched. */
+export function abandonProfile(w: ProfileWrite): void {
+  rmSync(w.tmp, { recursive: true, force: true });
+}
+
+/**
+ * Write every thread of every metric under `profile.dir` (created if needed): the files directly in
+ * it for one metric, in `MULTI__<metric>` subdirectories for several. Returns the paths written.
+ */
+export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 'all' }): string[] {
+  const w = startProfileWrite(profile.dir, profile.metrics);
+  const moves: Array<[string, string]> = [];
+  try {
+    profile.metrics.forEach((_metric, m) => {
+      for (const t of profile.threads[m] ?? []) moves.push(writeThreadFile(w, m, t));
+    });
+  } catch (e) {
+    abandonProfile(w);
+    throw e;
+  }
+  const nodes = new Set(profile.threads.flatMap((ts) => ts.map((t) => t.node)));
+  return commitProfile(w, moves, nodes, stale);
 }
 
 const PROFILE_FILE = /^profile\.(\d+)\.\d+\.\d+$/;
