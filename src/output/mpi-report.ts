@@ -277,56 +277,72 @@ export function mpiDiagnoses(scan: RankScan): MpiDiagnosis[] {
   if (ranks.length < 2 || !/TIME/.test(scan.metric)) return [];
   const meanTotal = mean(ranks.map((r) => r.total));
   const out: MpiDiagnosis[] = [];
-  const callers = new Set<string>();
-  for (const r of ranks) for (const c of r.byCaller.keys()) callers.add(c);
-  for (const caller of callers) {
-    const calls = new Set<string>();
-    for (const r of ranks) for (const call of r.byCaller.get(caller)?.keys() ?? []) if (COLLECTIVES.has(call)) calls.add(call);
-    for (const call of calls) {
-      const per = ranks
-        .map((r) => ({ r, t: r.byCaller.get(caller)?.get(call)?.incl }))
-        .filter((x): x is { r: RankAcc; t: number } => x.t !== undefined)
-        .sort((a, b) => a.t - b.t || a.r.node - b.r.node);
-      if (per.length < 2) continue;
-      const late = per[0];
-      const early = per[per.length - 1];
-      const spreadT = early.t - late.t;
-      if (spreadT < Math.max(1000, 0.05 * meanTotal)) continue;
-      const m = mean(per.map((p) => p.t));
-      const site = siteOf(ranks, call, caller);
-      // The work under the same caller that the late rank does more of than the earliest one.
-      const lw = late.r.work.get(caller) ?? new Map<string, number>();
-      const ew = early.r.work.get(caller) ?? new Map<string, number>();
-      // Timers and sampled lines name the work; a context's own code only when nothing else does.
-      let work: MpiDiagnosis['work'];
-      for (const ownCode of [false, true]) {
-        for (const k of new Set([...lw.keys(), ...ew.keys()])) {
-          if (k.endsWith('(its own code)') !== ownCode) continue;
-          const d = (lw.get(k) ?? 0) - (ew.get(k) ?? 0);
-          if (d > 0 && (!work || d > work.late - work.early)) work = { name: workName(k), late: lw.get(k) ?? 0, early: ew.get(k) ?? 0 };
-        }
-        if (work) break;
+  // A collective is judged per immediate caller: the same call in every iteration (phases, loops
+  // over contexts) adds up, as the waiting does.
+  const lastOf = (path: string) => displayName(path).split(/\s+=>\s+/).pop() ?? path;
+  const groups = new Map<string, { caller: string; call: string; paths: Set<string> }>();
+  for (const r of ranks) {
+    for (const [caller, calls] of r.byCaller) {
+      for (const call of calls.keys()) {
+        if (!COLLECTIVES.has(call)) continue;
+        const key = `${lastOf(caller)}\u0000${call}`;
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { caller: lastOf(caller), call, paths: new Set() }));
+        g.paths.add(caller);
       }
-      const where = callerKey(caller) || ROOT;
-      const waiting = per.slice(1).map((p) => p.r.node);
-      const message =
-        `ranks spend ${ms(late.t)} to ${ms(early.t)} in ${call} called from ${where} (mean ${ms(m)}, ` +
-        `${meanTotal > 0 ? ((100 * m) / meanTotal).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
-        `arrives last, and rank${waiting.length > 1 ? 's' : ''} ${rankList(waiting)} wait for it (rank ${early.r.node} longest, ${ms(spreadT)} more). ` +
-        (work
-          ? `The work that differs most before the call: ${work.name}, ${ms(work.late)} on rank ${late.r.node} against ${ms(work.early)} on rank ${early.r.node}.`
-          : 'No timer or sampled line under the same context explains the difference (measure with sampling, or add probes).');
-      out.push({ kind: 'mpi-imbalance', call, caller: where, location: site, message, ...(work ? { work } : {}) });
     }
+  }
+  for (const { caller, call, paths } of groups.values()) {
+    const per = ranks
+      .map((r) => {
+        let t: number | undefined;
+        const work = new Map<string, number>();
+        for (const p of paths) {
+          const c = r.byCaller.get(p)?.get(call);
+          if (c) t = (t ?? 0) + c.incl;
+          for (const [k, v] of r.work.get(p) ?? []) work.set(k, (work.get(k) ?? 0) + v);
+        }
+        return { r, t, work };
+      })
+      .filter((x): x is { r: RankAcc; t: number; work: Map<string, number> } => x.t !== undefined)
+      .sort((a, b) => a.t - b.t || a.r.node - b.r.node);
+    if (per.length < 2) continue;
+    const late = per[0];
+    const early = per[per.length - 1];
+    const spreadT = early.t - late.t;
+    if (spreadT < Math.max(1000, 0.05 * meanTotal)) continue;
+    const m = mean(per.map((p) => p.t));
+    const site = siteOf(ranks, call, [...paths]);
+    // Timers and sampled lines name the work; a context's own code only when nothing else does.
+    let work: MpiDiagnosis['work'];
+    for (const ownCode of [false, true]) {
+      for (const k of new Set([...late.work.keys(), ...early.work.keys()])) {
+        if (k.endsWith('(its own code)') !== ownCode) continue;
+        const d = (late.work.get(k) ?? 0) - (early.work.get(k) ?? 0);
+        if (d > 0 && (!work || d > work.late - work.early)) work = { name: workName(k), late: late.work.get(k) ?? 0, early: early.work.get(k) ?? 0 };
+      }
+      if (work) break;
+    }
+    const example = [...paths].sort((a, b) => a.length - b.length)[0];
+    const where = paths.size > 1 ? `${caller} (${paths.size} calling contexts, e.g. ${callerKey(example)})` : callerKey(example) || ROOT;
+    const waiting = per.slice(1).map((p) => p.r.node);
+    const message =
+      `ranks spend ${ms(late.t)} to ${ms(early.t)} in ${call} called from ${where} (mean ${ms(m)}, ` +
+      `${meanTotal > 0 ? ((100 * m) / meanTotal).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
+      `arrives last, and rank${waiting.length > 1 ? 's' : ''} ${rankList(waiting)} wait for it (rank ${early.r.node} longest, ${ms(spreadT)} more). ` +
+      (work
+        ? `The work that differs most before the call: ${work.name}, ${ms(work.late)} on rank ${late.r.node} against ${ms(work.early)} on rank ${early.r.node}.`
+        : 'No timer or sampled line under the same context explains the difference (measure with sampling, or add probes).');
+    out.push({ kind: 'mpi-imbalance', call, caller: where, location: site, message, ...(work ? { work } : {}) });
   }
   return out.sort((a, b) => (b.work ? b.work.late - b.work.early : 0) - (a.work ? a.work.late - a.work.early : 0));
 }
 
-/** Where the program calls `call` from context `caller`: the busiest call site over ranks. */
-function siteOf(ranks: RankAcc[], call: string, caller: string): string {
-  const key = callerKey(caller);
+/** Where the program calls `call` from the contexts `callers`: the busiest call site over ranks. */
+function siteOf(ranks: RankAcc[], call: string, callers: string[]): string {
+  const keys = new Set(callers.map(callerKey));
   const byLoc = new Map<string, number>();
-  for (const r of ranks) for (const s of r.sites) if (s.call === call && callerKey(s.caller) === key) byLoc.set(s.location, (byLoc.get(s.location) ?? 0) + s.usec);
+  for (const r of ranks) for (const s of r.sites) if (s.call === call && keys.has(callerKey(s.caller))) byLoc.set(s.location, (byLoc.get(s.location) ?? 0) + s.usec);
   const best = [...byLoc].sort((a, b) => b[1] - a[1])[0];
   return best ? best[0] : `${call} (call site not recorded)`;
 }
