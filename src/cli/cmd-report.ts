@@ -10,7 +10,7 @@ import { OPENMP_FILE, readOpenmpFile } from '../analysis/openmp.js';
 import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
 import { mpiAccounting, mpiDiagnoses, ranksReport, type RanksReport } from '../output/mpi-report.js';
-import { scanRanks } from '../output/rank-scan.js';
+import { scanRanks, workOf } from '../output/rank-scan.js';
 import { buildReport, parseThreadSelector } from '../output/report-data.js';
 import type { SortKey, ThreadSelector } from '../output/report-data.js';
 import { renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../output/report-mpi.js';
@@ -123,7 +123,7 @@ function report(dir: string, opts: ReportCliOptions): void {
     }
     const ranks = withNote(ranksReport(scan, opts.limit), unresolved);
     const accounting = mpiAccounting(scan);
-    const diagnoses = mpiDiagnoses(scan);
+    const diagnoses = mpiDiagnoses(scan, (nodes, contexts) => workOf(set, nodes, contexts));
     if (opts.json) {
       const omp = opts.diagnose && hasOmp ? readOpenmpFile(dir) : undefined;
       const body = opts.mpi ? { ranks, mpi: accounting, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };

@@ -14,7 +14,7 @@ export interface RankRecord {
 }
 
 /** Settings that must agree between the ranks of one profile (hyprof's names). */
-const SETTINGS = [
+export const RANK_SETTINGS = new Set([
   'HYPROF_CALLPATH',
   'HYPROF_CALLPATH_DEPTH',
   'HYPROF_SAMPLING',
@@ -24,7 +24,7 @@ const SETTINGS = [
   'HYPROF_UNWIND_DEPTH',
   'HYPROF_MPI',
   'OpenMP Tool',
-];
+]);
 
 export interface RankSummary {
   /** Ranks of the run (MPI World Size), when any process knew it. */
@@ -82,7 +82,7 @@ export function summarizeRanks(records: RankRecord[]): RankSummary {
     for (let n = 0; n < worldSize; n++) if (!have.has(n)) lost.push(n);
   }
   const mismatched: RankSummary['mismatched'] = [];
-  for (const setting of SETTINGS) {
+  for (const setting of RANK_SETTINGS) {
     const byValue = new Map<string, Set<number>>();
     for (const r of current) {
       const v = attr(r, setting);

@@ -272,7 +272,10 @@ function ms(usec: number): string {
  * there for the last one. Named when the spread of the time in it over ranks is at least 5% of a
  * rank's mean run time and at least 1 ms.
  */
-export function mpiDiagnoses(scan: RankScan): MpiDiagnosis[] {
+/** The work of some ranks under some contexts (rank-scan.ts workOf, bound to the profile). */
+export type WorkReader = (nodes: Set<number>, contexts: Set<string>) => Map<number, Map<string, Map<string, number>>>;
+
+export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis[] {
   const ranks = [...scan.ranks.values()];
   if (ranks.length < 2 || !/TIME/.test(scan.metric)) return [];
   const meanTotal = mean(ranks.map((r) => r.total));
@@ -292,25 +295,36 @@ export function mpiDiagnoses(scan: RankScan): MpiDiagnosis[] {
       }
     }
   }
+  const found: Array<{ caller: string; call: string; paths: Set<string>; per: Array<{ r: RankAcc; t: number }> }> = [];
   for (const { caller, call, paths } of groups.values()) {
     const per = ranks
       .map((r) => {
         let t: number | undefined;
-        const work = new Map<string, number>();
         for (const p of paths) {
           const c = r.byCaller.get(p)?.get(call);
           if (c) t = (t ?? 0) + c.incl;
-          for (const [k, v] of r.work.get(p) ?? []) work.set(k, (work.get(k) ?? 0) + v);
         }
-        return { r, t, work };
+        return { r, t };
       })
-      .filter((x): x is { r: RankAcc; t: number; work: Map<string, number> } => x.t !== undefined)
+      .filter((x): x is { r: RankAcc; t: number } => x.t !== undefined)
       .sort((a, b) => a.t - b.t || a.r.node - b.r.node);
     if (per.length < 2) continue;
-    const late = per[0];
-    const early = per[per.length - 1];
+    if (per[per.length - 1].t - per[0].t < Math.max(1000, 0.05 * meanTotal)) continue;
+    found.push({ caller, call, paths, per });
+  }
+  // Only the late and the earliest rank of each imbalance are read again for their work.
+  const nodes = new Set(found.flatMap((f) => [f.per[0].r.node, f.per[f.per.length - 1].r.node]));
+  const contexts = new Set(found.flatMap((f) => [...f.paths]));
+  const workByRank = found.length > 0 ? readWork(nodes, contexts) : new Map<number, Map<string, Map<string, number>>>();
+  const workOn = (node: number, paths: Set<string>) => {
+    const w = new Map<string, number>();
+    for (const p of paths) for (const [k, v] of workByRank.get(node)?.get(p) ?? []) w.set(k, (w.get(k) ?? 0) + v);
+    return w;
+  };
+  for (const { caller, call, paths, per } of found) {
+    const late = { ...per[0], work: workOn(per[0].r.node, paths) };
+    const early = { ...per[per.length - 1], work: workOn(per[per.length - 1].r.node, paths) };
     const spreadT = early.t - late.t;
-    if (spreadT < Math.max(1000, 0.05 * meanTotal)) continue;
     const m = mean(per.map((p) => p.t));
     const site = siteOf(ranks, call, [...paths]);
     // Timers and sampled lines name the work; a context's own code only when nothing else does.

@@ -6,7 +6,7 @@
  * may differ between ranks (child timers, sampled lines). Files are read one at a time.
  */
 import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
-import type { RankRecord } from './mpi-ranks.js';
+import { RANK_SETTINGS, type RankRecord } from './mpi-ranks.js';
 import { isSampleNode, sampleCounts } from './report-data.js';
 import { displayName, isCallpath, threadLabel } from './tau-model.js';
 import type { TauEvent, TauThreadProfile, TauUserEvent } from './tau-model.js';
@@ -49,8 +49,6 @@ export interface RankAcc {
   bytesReceived: number;
   bytesCollective: number;
   sites: MpiSiteRecord[];
-  /** Under each caller path: child timers (incl) and sampled lines (value), summed over threads. */
-  work: Map<string, Map<string, number>>;
 }
 
 export interface RankScan {
@@ -99,7 +97,6 @@ function rankAcc(node: number): RankAcc {
     bytesReceived: 0,
     bytesCollective: 0,
     sites: [],
-    work: new Map(),
   };
 }
 
@@ -125,12 +122,12 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
   if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
   r.threads++;
   if (t.context === 0 && t.thread === 0) {
-    scan.records.push({ node: t.node, attributes: t.metadata, source: `profile.${t.node}.0.0` });
+    // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
+    const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
+    scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     r.sites.push(...callSitesOf(t.metadata));
   }
   if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
-  const work = new Map<string, Map<string, number>>();
-  const own = new Map<string, number>();
   for (const e of t.events) {
     // pprof's mean: every entry summed (divided by the threads at the end).
     const m = mean.events.get(e.name);
@@ -147,10 +144,7 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
       s.calls += e.calls;
       add(s.excl, e.excl, at);
       add(s.incl, e.incl, at);
-      if (parts[0] === ROOT) {
-        r.total = Math.max(r.total, e.incl);
-        own.set(ROOT, e.excl);
-      }
+      if (parts[0] === ROOT) r.total = Math.max(r.total, e.incl);
       if (isMpi(e)) {
         r.mpi += e.excl;
         r.mpiCalls += e.calls;
@@ -161,46 +155,15 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
       }
       continue;
     }
-    if (parts.length === 1) continue;
-    const last = parts[parts.length - 1];
-    if (last.startsWith('[SAMPLE]')) {
-      const ci = parts.findIndex((p) => p.startsWith('[CONTEXT]'));
-      if (ci <= 0) continue;
-      const ctx = parts.slice(0, ci).join(' => ');
-      let w = work.get(ctx);
-      if (!w) work.set(ctx, (w = new Map()));
-      bump(w, last, e.excl || e.incl);
-      continue;
-    }
-    if (isSampleNode(e) || !isCallpath(e)) continue;
+    if (parts.length === 1 || isSampleNode(e) || !isCallpath(e) || !isMpi(e)) continue;
     const caller = parts.slice(0, -1).join(' => ');
-    if (isMpi(e)) {
-      let byCall = r.byCaller.get(caller);
-      if (!byCall) r.byCaller.set(caller, (byCall = new Map()));
-      const c = byCall.get(last) ?? { calls: 0, incl: 0 };
-      c.calls += e.calls;
-      c.incl += e.incl;
-      byCall.set(last, c);
-    } else {
-      let w = work.get(caller);
-      if (!w) work.set(caller, (w = new Map()));
-      bump(w, last, e.incl);
-      own.set(parts.join(' => '), e.excl);
-    }
-  }
-  // A context's own code (its exclusive time) is work too, for programs measured without samples.
-  for (const [ctx, excl] of own) {
-    let w = work.get(ctx);
-    if (!w) work.set(ctx, (w = new Map()));
-    const name = ctx.split(' => ').pop() ?? ctx;
-    bump(w, `${name} (its own code)`, excl);
-  }
-  // Work is kept only under contexts that call MPI (what the imbalance diagnosis compares).
-  for (const [ctx, items] of work) {
-    if (!r.byCaller.has(ctx)) continue;
-    let w = r.work.get(ctx);
-    if (!w) r.work.set(ctx, (w = new Map()));
-    for (const [k, v] of items) bump(w, k, v);
+    const last = parts[parts.length - 1];
+    let byCall = r.byCaller.get(caller);
+    if (!byCall) r.byCaller.set(caller, (byCall = new Map()));
+    const c = byCall.get(last) ?? { calls: 0, incl: 0 };
+    c.calls += e.calls;
+    c.incl += e.incl;
+    byCall.set(last, c);
   }
   for (const u of t.userEvents) {
     const name = displayName(u.name);
@@ -264,4 +227,43 @@ export function meanStd(s: Spread, threads: number): { mean: number; std: number
   const mean = s.sum / threads;
   const variance = Math.max(0, s.sumsq / threads - mean * mean);
   return { mean, std: Math.sqrt(variance), min: s.n < threads ? 0 : s.min };
+}
+
+/**
+ * The work under the given calling contexts on the given ranks (second pass, for the imbalance
+ * diagnosis: only the ranks it compares are read again): per rank, per context, its child timers
+ * (inclusive), its sampled lines (value) and its own code (exclusive), summed over the rank's threads.
+ */
+export function workOf(set: MetricFiles, nodes: Set<number>, contexts: Set<string>): Map<number, Map<string, Map<string, number>>> {
+  const out = new Map<number, Map<string, Map<string, number>>>();
+  const pick = set.merged ? set : { ...set, files: set.files.filter((f) => nodes.has(f.node)) };
+  forEachThread(pick, (t) => {
+    if (!nodes.has(t.node)) return;
+    let rank = out.get(t.node);
+    if (!rank) out.set(t.node, (rank = new Map()));
+    const into = (ctx: string, item: string, v: number) => {
+      if (!contexts.has(ctx)) return;
+      let w = rank!.get(ctx);
+      if (!w) rank!.set(ctx, (w = new Map()));
+      bump(w, item, v);
+    };
+    for (const e of t.events) {
+      const parts = displayName(e.name).split(SPLIT_RE).map((p) => p.trim());
+      if (parts.length === 1) {
+        if (parts[0] === ROOT) into(ROOT, `${ROOT} (its own code)`, e.excl);
+        continue;
+      }
+      const last = parts[parts.length - 1];
+      if (last.startsWith('[SAMPLE]')) {
+        const ci = parts.findIndex((p) => p.startsWith('[CONTEXT]'));
+        if (ci > 0) into(parts.slice(0, ci).join(' => '), last, e.excl || e.incl);
+        continue;
+      }
+      if (isSampleNode(e) || !isCallpath(e) || isMpi(e)) continue;
+      into(parts.slice(0, -1).join(' => '), last, e.incl);
+      // A context's own code (its exclusive time) is work too, for programs measured without samples.
+      into(parts.join(' => '), `${last} (its own code)`, e.excl);
+    }
+  });
+  return out;
 }

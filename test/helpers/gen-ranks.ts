@@ -68,6 +68,10 @@ export function generateRanks(dir: string, o: GenOptions): string[] {
     ...Array.from({ length: 10 }, (_, i) => ({ kind: 1, name: `Iteration ${i}`, group: 'TAU_USER|TAU_PHASE' })),
   ];
   const ev = (name: string) => events.findIndex((e) => e.name === name);
+  const pool = Array.from({ length: 40 }, () => {
+    const depth = 1 + Math.floor(random() * 5);
+    return Array.from({ length: depth }, () => base + libc.addrs[Math.floor(random() * Math.min(libc.addrs.length, 60))]);
+  });
   for (let r = 0; r < o.ranks; r++) {
     const contexts: FixtureContext[] = [];
     let nextCtx = 0x1000n + BigInt(r) * 0x100000n;
@@ -118,10 +122,8 @@ export function generateRanks(dir: string, o: GenOptions): string[] {
     total += 70 * ms;
     put(main, 1, total, 1 * ms);
     put(root, 1, total + 2 * ms, 2 * ms);
-    const chain = (): bigint[] => {
-      const depth = 1 + Math.floor(random() * 5);
-      return Array.from({ length: depth }, () => base + libc.addrs[Math.floor(random() * Math.min(libc.addrs.length, 60))]);
-    };
+    // Every rank runs the same code: its samples come from one pool of call paths.
+    const chain = (): bigint[] => pool[Math.floor(random() * pool.length)];
     // Worker threads: a team computing under their own root (compute_flux), sampled there.
     const workerFlux = ctx(root, 'compute_flux');
     const fluxTotal = stats.filter((x) => contexts.find((c) => c.context === x.context)?.event === ev('compute_flux')).reduce((n, x) => n + x.incl[0], 0);
