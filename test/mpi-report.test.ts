@@ -101,6 +101,9 @@ test.serial('report --diagnose: load imbalance between ranks at MPI_Allreduce, w
   t.true(d!.work!.late > d!.work!.early);
   const text = await hyprof(['report', dir, '--diagnose']);
   t.regex(text.stdout, /Load imbalance between MPI ranks at .*mpi_app\.c:\d+ \(imbalance\)/);
+  // Samples taken while rank 0 waits belong to the MPI call's context.
+  const rank0 = readTauProfileDir(dir).threads[0].find((x) => x.node === 0 && x.thread === 0)!;
+  t.true((rank0.events.find((e) => e.name === '[CONTEXT] MPI_Allreduce()')?.calls ?? 0) > 0, 'samples under [CONTEXT] MPI_Allreduce()');
 });
 
 test.serial('MPI and OpenMP together: both layers, MPI under the parallel region, MPI per region in --mpi', async (t) => {

@@ -189,3 +189,23 @@ test.serial('the MPI layer loads into a program without MPI and does nothing the
   t.false(profile.threads[0].some((x) => x.events.some((e) => e.group === 'MPI')));
   t.false(profile.threads[0].some((x) => x.metadata.some(([k]) => k === 'MPI Rank')));
 });
+
+test.serial('programs that choose their node (hyprof_set_node) and resolve at exit into one directory keep each other\'s files', async (t) => {
+  const src = join(tmpDir('setnode-src'), 'setnode.c');
+  writeFileSync(
+    src,
+    '#include <hyprof.h>\n#include <stdlib.h>\nstatic volatile double s;\n' +
+      'int main(int c, char **v) { hyprof_set_node(atoi(v[1])); hyprof_start_named("work");\n' +
+      '  for (long i = 1; i < 30000000; i++) s += 1.0 / i; hyprof_stop_named("work"); return 0; }\n',
+  );
+  const exe = compileC('setnode', [src]);
+  const dir = tmpDir('setnode');
+  const env = { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' };
+  const [a, b] = await Promise.all([run(exe, ['0'], { env }), run(exe, ['1'], { env })]);
+  t.is(a.code, 0, a.stderr);
+  t.is(b.code, 0, b.stderr);
+  t.deepEqual(profileFiles(dir), ['profile.0.0.0', 'profile.1.0.0'], 'neither resolve deleted the other\'s file');
+  const again = await run(exe, ['0'], { env });
+  t.is(again.code, 0, again.stderr);
+  t.deepEqual(profileFiles(dir), ['profile.0.0.0', 'profile.1.0.0'], 'a later run of node 0 leaves node 1 alone');
+});

@@ -255,6 +255,14 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
   return { ranks: rankRows, byCall, byCaller, regions, sites };
 }
 
+/** 0: a timer or a sampled line of the program's own sources; 1: a sampled line elsewhere; 2: own code. */
+function workTier(item: string): number {
+  if (item.endsWith('(its own code)')) return 2;
+  const m = /^\[SAMPLE\]\s+.*\[\{(.*)\}\s+\{\d+\}\]$/.exec(item.trim());
+  if (!m) return item.startsWith('[') ? 1 : 0;
+  return m[1].startsWith('/') && !m[1].startsWith('/usr/') ? 0 : 1;
+}
+
 /** `work [{/path/app.c} {33}]` → `work at app.c:33`; other names as they are. */
 export function workName(item: string): string {
   const m = /^\[SAMPLE\]\s+(.*?)\s+\[\{(.*)\}\s+\{(\d+)\}\]$/.exec(item.trim());
@@ -327,11 +335,13 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
     const spreadT = early.t - late.t;
     const m = mean(per.map((p) => p.t));
     const site = siteOf(ranks, call, [...paths]);
-    // Timers and sampled lines name the work; a context's own code only when nothing else does.
+    // Timers and sampled lines of the program's own sources name the work; lines in libraries
+    // (the MPI library's progress thread polls in every rank) only when nothing else does, and a
+    // context's own code last.
     let work: MpiDiagnosis['work'];
-    for (const ownCode of [false, true]) {
+    for (const tier of [0, 1, 2]) {
       for (const k of new Set([...late.work.keys(), ...early.work.keys()])) {
-        if (k.endsWith('(its own code)') !== ownCode) continue;
+        if (workTier(k) !== tier) continue;
         const d = (late.work.get(k) ?? 0) - (early.work.get(k) ?? 0);
         if (d > 0 && (!work || d > work.late - work.early)) work = { name: workName(k), late: late.work.get(k) ?? 0, early: early.work.get(k) ?? 0 };
       }
