@@ -17,36 +17,31 @@ static double now(clockid_t c) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static void loop(int allreduce, int rank, long n) {
+  double x = 1, y = 0;
+  for (long i = 0; i < n; i++) {
+    if (allreduce) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (rank == 0) {
+      MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char *mode = argc > 1 ? argv[1] : "pingpong";
   long n = argc > 2 ? atol(argv[2]) : 100000;
-  double x = 1, y = 0;
-  /* warm up the path (and the layer's event registration) */
-  for (int i = 0; i < 1000; i++) {
-    if (!strcmp(mode, "allreduce")) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    else if (rank == 0) {
-      MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-    }
-  }
+  int allreduce = !strcmp(mode, "allreduce");
+  loop(allreduce, rank, 1000); /* warm up the path (and the layer's event registration) */
   MPI_Barrier(MPI_COMM_WORLD);
   double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-  for (long i = 0; i < n; i++) {
-    if (!strcmp(mode, "allreduce")) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    else if (rank == 0) {
-      MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-    }
-  }
+  loop(allreduce, rank, n);
   double w1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_PROCESS_CPUTIME_ID);
   if (rank == 0) {
     printf("%s %.1f %.1f\n", mode, (w1 - w0) / (double)n, (c1 - c0) / (double)n);

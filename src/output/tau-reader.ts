@@ -132,8 +132,11 @@ export function forEachThread(set: MetricFiles, each: (t: TauThreadProfile, inde
   set.files.forEach((f, i) => each(readThreadFile(f), i));
 }
 
-/** The metric sets of a directory without reading more than the first file of each (for streaming readers). */
-export function listProfileFiles(dir: string): MetricFiles[] {
+/**
+ * The per-thread files of a directory, one list per metric (MULTI__<metric> subdirectories, else the
+ * directory itself); empty when there are none.
+ */
+function metricFileSets(dir: string): Array<ReturnType<typeof profileFiles>> {
   let st;
   try {
     st = statSync(dir);
@@ -141,15 +144,24 @@ export function listProfileFiles(dir: string): MetricFiles[] {
     throw new UserError(`${dir}: no such directory`);
   }
   if (!st.isDirectory()) throw new UserError(`${dir}: not a directory`);
+  // MULTI__<metric> subdirectories hold one metric each; one without profile files (left over, or a
+  // user's own folder) must not hide the profile files beside it.
   const metricDirs = readdirSync(dir)
     .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
     .filter((d) => profileFiles(join(dir, d)).length > 0)
     .sort();
-  const sets = (metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir]).map(profileFiles).filter((f) => f.length > 0);
+  return (metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir]).map(profileFiles).filter((f) => f.length > 0);
+}
+
+const NO_PROFILE = (dir: string) => new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+
+/** The metric sets of a directory without reading more than the first file of each (for streaming readers). */
+export function listProfileFiles(dir: string): MetricFiles[] {
+  const sets = metricFileSets(dir);
   if (sets.length === 0) {
     const merged = join(dir, MERGED_FILE);
     if (existsSync(merged)) return mergedMetrics(merged).map((metric, index) => ({ metric, files: [], merged: { path: merged, index } }));
-    throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+    throw NO_PROFILE(dir);
   }
   return sets.map((files) => ({ metric: readThreadFile(files[0]).metric, files }));
 }
@@ -164,22 +176,8 @@ export function readThreadFile(f: { file: string; node: number; context: number;
  * `onFile` is told before each file is read (progress for directories of thousands of threads).
  */
 export function readTauProfileDir(dir: string, onFile?: (file: string, index: number, total: number) => void): TauProfile {
-  let st;
-  try {
-    st = statSync(dir);
-  } catch {
-    throw new UserError(`${dir}: no such directory`);
-  }
-  if (!st.isDirectory()) throw new UserError(`${dir}: not a directory`);
-  // MULTI__<metric> subdirectories hold one metric each; one without profile files (left over, or a
-  // user's own folder) must not hide the profile files beside it.
-  const metricDirs = readdirSync(dir)
-    .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
-    .filter((d) => profileFiles(join(dir, d)).length > 0)
-    .sort();
-  const sets = metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir];
+  const listed = metricFileSets(dir);
   const profile: TauProfile = { dir, metrics: [], threads: [] };
-  const listed = sets.map(profileFiles);
   const total = listed.reduce((n, files) => n + files.length, 0);
   let index = 0;
   for (const files of listed) {
@@ -203,7 +201,7 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
       }
       return profile;
     }
-    throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+    throw NO_PROFILE(dir);
   }
   return profile;
 }
