@@ -4,7 +4,7 @@
 //   native/mpi/wrappers.c    a C wrapper (MPI_Send) and a Fortran one (mpi_send_ and its other
 //                            spellings) for every call not marked [manual]
 // Both outputs are committed; run `node scripts/gen-mpi-wrappers.mjs` after changing the table.
-// The calls written by hand (Init, Finalize, the Wait / Test family, Start, Request_free) are in
+// The calls written by hand (Init, Finalize, Abort, the Wait / Test family, Start, Request_free) are in
 // native/mpi/calls.c; they appear here as [manual] so that their events are in the one enum.
 //
 // A line: `<Name>(<C parameters as in the MPI-3 standard>) => <accounting> [flags]`.
@@ -24,6 +24,7 @@ const TABLE = `
 Init(int *argc, char ***argv) => [manual]
 Init_thread(int *argc, char ***argv, int required, int *provided) => [manual]
 Finalize(void) => [manual]
+Abort(MPI_Comm comm, int errorcode) => [manual]
 
 Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
 Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
