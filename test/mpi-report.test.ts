@@ -5,11 +5,12 @@
  * OpenMP measured together, a lost rank said by the report when each rank resolved on its own.
  */
 import test from 'ava';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, compileC, hyprof, run, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau } from './helpers/tau-reader.js';
+import { assertConformant } from './helpers/conformance.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from '../src/output/mpi-report.js';
 
@@ -130,6 +131,17 @@ test.serial('MPI and OpenMP together: both layers, MPI under the parallel region
   t.truthy(region, mpi.stdout);
   t.true(region!.mpi > 0 && region!.exec > region!.mpi);
   t.true(readWithTau(dir).ok);
+  const omp = await hyprof(['report', dir, '--openmp', '--json']);
+  t.is((JSON.parse(omp.stdout) as { processes: unknown[] }).processes.length, 2, 'the OpenMP analysis of both ranks');
+
+  // Each rank resolving on its own keeps its own OpenMP analysis; the report reads them all.
+  const own = tmpDir('mpi-report-omp-ranks');
+  const r2 = await run('mpirun', [...mpirunArgs(2), process.execPath, cliPath, 'run', '--dir', own, '--', exe]);
+  t.is(r2.code, 0, r2.stderr);
+  t.deepEqual(readdirSync(own).filter((f) => f.startsWith('openmp')).sort(), ['openmp.rank0.json', 'openmp.rank1.json']);
+  const omp2 = await hyprof(['report', own, '--openmp', '--json']);
+  t.is((JSON.parse(omp2.stdout) as { processes: unknown[] }).processes.length, 2);
+  assertConformant(own);
 });
 
 test.serial('each rank resolving on its own: the report says which rank of the run is missing', async (t) => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { cliPath, compileC, hyprof, run, tmpDir } from './helpers/native.js';
 import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain, userEvent } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { assertConformant } from './helpers/conformance.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { TauProfile } from '../src/output/tau-model.js';
 
@@ -108,6 +109,7 @@ test.serial('mpirun -np 2 hyprof run -- app: each rank resolves its own files, n
   t.regex(r.stderr, /\(profile\.0\.0\.\*\)/);
   t.regex(r.stderr, /\(profile\.1\.0\.\*\)/);
   assertExchange(t, assertRanks(t, dir, 2), 2);
+  assertConformant(dir);
 });
 
 test.serial('a linked program under mpirun: each rank resolves at exit into one directory; an earlier run with more ranks is cleared', async (t) => {

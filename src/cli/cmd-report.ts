@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { OPENMP_FILE, readOpenmpFile } from '../analysis/openmp.js';
+import { hasOpenmpFile, readOpenmpFile } from '../analysis/openmp.js';
 import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
 import { mpiAccounting, mpiDiagnoses, ranksReport, type RanksReport } from '../output/mpi-report.js';
@@ -110,7 +110,7 @@ function report(dir: string, opts: ReportCliOptions): void {
 
   if (opts.mpi || opts.diagnose) {
     const hasMpi = [...scan.ranks.values()].some((r) => r.mpiCalls > 0);
-    const hasOmp = existsSync(join(dir, OPENMP_FILE));
+    const hasOmp = hasOpenmpFile(dir);
     if (opts.mpi && !hasMpi) {
       throw new UserError(
         `${dir}: no MPI events in this profile. They are recorded by hyprof's MPI layer: run the program under ` +

@@ -12,12 +12,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
-import { writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
+import { removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
 import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
-import { ModuleCollector, writeModulesFile } from './modules-file.js';
+import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from './modules-file.js';
 import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
@@ -158,10 +158,16 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     if (stale.kind === 'all') rmSync(join(opts.outDir, MERGED_FILE), { force: true });
   }
   const openmp: OpenmpFile = { processes: parts.flatMap((p) => p.openmp.processes), withoutTool: parts.flatMap((p) => p.openmp.withoutTool) };
-  writeOpenmpFile(opts.outDir, openmp);
+  // The analyses beside the profile: one file, or one per rank when ranks resolve on their own at once.
+  const sidecarRank = stale.kind === 'ranks' ? Math.min(...nodes) : undefined;
+  if (sidecarRank === undefined) {
+    removeRankOpenmpFiles(opts.outDir);
+    removeRankModulesFiles(opts.outDir);
+  }
+  writeOpenmpFile(opts.outDir, openmp, sidecarRank);
   const modules = new ModuleCollector();
   for (const p of parts) for (const [fn, file, i] of p.modules.functions) modules.note(fn, file, p.modules.modules[i].path, p.modules.modules[i].buildId);
-  writeModulesFile(opts.outDir, modules.data());
+  writeModulesFile(opts.outDir, modules.data(), sidecarRank);
 
   const drops: Record<string, number> = {};
   for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
