@@ -1,11 +1,13 @@
 {
   # One set of C sources, built twice: libhyprof.so (the C ABI programs link with -lhyprof or get
   # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime. The C sources are
-  # every .c of native/ but the addon: the core, each module's folder, and native/modules.c, the list
-  # of those modules (native/README.md).
+  # every .c of native/ but the addon and the MPI layer: the core, each module's folder, and
+  # native/modules.c, the list of those modules (native/README.md).
+  # The MPI layer (native/mpi) is a library of its own, libhyprof_mpi.so, compiled with the MPI
+  # implementation's compiler by scripts/build-mpi.sh when one is installed (docs/mpi.md).
   "variables": {
     "hyprof_c_sources": [
-      "<!@(find native -name '*.c' -not -path 'native/addon/*' | sort)"
+      "<!@(find native -name '*.c' -not -path 'native/addon/*' -not -path 'native/mpi/*' | sort)"
     ],
     "hyprof_has_papi": "<!(test -f /usr/include/papi.h && echo 1 || echo 0)"
   },
@@ -27,6 +29,19 @@
       "product_prefix": "lib",
       "sources": ["<@(hyprof_c_sources)"],
       "ldflags": ["-Wl,-soname,libhyprof.so", "-Wl,-z,nodelete", "-Wl,-z,defs"]
+    },
+    {
+      "target_name": "hyprof_mpi",
+      "type": "none",
+      "dependencies": ["hyprof"],
+      "actions": [
+        {
+          "action_name": "build_mpi_layer",
+          "inputs": ["scripts/build-mpi.sh", "<!@(find native/mpi native/core -name '*.[ch]' | sort)"],
+          "outputs": ["<(PRODUCT_DIR)/libhyprof_mpi.stamp"],
+          "action": ["sh", "scripts/build-mpi.sh", "<(PRODUCT_DIR)"]
+        }
+      ]
     },
     {
       "target_name": "hyprof_addon",

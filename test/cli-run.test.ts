@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { compileC, hyprof, libPath, run, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { displayName } from '../src/output/tau-model.js';
@@ -199,7 +199,9 @@ test('the environment of the program: preload appended, sampling on, the CLI res
   t.is(e.HYPROF_SAMPLING, '1');
   t.is(e.HYPROF_RESOLVE, '0');
   t.is(e.HYPROF_PERIOD_US, '2000');
-  t.is(e.LD_PRELOAD, `libm.so.6:${libPath}`);
+  // The MPI layer follows the runtime when it was built (it is inert in programs without MPI).
+  const mpiLib = join(dirname(libPath), 'libhyprof_mpi.so');
+  t.is(e.LD_PRELOAD, `libm.so.6:${libPath}${existsSync(mpiLib) ? `:${mpiLib}` : ''}`);
   t.regex(e.HYPROF_RUN_PARENT, /^\d+$/);
   // The temporary raw directory is removed after a successful resolve.
   t.false(existsSync(e.HYPROF_RAW_DIR));

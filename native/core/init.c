@@ -20,6 +20,7 @@
 #include "events.h"
 #include "meta.h"
 #include "module.h"
+#include "rank.h"
 #include "runtime.h"
 
 #ifndef HYPROF_VERSION
@@ -196,7 +197,11 @@ static void install_signal_dump(int sig, struct sigaction *prev) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = dump_on_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  /* Not SA_RESETHAND: a second SIGTERM while the file is written (an MPI launcher signals the
+   * process group, and `hyprof run` passes its own copy on) lands on another thread, where the
+   * default action would end the process mid-dump. It enters this handler instead and waits for the
+   * dump; the handler restores the previous disposition itself before re-raising. */
+  sa.sa_flags = SA_SIGINFO;
   /* The other of the two waits until this dump is written. */
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);
@@ -218,10 +223,17 @@ static void at_exit(void) {
             hp_dump_last_path(), hp_dump_last_path());
 }
 
-static void fork_prepare(void) { hp_events_lock(); }
-static void fork_parent(void) { hp_events_unlock(); }
+static void fork_prepare(void) {
+  hp_modules_lock();
+  hp_events_lock();
+}
+static void fork_parent(void) {
+  hp_events_unlock();
+  hp_modules_unlock();
+}
 static void fork_child(void) {
   hp_events_reset_lock_in_child();
+  hp_modules_reset_lock_in_child();
   hp_dump_reset_in_child();
   hp_rt.forked_child = 1;
   hp_rt.run_root = 0;
@@ -237,6 +249,15 @@ static void fork_child(void) {
 static void init_once_body(void) {
   if (hp_env_bool("HYPROF_DISABLE", NULL, 0)) {
     hp_rt.disabled = 1;
+    return;
+  }
+  /* mpirun and its daemons carry the LD_PRELOAD of `hyprof run -- mpirun ...` to the ranks; they
+   * themselves are not the program. Inert: no thread state, no raw file, nothing said. */
+  char launcher[64];
+  if (hp_is_launcher(launcher, sizeof launcher)) {
+    hp_rt.launcher = 1;
+    hp_rt.disabled = 1;
+    if (hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0)) hp_warn("%s is an MPI launcher: not measured", launcher);
     return;
   }
   hp_clock_calibrate_begin(); /* the rest of initialisation is most of the calibration window */
@@ -256,6 +277,7 @@ static void init_once_body(void) {
   }
   hp_rt.root_event = root->id;
   collect_metadata();
+  hp_rank_from_env();
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);

@@ -96,10 +96,24 @@ typedef struct hp_sample_hook {
 
 extern const hp_sample_hook *volatile hp_sample_state_hook;
 
+/* A module of another shared object, after the core started (it starts the core first when needed).
+ * Under the core's module lock: the module's slot is checked as at start; its process_start runs;
+ * then its thread_start runs for every thread that exists and has not ended - on the registering
+ * thread, not on that thread (unlike a thread_start at thread creation), so such a module must not
+ * rely on running on `t` there. Threads created from then on call it as usual, each exactly once.
+ * Returns 1 when the module takes part; 0 when measurement is off (HYPROF_DISABLE, a launcher), the
+ * module was registered already, or its slot is taken. */
+int hp_module_register_late(const hp_module *m);
+
 /* ---- called by the core only ---- */
 
 /* In hp_init: check the modules' slots, then every module's process_start. */
 void hp_modules_process_start(void);
+/* The module lock: held around a thread's creation (its listing and its modules' thread_start), a
+ * late registration, and fork (so the child never inherits it held). Recursive. */
+void hp_modules_lock(void);
+void hp_modules_unlock(void);
+void hp_modules_reset_lock_in_child(void);
 void hp_modules_thread_start(hp_thread *t);
 void hp_modules_thread_end(hp_thread *t);
 void hp_modules_fork_child(hp_thread *t);

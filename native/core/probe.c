@@ -292,6 +292,32 @@ HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, co
   return phase ? hyprof_phase(full, group) : hyprof_event(full, group);
 }
 
+/* ---- core/ext_module.h: the fast path for a module in another shared object (the MPI layer) ---- */
+
+HP_EXPORT uint64_t hyprof_ext_enter(uint32_t id, uintptr_t cfa, uint64_t *context) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !hp_event_get(id)) return 0;
+  hp_tool_enter(t);
+  int32_t before = t->top;
+  push_frame(t, id, NULL, cfa, 0);
+  uint64_t start = 0;
+  if (t->top == before + 1) {
+    start = t->frames[t->top].start_ns;
+    *context = t->frames[t->top].context;
+  }
+  hp_tool_leave(t);
+  return start;
+}
+
+HP_EXPORT uint64_t hyprof_ext_leave(uint32_t id) {
+  hp_thread *t = hp_thread_current();
+  if (!t || !hp_event_get(id)) return 0;
+  hp_tool_enter(t);
+  uint64_t incl = pop_in_tool(t, id, hp_now_ns());
+  hp_tool_leave(t);
+  return incl;
+}
+
 /* ---- the internal stack API of stack.h (OpenMP tool, Node addon) ---- */
 
 uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }

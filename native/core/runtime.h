@@ -13,7 +13,11 @@ typedef struct hp_runtime {
   int initialised;
   int disabled;            /* HYPROF_DISABLE=1: measure nothing (e.g. the resolver's own node) */
   int node;                /* MPI rank / hyprof_set_node; 0 by default */
-  int node_set;
+  int node_set;            /* the program chose its node (hyprof_set_node, TAU_PROFILE_SET_NODE) */
+  int rank_from_env;       /* node is the rank a launcher gave this process (rank.c) */
+  int mpi_rank;            /* MPI_Init ran here: node is this process's rank in MPI_COMM_WORLD */
+  int world_size;          /* ranks of the job (launcher or MPI_Comm_size); 0 when unknown */
+  int launcher;            /* an MPI launcher or daemon (mpirun, orted, ...): never measured */
   int forked_child;
   int run_root;            /* this is the root process of a `hyprof run` */
   int under_run;           /* started by a `hyprof run` (HYPROF_RUN_PARENT set): its raw directory is private */

@@ -48,13 +48,17 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   root->stack_addr = entry_stack_addr;
   t->top = 0;
   t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
-  hp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
-  do t->next = head;
-  while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
   hp_tls_thread = t;
   pthread_once(&key_once, make_key);
   pthread_setspecific(end_key, t);
+  /* Listing and the modules' thread_start under the module lock: a module registered late calls
+   * its thread_start for the listed threads, so each thread gets it exactly once (module.h). */
+  hp_modules_lock();
+  hp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
+  do t->next = head;
+  while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
   hp_modules_thread_start(t);
+  hp_modules_unlock();
   hp_tool_leave(t);
   return t;
 }

@@ -4,7 +4,7 @@
  * beside the TAU profile as `openmp.json` (TAU's readers ignore files that are not profile.*), where
  * `hyprof report --openmp / --diagnose` finds it.
  */
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import type { RawProcess } from '../samples/raw-model.js';
@@ -111,26 +111,35 @@ function ownSource(file: string): boolean {
   return ok;
 }
 
+/**
+ * The analysis file of a resolve: `openmp.json`, or `openmp.rank<N>.json` when the ranks of an MPI run
+ * resolve their own files into one directory at the same time (each keeps its own; the reader merges).
+ */
+export function openmpFileName(rank?: number): string {
+  return rank === undefined ? OPENMP_FILE : `openmp.rank${rank}.json`;
+}
+
+const RANK_FILE = /^openmp\.rank\d+\.json$/;
+
 /** Write the analysis next to the profile (temporary name, then renamed). */
-export function writeOpenmpFile(outDir: string, data: OpenmpFile): string | null {
-  if (data.processes.length === 0) return null;
-  const path = join(outDir, OPENMP_FILE);
+export function writeOpenmpFile(outDir: string, data: OpenmpFile, rank?: number): string | null {
+  const path = join(outDir, openmpFileName(rank));
+  if (data.processes.length === 0) {
+    if (rank !== undefined) rmSync(path, { force: true });
+    return null;
+  }
   const tmp = `${path}.tmp.${process.pid}`;
   writeFileSync(tmp, JSON.stringify(data, null, 1));
   renameSync(tmp, path);
   return path;
 }
 
-/** Read `openmp.json` of a profile directory, with a message a user can act on when it is absent. */
-export function readOpenmpFile(dir: string): OpenmpFile {
-  const path = join(dir, OPENMP_FILE);
-  if (!existsSync(path)) {
-    throw new UserError(
-      `${dir}: no OpenMP measurements (${OPENMP_FILE} is missing). They are recorded when the program ran with an ` +
-        'OpenMP runtime that has the OpenMP tools interface (LLVM libomp; for gcc-built programs `hyprof run` substitutes ' +
-        'it) and HYPROF_OPENMP is not off.',
-    );
-  }
+/** Remove the per-rank analysis files of an earlier run (a resolve of every rank at once writes one file). */
+export function removeRankOpenmpFiles(outDir: string): void {
+  for (const f of readdirSync(outDir)) if (RANK_FILE.test(f)) rmSync(join(outDir, f), { force: true });
+}
+
+function readOne(path: string): OpenmpFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -148,6 +157,32 @@ export function readOpenmpFile(dir: string): OpenmpFile {
     throw new UserError(`${path}: not an OpenMP analysis written by hyprof (no "processes" list)`);
   }
   return d;
+}
+
+/** Does the profile directory hold an OpenMP analysis (openmp.json or per-rank files)? */
+export function hasOpenmpFile(dir: string): boolean {
+  return existsSync(dir) && readdirSync(dir).some((f) => f === OPENMP_FILE || RANK_FILE.test(f));
+}
+
+/**
+ * Read the OpenMP analysis of a profile directory (`openmp.json`, and the per-rank files of an MPI
+ * run), with a message a user can act on when there is none.
+ */
+export function readOpenmpFile(dir: string): OpenmpFile {
+  const names = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f === OPENMP_FILE || RANK_FILE.test(f))
+        .sort((a, b) => (a === OPENMP_FILE ? -1 : b === OPENMP_FILE ? 1 : Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0])))
+    : [];
+  if (names.length === 0) {
+    throw new UserError(
+      `${dir}: no OpenMP measurements (${OPENMP_FILE} is missing). They are recorded when the program ran with an ` +
+        'OpenMP runtime that has the OpenMP tools interface (LLVM libomp; for gcc-built programs `hyprof run` substitutes ' +
+        'it) and HYPROF_OPENMP is not off.',
+    );
+  }
+  const all = names.map((n) => readOne(join(dir, n)));
+  return all.length === 1 ? all[0] : { processes: all.flatMap((d) => d.processes), withoutTool: all.flatMap((d) => d.withoutTool) };
 }
 
 /**

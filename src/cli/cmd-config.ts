@@ -3,7 +3,8 @@
  * in the manner of pkg-config (`cc $(npx hyprof config --cflags) app.c $(npx hyprof config --libs)`).
  */
 import type { Command } from 'commander';
-import { includeDir, libDir, requireRuntime } from './package-root.js';
+import { UserError } from '../base/errors.js';
+import { includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
 
 interface ConfigOptions {
   cflags?: boolean;
@@ -11,19 +12,36 @@ interface ConfigOptions {
   includeDir?: boolean;
   libDir?: boolean;
   preload?: boolean;
+  mpi?: boolean;
+}
+
+/** The MPI layer's library, or a UserError saying why it is not there. */
+function requireMpiLayer(): string {
+  const lib = mpiRuntime();
+  if (!lib) {
+    throw new UserError(
+      `--mpi: the MPI layer is not built (${mpiLibPath} is missing: no MPI compiler was found when hyprof was built). ` +
+        "Install MPI (mpicc on the PATH, or MPICC=...) and run 'npm rebuild hyprof'",
+      1,
+    );
+  }
+  return lib;
 }
 
 export function configWords(opts: ConfigOptions): string[] {
   const lib = requireRuntime();
+  const mpiLib = opts.mpi ? requireMpiLayer() : null;
   const none = !opts.cflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload;
   const words: string[] = [];
   // Printed as they are, like pkg-config: quotes would not survive `$(...)` word splitting, and a
   // single path (--preload) is best used as "$(hyprof config --preload)".
   if (opts.cflags || none) words.push(`-I${includeDir}`);
-  if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof');
+  // The MPI layer first: its MPI_* wrappers must come before the MPI library (which mpicc / mpif90
+  // add last), as TAU's -lTauMpi does.
+  if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
   if (opts.includeDir) words.push(includeDir);
   if (opts.libDir) words.push(libDir);
-  if (opts.preload) words.push(lib);
+  if (opts.preload) words.push(mpiLib ? `${lib}:${mpiLib}` : lib);
   return words;
 }
 
@@ -36,9 +54,10 @@ export function register(program: Command): void {
     .option('--include-dir', 'the include directory alone')
     .option('--lib-dir', 'the library directory alone')
     .option('--preload', 'the path of libhyprof.so (for LD_PRELOAD)')
+    .option('--mpi', 'with the MPI layer: --libs adds -lhyprof_mpi (MPI calls become events), --preload both libraries')
     .addHelpText(
       'after',
-      '\nWith no option, prints --cflags and --libs.\nExample:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)',
+      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)',
     )
     .action((opts: ConfigOptions) => {
       process.stdout.write(`${configWords(opts).join(' ')}\n`);

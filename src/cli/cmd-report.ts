@@ -2,16 +2,26 @@
  * `hyprof report`: a TAU profile directory (hyprof's or TAU's own) printed in the terminal in the
  * manner of TAU's pprof, plus event paths, hot lines per context, sample drops and user events.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { readOpenmpFile } from '../analysis/openmp.js';
+import { hasOpenmpFile, readOpenmpFile } from '../analysis/openmp.js';
+import { UserError } from '../base/errors.js';
+import { createProgress } from '../base/progress.js';
+import { mpiAccounting, mpiDiagnoses, ranksReport, type RanksReport } from '../output/mpi-report.js';
+import { scanRanks, workOf } from '../output/rank-scan.js';
 import { buildReport, parseThreadSelector } from '../output/report-data.js';
+import type { SortKey, ThreadSelector } from '../output/report-data.js';
+import { renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../output/report-mpi.js';
 import { renderDiagnoses, renderOpenmpReport } from '../output/report-openmp.js';
-import type { SortKey } from '../output/report-data.js';
 import { reportPieces } from '../output/report-text.js';
-import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
 import { jsonPieces } from '../base/json-pieces.js';
-import { readTauProfileDir } from '../output/tau-reader.js';
+import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
+import type { TauThreadProfile } from '../output/tau-model.js';
+import { listProfileFiles, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
+import { RANK_RAW_DIR } from './mpi-launchers.js';
+import { rawFilesUnder } from './raw-inputs.js';
 
 interface ReportCliOptions {
   callpath?: boolean;
@@ -22,9 +32,13 @@ interface ReportCliOptions {
   hot: number;
   json?: boolean;
   openmp?: boolean;
+  mpi?: boolean;
   diagnose?: boolean;
   functions?: boolean;
 }
+
+/** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
+const ALL_THREADS_UP_TO = 16;
 
 export function positiveInt(what: string) {
   return (value: string): number => {
@@ -35,41 +49,197 @@ export function positiveInt(what: string) {
   };
 }
 
+/** Does the selection print thread t in full? */
+function selects(sel: ThreadSelector, t: { node: number; context: number; thread: number }): boolean {
+  switch (sel.kind) {
+    case 'all':
+      return true;
+    case 'mean':
+      return false;
+    case 'thread':
+      return t.thread === sel.thread;
+    case 'nct':
+      return t.node === sel.node && t.context === sel.context && t.thread === sel.thread;
+  }
+}
+
+/** The metric set to report: --metric, else the first. */
+function chooseMetric(sets: MetricFiles[], metric?: string): MetricFiles {
+  if (metric === undefined) return sets[0];
+  const set = sets.find((x) => x.metric === metric);
+  if (!set) throw new UserError(`--metric ${metric}: not in this profile (it has ${sets.map((x) => x.metric).join(', ')})`);
+  return set;
+}
+
+function report(dir: string, opts: ReportCliOptions): void {
+  let sets: MetricFiles[];
+  try {
+    sets = listProfileFiles(dir);
+  } catch (e) {
+    const note = existsSync(dir) ? unresolvedRaw(dir) : null;
+    if (e instanceof UserError && note) throw new UserError(`${e.message}; ${note}`);
+    throw e;
+  }
+  const set = chooseMetric(sets, opts.metric);
+  // A merged file's thread count is known only once read: treat it as many.
+  const many = set.merged !== undefined || set.files.length > ALL_THREADS_UP_TO;
+  const sel = opts.thread !== undefined ? parseThreadSelector(opts.thread) : many ? ({ kind: 'mean' } as const) : ({ kind: 'all' } as const);
+  if ((sel.kind === 'thread' || sel.kind === 'nct') && !set.merged) {
+    if (!set.files.some((f) => selects(sel, f))) {
+      const have =
+        set.files.length > 40
+          ? `${set.files.length} threads`
+          : sel.kind === 'thread'
+            ? set.files.map((f) => f.thread).join(', ')
+            : set.files.map((f) => `${f.node},${f.context},${f.thread}`).join('; ');
+      throw new UserError(`--thread ${opts.thread}: no such thread (the profile has ${have})`);
+    }
+  }
+  const progress = createProgress();
+  const kept: TauThreadProfile[] = [];
+  // One pass over the files: the threads printed in full are kept, the rest is summed as it goes.
+  const scan = scanRanks(
+    set,
+    (i, n) => progress.update(`hyprof: reading ${dir} (${i}/${n})`),
+    (t) => {
+      if (selects(sel, t)) kept.push(t);
+    },
+  );
+  progress.done();
+  const multiRank = scan.ranks.size > 1 || scan.records.some((r) => r.attributes.some(([k]) => k === 'MPI World Size'));
+  const unresolved = unresolvedRaw(dir);
+
+  if (opts.mpi || opts.diagnose) {
+    const hasMpi = [...scan.ranks.values()].some((r) => r.mpiCalls > 0);
+    const hasOmp = hasOpenmpFile(dir);
+    if (opts.mpi && !hasMpi) {
+      throw new UserError(
+        `${dir}: no MPI events in this profile. They are recorded by hyprof's MPI layer: run the program under ` +
+          '`hyprof run` (it preloads the layer), or link it with $(hyprof config --libs --mpi)',
+      );
+    }
+    if (opts.diagnose && !hasMpi) {
+      renderOpenmpOnly(dir, opts);
+      return;
+    }
+    const ranks = withNote(ranksReport(scan, opts.limit), unresolved);
+    const accounting = mpiAccounting(scan);
+    const diagnoses = mpiDiagnoses(scan, (nodes, contexts) => workOf(set, nodes, contexts));
+    if (opts.json) {
+      const omp = opts.diagnose && hasOmp ? readOpenmpFile(dir) : undefined;
+      const body = opts.mpi ? { ranks, mpi: accounting, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };
+      process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+      return;
+    }
+    const parts: string[] = [];
+    if (ranks.notes.length > 0) parts.push(`${ranks.notes.map((n) => `WARNING: ${n}`).join('\n')}\n`);
+    if (opts.mpi) parts.push(renderMpiAccounting(accounting, { limit: opts.limit }));
+    if (opts.diagnose) {
+      if (hasOmp) parts.push(renderDiagnoses(readOpenmpFile(dir)));
+      parts.push(renderMpiDiagnoses(diagnoses, scan.ranks.size));
+    }
+    process.stdout.write(`${parts.map((p) => p.replace(/\n*$/, '\n')).join('\n')}`);
+    return;
+  }
+
+  const profile = { dir, metrics: sets.map((x) => x.metric), threads: sets.map((x) => (x === set ? kept : [])) };
+  const built = buildReport(profile, {
+    metric: set.metric,
+    thread: sel,
+    sort: opts.sort,
+    limit: opts.limit,
+    callpath: opts.callpath ?? false,
+    hotLines: opts.hot,
+    mean: {
+      thread: scan.meanSums,
+      counts: { taken: scan.samples.taken, drops: [...scan.samples.drops].map(([reason, count]) => ({ reason, count })) },
+      threads: scan.threads,
+    },
+  });
+  const ranks = multiRank || unresolved ? withNote(ranksReport(scan, opts.limit ?? 20), unresolved) : undefined;
+  // In pieces: the text of millions of events may exceed what one string can hold. Standard output
+  // is synchronous on Linux for files, pipes and terminals, so pieces do not pile up in memory.
+  if (opts.json) {
+    for (const piece of jsonPieces(ranks ? { ...built, ranks } : built, 2)) process.stdout.write(piece);
+    process.stdout.write('\n');
+    return;
+  }
+  for (const piece of reportPieces(built)) process.stdout.write(piece);
+  let text = '';
+  if (opts.thread === undefined && many) {
+    text += `\n(${scan.threads} threads: the mean is printed; each thread with --thread all, one with --thread n,c,t)\n`;
+  }
+  if (ranks) text += `${renderRanks(ranks, built.unit).map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
+  process.stdout.write(text);
+}
+
+/**
+ * Raw files that ranks of an MPI job left unresolved in the profile directory (the launcher stopped
+ * them first): a note with the command that resolves them, or null.
+ */
+function unresolvedRaw(dir: string): string | null {
+  const raw = join(dir, RANK_RAW_DIR);
+  if (!existsSync(raw)) return null;
+  const files = rawFilesUnder(raw);
+  if (files.length === 0) return null;
+  return (
+    `${files.length} raw measurement file${files.length === 1 ? '' : 's'} in ${raw} ${files.length === 1 ? 'was' : 'were'} not resolved ` +
+    `(the launcher stopped those ranks first): hyprof resolve ${raw} -o ${dir}`
+  );
+}
+
+function withNote(r: RanksReport, note: string | null): RanksReport {
+  return note ? { ...r, notes: [...r.notes, note] } : r;
+}
+
+/** --diagnose on a profile without MPI: the OpenMP analysis beside it (an error when there is none either). */
+function renderOpenmpOnly(dir: string, opts: ReportCliOptions): void {
+  const data = readOpenmpFile(dir);
+  process.stdout.write(opts.json ? `${JSON.stringify(data, null, 2)}\n` : renderDiagnoses(data).replace(/\n*$/, '\n'));
+}
+
 export function register(program: Command): void {
   program
     .command('report')
     .description('print a TAU profile directory as tables (in the manner of TAU pprof)')
     .argument('[dir]', 'profile directory (profile.<node>.<context>.<thread> files or MULTI__<metric> subdirectories)', '.')
     .option('--callpath', 'also print the event-path tree (a => b), with sample contexts, hot lines and unwound chains')
-    .option('--thread <sel>', 'threads to print: N (thread number), n,c,t, all (each thread and the mean) or mean', 'all')
+    .option(
+      '--thread <sel>',
+      `threads to print: N (thread number), n,c,t, all (each thread and the mean) or mean (default: all up to ${ALL_THREADS_UP_TO} threads, else mean)`,
+    )
     .option('--metric <name>', 'metric to print (default: the first)')
     .addOption(new Option('--sort <key>', 'order of the flat table').choices(['excl', 'incl', 'calls', 'name']).default('excl'))
     .option('--limit <n>', 'at most n rows per flat table', positiveInt('--limit'))
     .option('--hot <n>', 'sampled lines shown per context', positiveInt('--hot'), 5)
     .option('--json', 'print the same data as JSON')
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
-    .option('--diagnose', 'OpenMP problems found (imbalance, serial sections, lock contention ...) with their code locations')
+    .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
+    .option('--diagnose', 'problems found, with their code locations: OpenMP (imbalance, serial sections, lock contention ...) and MPI load imbalance between ranks')
     .option(
       '--functions',
       'the samples by function instead: self and total (callers included) per function, over all contexts and per context, ' +
         'like perf report --no-children (--sort excl, the default) and --children (--sort incl)',
     )
+    .addHelpText(
+      'after',
+      '\nA profile of several ranks (MPI) also gets a RANKS section: ranks lost, the slowest rank, and per event\nthe mean, std. dev., min and max over all threads (ParaProf\'s mean and std. dev. views).',
+    )
     .action((dir: string, opts: ReportCliOptions) => {
-      if (opts.openmp || opts.diagnose) {
+      if (opts.openmp) {
         // The analysis `hyprof resolve` wrote beside the profile (openmp.json).
         const data = readOpenmpFile(dir);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
           return;
         }
-        const parts = [];
-        if (opts.openmp) parts.push(renderOpenmpReport(data, { limit: opts.limit }));
+        const parts = [renderOpenmpReport(data, { limit: opts.limit })];
         if (opts.diagnose) parts.push(renderDiagnoses(data));
         process.stdout.write(`${parts.map((p) => p.replace(/\n*$/, '\n')).join('\n')}`);
         return;
       }
-      const profile = readTauProfileDir(dir);
       if (opts.functions) {
+        const profile = readTauProfileDir(dir);
         const f = buildFunctionReport(profile, {
           metric: opts.metric,
           thread: parseThreadSelector(opts.thread ?? 'all'),
@@ -79,18 +249,6 @@ export function register(program: Command): void {
         process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f));
         return;
       }
-      const report = buildReport(profile, {
-        metric: opts.metric,
-        thread: parseThreadSelector(opts.thread ?? 'all'),
-        sort: opts.sort,
-        limit: opts.limit,
-        callpath: opts.callpath ?? false,
-        hotLines: opts.hot,
-      });
-      // In pieces: the text of millions of events may exceed what one string can hold. Standard output
-      // is synchronous on Linux for files, pipes and terminals, so pieces do not pile up in memory.
-      const pieces = opts.json ? jsonPieces(report, 2) : reportPieces(report);
-      for (const piece of pieces) process.stdout.write(piece);
-      if (opts.json) process.stdout.write('\n');
+      report(dir, opts);
     });
 }

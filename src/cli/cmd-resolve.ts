@@ -2,8 +2,11 @@
  * `hyprof resolve`: raw measurement files (from a linked program, or kept by `hyprof run --keep-raw`)
  * → a TAU profile directory. Symbolization happens here, after the run, never in the measured process.
  */
+import { rmSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
+import { RANK_RAW_DIR } from './mpi-launchers.js';
 import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
@@ -15,6 +18,7 @@ interface ResolveCliOptions {
   callpathDepth?: number;
   keepAddresses?: boolean;
   symbolizer: ResolveStepOptions['symbolizer'];
+  format?: ResolveStepOptions['format'];
 }
 
 function depth(value: string): number {
@@ -39,6 +43,12 @@ export function register(program: Command): void {
         .choices(['auto', 'llvm-symbolizer', 'addr2line'])
         .default('auto'),
     )
+    .addOption(
+      new Option('--format <format>', "profile.<node>.<context>.<thread> files, or TAU's single merged file tauprofile.xml (default: TAU_PROFILE_FORMAT, else profile)").choices([
+        'profile',
+        'merged',
+      ]),
+    )
     .action(async (raw: string[], opts: ResolveCliOptions) => {
       const files = collectRawFiles(raw);
       const outDir = opts.output ?? defaultOutputDir();
@@ -47,8 +57,16 @@ export function register(program: Command): void {
         callpathDepth: opts.callpathDepth,
         keepAddresses: opts.keepAddresses,
         symbolizer: opts.symbolizer,
+        format: opts.format,
       });
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);
+      // The raw directory ranks of an MPI job left behind is hyprof's own: once resolved, it goes.
+      for (const input of raw) {
+        if (basename(resolve(input)) === RANK_RAW_DIR && statSync(input).isDirectory()) {
+          rmSync(input, { recursive: true, force: true });
+          process.stderr.write(`hyprof: ${input} removed (resolved)\n`);
+        }
+      }
     });
 }

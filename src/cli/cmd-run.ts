@@ -4,14 +4,15 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import type { Command } from 'commander';
+import { basename, delimiter, dirname, join } from 'node:path';
+import { Option, type Command } from 'commander';
 import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
-import { requireRuntime } from './package-root.js';
+import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
+import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
@@ -22,6 +23,7 @@ interface RunCliOptions {
   sampling: boolean;
   period?: number;
   keepRaw?: boolean;
+  format?: 'profile' | 'merged';
 }
 
 /** How long processes the program started may take to end after it did, before they are reported. */
@@ -29,9 +31,13 @@ const SURVIVOR_GRACE_MS = 500;
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
-/** The environment of the measured program. */
-export function childEnv(base: NodeJS.ProcessEnv, lib: string, rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
+/**
+ * The environment of the measured program. `libs`: the runtime, then the MPI layer when it was built
+ * (it is inert in processes without MPI, mpirun among them: docs/mpi.md).
+ */
+export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
   const env = { ...base };
+  const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
   env.HYPROF_RAW_DIR = rawDir;
   // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
@@ -83,6 +89,8 @@ function rawFilesIn(dir: string): string[] {
 interface ChildEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** The first signal hyprof received and passed on to the program, if any. */
+  forwarded?: NodeJS.Signals;
 }
 
 /** Start the program and wait for it, forwarding signals; rejects with a UserError when it cannot start. */
@@ -93,7 +101,9 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
     // Every signal is passed on, Ctrl-C too: the terminal also sends that to the program (same process
     // group), but hyprof cannot tell it from `kill -INT <hyprof>`, which must reach the program; a copy
     // arriving while the first is still pending or being handled merges with it.
+    let forwarded: NodeJS.Signals | undefined;
     const forward = (signal: NodeJS.Signals) => () => {
+      forwarded ??= signal;
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     };
     for (const s of FORWARDED) {
@@ -108,7 +118,7 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
       cleanup();
       const why =
         e.code === 'ENOENT'
-          ? { text: 'no such file or command', status: 127 }
+          ? { text: `no such file or command${isMpiLauncher(program) ? ' (is MPI installed, and its bin directory on the PATH?)' : ''}`, status: 127 }
           : e.code === 'EACCES'
             ? { text: 'permission denied (is it executable?)', status: 126 }
             : { text: e.message, status: 126 };
@@ -116,23 +126,34 @@ function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Prom
     });
     child.once('exit', (code, signal) => {
       cleanup();
-      resolvePromise({ code, signal });
+      resolvePromise({ code, signal, ...(forwarded ? { forwarded } : {}) });
     });
   });
 }
 
 export async function runMeasured(program: string, args: string[], opts: RunCliOptions): Promise<number> {
   const lib = requireRuntime();
+  const mpiLib = mpiRuntime();
+  // `hyprof run -- mpirun ...`: every rank's measurements come back here, and ranks without any are lost.
+  const launcher = isMpiLauncher(program);
   const outDir = opts.dir ?? defaultOutputDir();
-  const rawDir = mkdtempSync(join(tmpdir(), 'hyprof-run-'));
+  // A rank of an MPI job (`mpirun -np 4 hyprof run -- ./app`) keeps its raw files in the output
+  // directory, not in /tmp: the launcher may kill it before it has resolved them (docs/mpi.md).
+  const jobRank = launcherRank();
+  const rawDir = (jobRank !== null && rankRawDir(outDir, jobRank)) || mkdtempSync(join(tmpdir(), 'hyprof-run-'));
   let end: ChildEnd;
   // Notes already printed before the run, not repeated by the resolve step.
   const said: string[] = [];
   try {
-    const env = childEnv(process.env, lib, rawDir, opts);
+    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     const file = findProgram(program);
-    if (file) {
+    if (launcher && !mpiLib) {
+      const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
+      process.stderr.write(`${note}\n`);
+      said.push(note.replace(/^hyprof: /, ''));
+    }
+    if (file && !launcher) {
       // The user's environment: the runtime must not be preloaded into the ldd this runs.
       const plan = planOpenmpRuntime(file, rawDir, process.env);
       Object.assign(env, plan.env);
@@ -143,7 +164,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     }
     end = await runChild(program, args, env);
   } catch (e) {
-    rmSync(rawDir, { recursive: true, force: true });
+    removeRawDir(rawDir);
     throw e;
   }
   const status = end.code ?? 128 + signalNumber(end.signal ?? 'SIGKILL');
@@ -161,12 +182,23 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}no measurements written yet; no profile\n${survivorsNote(survivors, rawDir, outDir)}\n`);
       return status;
     }
-    rmSync(rawDir, { recursive: true, force: true });
-    const msg = end.signal
-      ? `${how}: it could not write its measurements; no profile`
-      : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
+    removeRawDir(rawDir);
+    const msg = launcher
+      ? `${how ? `${how}; ` : ''}no rank wrote measurements (the ranks crashed or were killed before they could write, or the launcher did not pass LD_PRELOAD on to them); no profile`
+      : end.signal
+        ? `${how}: it could not write its measurements; no profile`
+        : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
     process.stderr.write(`hyprof: ${msg}\n`);
     return status;
+  }
+  // The launcher is ending the job (a rank failed, or the job ran out of time): it kills what is left
+  // soon, so do not start resolving; the raw files are in the output directory for later.
+  if (jobRank !== null && end.forwarded && ['SIGTERM', 'SIGINT', 'SIGHUP'].includes(end.forwarded)) {
+    process.stderr.write(
+      `hyprof: rank ${jobRank}: the launcher stopped the job (${end.forwarded}); this rank's raw measurements are kept in ` +
+        `${rawDir}; once the job is over: hyprof resolve ${join(outDir, RANK_RAW_DIR)} -o ${outDir}\n`,
+    );
+    return 128 + signalNumber(end.forwarded);
   }
   // Interrupting the resolve step must not lose the measurements: say where they are.
   const keepOnSignal = (s: NodeJS.Signals) => () => {
@@ -176,7 +208,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
   for (const [s, h] of interrupts) process.on(s, h);
   try {
-    const summary = await resolveStep(raws, outDir, {});
+    const summary = await resolveStep(raws, outDir, { ...(launcher ? { allRanks: true } : {}), ...(opts.format ? { format: opts.format } : {}) });
     for (const note of resolveNotes(summary)) if (!said.some((x) => note.endsWith(x))) process.stderr.write(`${note}\n`);
     process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}${describeOutput(summary, outDir)}\n`);
   } catch (e) {
@@ -193,8 +225,31 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   }
   if (survivors.length > 0) process.stderr.write(`${survivorsNote(survivors, rawDir, outDir)}\n`);
   else if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
-  else rmSync(rawDir, { recursive: true, force: true });
+  else removeRawDir(rawDir);
   return status;
+}
+
+/** `<output>/.hyprof-raw/rank<N>-XXXX`, or null when it cannot be made (then /tmp is used). */
+function rankRawDir(outDir: string, rank: number): string | null {
+  try {
+    const parent = join(outDir, RANK_RAW_DIR);
+    mkdirSync(parent, { recursive: true });
+    return mkdtempSync(join(parent, `rank${rank}-`));
+  } catch {
+    return null;
+  }
+}
+
+/** Remove a raw directory, and the ranks' shared parent once no rank has anything left in it. */
+function removeRawDir(rawDir: string): void {
+  rmSync(rawDir, { recursive: true, force: true });
+  const parent = dirname(rawDir);
+  if (basename(parent) !== RANK_RAW_DIR) return;
+  try {
+    rmdirSync(parent);
+  } catch {
+    // other ranks' raw files are still there
+  }
 }
 
 export function register(program: Command): void {
@@ -208,6 +263,12 @@ export function register(program: Command): void {
     .option('--no-sampling', 'probes only: no sampling (default: sampling on unless HYPROF_SAMPLING / TAU_SAMPLING say otherwise)')
     .option('--period <us>', 'sampling period in microseconds (HYPROF_PERIOD_US)', positiveInt('--period'))
     .option('--keep-raw', 'keep the raw measurement files (their directory is printed)')
+    .addOption(
+      new Option('--format <format>', "profile.<node>.<context>.<thread> files, or TAU's single merged file tauprofile.xml (default: TAU_PROFILE_FORMAT, else profile)").choices([
+        'profile',
+        'merged',
+      ]),
+    )
     .passThroughOptions()
     .addHelpText(
       'after',

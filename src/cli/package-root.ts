@@ -11,6 +11,13 @@ export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..'
 export const includeDir = join(packageRoot, 'native', 'include');
 export const libDir = join(packageRoot, 'build', 'Release');
 export const libPath = join(libDir, 'libhyprof.so');
+/** The MPI layer, built only where an MPI compiler was found (docs/mpi.md). */
+export const mpiLibPath = join(libDir, 'libhyprof_mpi.so');
+
+/** The MPI layer's library when it was built, else null. */
+export function mpiRuntime(): string | null {
+  return existsSync(mpiLibPath) ? mpiLibPath : null;
+}
 
 export function packageVersion(): string {
   try {

@@ -1,6 +1,25 @@
+/** The `*.raw` files directly in dir and in its subdirectories one level down (a run's raw directory
+ * of ranks: `.hyprof-raw/rank<N>-<id>/`), sorted. */
+export function rawFilesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const f of readdirSync(dir).sort()) {
+    const p = join(dir, f);
+    if (f.endsWith('.raw')) found.push(p);
+    else {
+      try {
+        if (statSync(p).isDirectory()) for (const g of readdirSync(p).sort()) if (g.endsWith('.raw')) found.push(join(p, g));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * The raw measurement files named on a command line: files as given, directories expanded to the
- * `*.raw` files directly inside them. Half-written files (`<name>.tmp.<pid>`) are never picked up.
+ * `*.raw` files inside them (and one level of subdirectories: the raw directory that ranks of an MPI
+ * job leave, `<dir>/.hyprof-raw`). Half-written files (`<name>.tmp.<pid>`) are never picked up.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,10 +35,7 @@ export function collectRawFiles(inputs: string[]): string[] {
       throw new UserError(`${input}: no such file or directory`);
     }
     if (st.isDirectory()) {
-      const found = readdirSync(input)
-        .filter((f) => f.endsWith('.raw'))
-        .sort()
-        .map((f) => join(input, f));
+      const found = rawFilesUnder(input);
       if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
       for (const f of found) files.push(f);
     } else {

@@ -12,6 +12,10 @@ export interface ResolveStepOptions {
   callpathDepth?: number;
   keepAddresses?: boolean;
   symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
+  /** The files are everything an MPI run left: ranks without one are named as lost (resolve.ts). */
+  allRanks?: boolean;
+  /** `profile` (profile.<node>.<context>.<thread> files) or `merged` (tauprofile.xml); default TAU_PROFILE_FORMAT. */
+  format?: 'profile' | 'merged';
 }
 
 export interface ResolveSummary {
@@ -26,6 +30,7 @@ export interface ResolveSummary {
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
 export function filePattern(files: string[]): string {
+  if (files.length === 1 && /(^|\/)tauprofile\.xml$/.test(files[0])) return 'tauprofile.xml';
   const nodes = new Set<string>();
   const contexts = new Set<string>();
   for (const f of files) {
@@ -36,8 +41,18 @@ export function filePattern(files: string[]): string {
     }
   }
   const part = (set: Set<string>) => {
-    const v = [...set].sort((a, b) => Number(a) - Number(b));
-    return v.length === 1 ? v[0] : v.length === 0 ? '*' : `{${v.join(',')}}`;
+    const v = [...set].map(Number).sort((a, b) => a - b);
+    if (v.length <= 1) return v.length === 1 ? String(v[0]) : '*';
+    // Runs of three or more as ranges: profile.{0..1023}.0.* for a run of 1,024 ranks.
+    const out: string[] = [];
+    for (let i = 0; i < v.length; ) {
+      let j = i;
+      while (j + 1 < v.length && v[j + 1] === v[j] + 1) j++;
+      if (j - i >= 2) out.push(`${v[i]}..${v[j]}`);
+      else for (let k = i; k <= j; k++) out.push(String(v[k]));
+      i = j + 1;
+    }
+    return `{${out.join(',')}}`;
   };
   return `profile.${part(nodes)}.${part(contexts)}.*`;
 }

@@ -37,10 +37,10 @@ export interface SampleOptions {
   modules?: ModuleCollector;
 }
 
-/** hyprof's own code: the runtime library, or the Node addon it is built into. */
+/** hyprof's own code: the runtime library, its MPI layer, or the Node addon it is built into. */
 export function isRuntimeModule(path: string | undefined): boolean {
   const base = path?.slice(path.lastIndexOf('/') + 1) ?? '';
-  return /^libhyprof\.so(\.|$)/.test(base) || (base.endsWith('.node') && base.includes('hyprof'));
+  return /^libhyprof(_mpi)?\.so(\.|$)/.test(base) || (base.endsWith('.node') && base.includes('hyprof'));
 }
 
 /** An OpenMP runtime: LLVM's libomp (also in libgomp's place), Intel's libiomp5, GNU libgomp. */

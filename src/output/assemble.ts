@@ -11,10 +11,20 @@
  * - TIME converted from nanoseconds to microseconds; the root line rounded to integers.
  *
  * File numbering: node = the process's node (MPI rank); context = 0 for the root process of a run,
- * a process that set its node, or a lone process; the process id for forked children and for the
- * other processes of a `hyprof run` (exec'd descendants); thread = the thread's index.
+ * a process that set its node or called MPI_Init, or a lone process; the process id for forked
+ * children, for the other processes of a `hyprof run` (exec'd descendants) and for processes that
+ * only inherited a rank from an MPI launcher; thread = the thread's index.
  */
-import { EventKind, INFO_FORKED_CHILD, INFO_NODE_SET, INFO_RUN_ROOT, type RawProcess, type RawThread } from '../samples/raw-model.js';
+import {
+  EventKind,
+  INFO_FORKED_CHILD,
+  INFO_MPI_RANK,
+  INFO_NODE_SET,
+  INFO_RANK_FROM_ENV,
+  INFO_RUN_ROOT,
+  type RawProcess,
+  type RawThread,
+} from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_SPLIT } from './assemble-tree.js';
 import { threadValues, type ThreadValues } from './assemble-values.js';
@@ -74,10 +84,17 @@ export function callpathSettings(p: RawProcess, opts: Pick<AssembleOptions, 'cal
   return { on, depth: Math.max(1, depth) };
 }
 
-export function fileNumbering(p: RawProcess, underRun: boolean): { node: number; context: number } {
+/**
+ * A process owns context 0 of its node when it chose its node (hyprof_set_node), called MPI_Init
+ * (node = its rank), is the root of a `hyprof run`, or is a lone process. A process that merely
+ * inherited a rank from the launcher's environment without calling MPI_Init (a program a rank
+ * started, a wrapper script) writes as context = its pid, so it never collides with the rank itself.
+ */
+export function fileNumbering(p: { info: Pick<RawProcess['info'], 'node' | 'flags' | 'pid'> }, underRun: boolean): { node: number; context: number } {
   const node = Math.max(0, p.info.node);
   const f = p.info.flags;
-  const own = (f & INFO_NODE_SET) !== 0 || (f & INFO_RUN_ROOT) !== 0 || ((f & INFO_FORKED_CHILD) === 0 && !underRun);
+  const lone = (f & INFO_FORKED_CHILD) === 0 && !underRun && (f & INFO_RANK_FROM_ENV) === 0;
+  const own = (f & INFO_NODE_SET) !== 0 || (f & INFO_MPI_RANK) !== 0 || (f & INFO_RUN_ROOT) !== 0 || lone;
   return { node, context: own ? 0 : p.info.pid };
 }
 

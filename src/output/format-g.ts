@@ -10,6 +10,9 @@ export function formatG16(v: number): string {
   if (Number.isNaN(v)) return 'NAN';
   if (!Number.isFinite(v)) return v > 0 ? 'INF' : '-INF';
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  // Whole numbers below 10^16 are printed in full, exactly as String gives them (calls, counts, the
+  // root line): the common case, without the rounding work below.
+  if (Number.isInteger(v) && Math.abs(v) < 1e16) return String(v);
   const sign = v < 0 ? '-' : '';
   let { digits, exp } = roundTo16(Math.abs(v));
   const body = exp >= -4 && exp < PRECISION ? fixed(digits, exp) : exponential(digits, exp);

@@ -4,7 +4,7 @@
  * writes it next to the profile files; a profile without it (TAU's own, or an older hyprof's) simply
  * exports without mappings.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayName } from './tau-model.js';
 
@@ -56,9 +56,14 @@ export class ModuleCollector {
   }
 }
 
-/** Write (or, with nothing to say, remove a stale) modules.json in `dir`. */
-export function writeModulesFile(dir: string, data: ModulesFile): void {
-  const path = join(dir, MODULES_FILE);
+const RANK_FILE = /^modules\.rank\d+\.json$/;
+
+/**
+ * Write (or, with nothing to say, remove a stale) modules.json in `dir`; with `rank`, the file of one
+ * rank of an MPI run resolving its own files beside the others (`modules.rank<N>.json`, merged when read).
+ */
+export function writeModulesFile(dir: string, data: ModulesFile, rank?: number): void {
+  const path = join(dir, rank === undefined ? MODULES_FILE : `modules.rank${rank}.json`);
   if (data.modules.length === 0) {
     rmSync(path, { force: true });
     return;
@@ -66,6 +71,11 @@ export function writeModulesFile(dir: string, data: ModulesFile): void {
   const tmp = `${path}.tmp.${process.pid}`;
   writeFileSync(tmp, JSON.stringify(data));
   renameSync(tmp, path);
+}
+
+/** Remove the per-rank files of an earlier run (a resolve of every rank at once writes one file). */
+export function removeRankModulesFiles(dir: string): void {
+  for (const f of readdirSync(dir)) if (RANK_FILE.test(f)) rmSync(join(dir, f), { force: true });
 }
 
 /** What an exporter needs: module of a function, module of a path. Null when the file is absent or
@@ -76,16 +86,29 @@ export interface ModuleIndex {
   ofPath(path: string): number | undefined;
 }
 
-export function readModulesFile(dir: string): ModuleIndex | null {
-  const path = join(dir, MODULES_FILE);
-  if (!existsSync(path)) return null;
-  let d: ModulesFile;
+function readOne(path: string): ModulesFile | null {
   try {
-    d = JSON.parse(readFileSync(path, 'utf8')) as ModulesFile;
+    const d = JSON.parse(readFileSync(path, 'utf8')) as ModulesFile;
+    return d && d.version === 1 && Array.isArray(d.modules) && Array.isArray(d.functions) ? d : null;
   } catch {
     return null;
   }
-  if (!d || d.version !== 1 || !Array.isArray(d.modules) || !Array.isArray(d.functions)) return null;
+}
+
+export function readModulesFile(dir: string): ModuleIndex | null {
+  const names = existsSync(dir) ? readdirSync(dir).filter((f) => f === MODULES_FILE || RANK_FILE.test(f)).sort() : [];
+  // modules.json, and the files of the ranks of an MPI run, merged into one index.
+  const merged = new ModuleCollector();
+  let any = false;
+  for (const n of names) {
+    const d = readOne(join(dir, n));
+    if (!d) continue;
+    any = true;
+    for (const [fn, file, i] of d.functions) if (d.modules[i]) merged.note(fn, file, d.modules[i].path, d.modules[i].buildId);
+    for (const m of d.modules) merged.module(m.path, m.buildId);
+  }
+  if (!any) return null;
+  const d = merged.data();
   const byFn = new Map(d.functions.map(([fn, file, i]) => [functionKey(fn, file), i]));
   const byPath = new Map(d.modules.map((m, i) => [m.path, i]));
   return {

@@ -25,6 +25,11 @@ export interface ReportOptions {
   callpath?: boolean;
   /** Sampled lines shown per context (hot lines section and under [CONTEXT] in the tree). */
   hotLines?: number;
+  /**
+   * When the profile holds only the threads to print (a streamed report of many threads): the mean
+   * over all threads, their sample counts, and how many there are (rank-scan.ts computes them).
+   */
+  mean?: { thread: TauThreadProfile; counts: { taken?: number; drops: DropCount[] }; threads: number };
 }
 
 export interface ReportRow {
@@ -383,7 +388,7 @@ export function meanThread(threads: TauThreadProfile[]): TauThreadProfile {
 function threadReport(
   t: TauThreadProfile,
   label: string,
-  opts: Required<Omit<ReportOptions, 'metric' | 'thread' | 'limit'>> & { limit?: number },
+  opts: Required<Omit<ReportOptions, 'metric' | 'thread' | 'limit' | 'mean'>> & { limit?: number },
   counts = sampleCounts(t),
 ): ThreadReport {
   const timers = flatTimers(t);
@@ -454,8 +459,8 @@ export function buildReport(profile: TauProfile, opts: ReportOptions = {}): Repo
   const sel = opts.thread ?? { kind: 'all' };
   const common = { sort: opts.sort ?? 'excl', callpath: opts.callpath ?? false, hotLines: opts.hotLines ?? 5, limit: opts.limit };
   const chosen = selectThreads(all, sel);
-  const depth = Number(all[0]?.metadata.find(([k]) => k === 'HYPROF_CALLPATH_DEPTH' || k === 'TAU_CALLPATH_DEPTH')?.[1]);
-  const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && all.length > 1);
+  const depth = Number((all[0] ?? opts.mean?.thread)?.metadata.find(([k]) => k === 'HYPROF_CALLPATH_DEPTH' || k === 'TAU_CALLPATH_DEPTH')?.[1]);
+  const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && (opts.mean?.threads ?? all.length) > 1);
   return {
     dir: profile.dir,
     metric,
@@ -464,6 +469,8 @@ export function buildReport(profile: TauProfile, opts: ReportOptions = {}): Repo
     sort: common.sort,
     ...(Number.isFinite(depth) ? { callpathDepth: depth } : {}),
     threads: chosen.map((t) => threadReport(t, threadLabel(t), common)),
-    ...(wantMean ? { mean: threadReport(meanThread(all), 'mean', common, sumCounts(all)) } : {}),
+    ...(wantMean
+      ? { mean: opts.mean ? threadReport(opts.mean.thread, 'mean', common, opts.mean.counts) : threadReport(meanThread(all), 'mean', common, sumCounts(all)) }
+      : {}),
   };
 }

@@ -1,17 +1,28 @@
 /**
- * Raw measurement files → one TAU profile directory: read and check every file first (any defect
- * stops everything before a byte is written), symbolize all sampled addresses (each module once),
- * assemble each process, write the profile (temporary files renamed into place).
+ * Raw measurement files → one TAU profile directory, in two passes so that thousands of processes
+ * (the ranks of an MPI run) resolve in bounded memory and on every core:
+ *  1. read every file once, keeping only a summary (numbering, metrics, what it says of its rank)
+ *     and the addresses to symbolize; check that the files belong in one profile (any defect stops
+ *     everything before a byte is written); symbolize every module once for all processes;
+ *  2. assemble each file and write its threads' files into a temporary directory (resolve-file.ts),
+ *     in worker threads when there are many files (resolve-workers.ts), then rename them into place,
+ *     and write the OpenMP analysis and, when asked, TAU's merged single-file format.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
-import { INFO_RUN_ROOT, type RawProcess } from '../samples/raw-model.js';
+import { readMpiSection } from '../analysis/mpi-raw.js';
+import { removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
+import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
-import { openmpNotes, prepareOpenmp, writeOpenmpFile } from '../analysis/openmp.js';
-import { assembleProcess, fileNumbering, type AssembledProcess } from './assemble.js';
-import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { writeTauProfile } from './tau-writer.js';
-import { ModuleCollector, writeModulesFile } from './modules-file.js';
+import { fileNumbering } from './assemble.js';
+import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from './modules-file.js';
+import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
+import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
+import { assembleInWorkers, workerCount } from './resolve-workers.js';
+import { MERGED_FILE, writeMergedFile } from './tau-merged.js';
+import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from './tau-writer.js';
 
 export interface ResolveOptions {
   outDir: string;
@@ -20,6 +31,15 @@ export interface ResolveOptions {
   keepAddresses?: boolean;
   symbolizer?: 'auto' | 'llvm-symbolizer' | 'addr2line';
   onProgress?: (done: number, total: number, what: string) => void;
+  /**
+   * These raw files are all an MPI run left (`hyprof run -- mpirun ...`, or `hyprof resolve` of a
+   * run's raw directory): ranks of the run without a file are named as lost. Default: when the files
+   * hold more than one rank. A resolve of one rank's own files (each rank resolving at its exit)
+   * cannot know about the others; `hyprof report` says it then.
+   */
+  allRanks?: boolean;
+  /** `profile` (TAU's profile.<node>.<context>.<thread> files, the default) or `merged` (tauprofile.xml). */
+  format?: 'profile' | 'merged';
 }
 
 export interface ResolveResult {
@@ -32,78 +52,162 @@ export interface ResolveResult {
   /** Lost measurements by reason, summed over every thread of every process. */
   drops: Record<string, number>;
   warnings: string[];
+  /** The ranks of an MPI run (undefined when no process knew an MPI rank). */
+  ranks?: RankSummary;
+  /** Worker threads the assembly ran on (0: the main thread). */
+  workers: number;
+}
+
+/** What the first pass keeps of a process. */
+interface ProcessSummary {
+  file: string;
+  info: Pick<RawInfo, 'node' | 'flags' | 'pid' | 'metrics' | 'attributes'>;
+  startMs: number;
+}
+
+/** Processes of an MPI run, or programs that chose their node, may be resolved rank by rank into one directory. */
+function isRankOfSeveral(p: ProcessSummary): boolean {
+  return (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV | INFO_NODE_SET)) !== 0;
+}
+
+/** The format asked for: the option, else TAU_PROFILE_FORMAT=merged. */
+export function profileFormat(opt: ResolveOptions['format'], env: NodeJS.ProcessEnv = process.env): 'profile' | 'merged' {
+  if (opt) return opt;
+  return (env.TAU_PROFILE_FORMAT ?? '').trim().toLowerCase() === 'merged' ? 'merged' : 'profile';
 }
 
 export async function resolveRawFiles(files: string[], opts: ResolveOptions): Promise<ResolveResult> {
   if (files.length === 0) throw new UserError('no raw measurement files to resolve');
-  const procs: RawProcess[] = files.map((f) => readRawFile(f));
+  const symbolizer = new Symbolizer({
+    symbolizer: opts.symbolizer,
+    onProgress: (done, total, what) => opts.onProgress?.(done, total, `symbolizing ${what}`),
+  });
+
+  // Pass 1: summaries and addresses; every file is checked before anything is written.
+  const procs: ProcessSummary[] = files.map((file, i) => {
+    opts.onProgress?.(i, files.length, `reading ${file}`);
+    const p = readRawFile(file);
+    symbolizer.collect(p);
+    for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
+    return {
+      file,
+      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes },
+      startMs: Number(p.info.startNs / 1_000_000n),
+    };
+  });
   const underRun = procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
   checkCollisions(procs, underRun);
   const metrics = procs[0].info.metrics;
   for (const p of procs) {
     if (p.info.metrics.join(':') !== metrics.join(':')) {
+      const who = (q: ProcessSummary) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
       throw new UserError(
-        `${p.file} measured ${p.info.metrics.join(', ')} but ${procs[0].file} measured ${metrics.join(', ')}: resolve them separately`,
+        `${who(p)} measured ${p.info.metrics.join(', ')} but ${who(procs[0])} measured ${metrics.join(', ')}: ` +
+          'one profile holds one set of metrics; resolve them separately (or run every rank with the same HYPROF_METRICS)',
       );
     }
   }
+  const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
+  const ranks = mpiRun ? summarizeRanks(procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }))) : undefined;
+  const allRanks = opts.allRanks ?? (ranks !== undefined && ranks.present.length > 1);
+  const format = profileFormat(opts.format);
+  if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
+    throw new UserError(
+      `TAU_PROFILE_FORMAT=merged: one file holds every rank, and these raw files are one rank's (${procs[0].file}): ` +
+        'resolve the whole run at once (hyprof run -- mpirun ..., or hyprof resolve <raw directory> --format merged)',
+    );
+  }
+  await symbolizer.flush();
 
-  const symbolizer = new Symbolizer({
-    symbolizer: opts.symbolizer,
-    onProgress: (done, total, what) => opts.onProgress?.(done, total, `symbolizing ${what}`),
-  });
-  await symbolizer.prepare(procs);
-  // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
-  const openmp = await prepareOpenmp(procs, symbolizer);
+  // Pass 2: assemble and write, file by file.
+  let write: ProfileWrite;
+  try {
+    write = startProfileWrite(opts.outDir, [...metrics]);
+  } catch (e) {
+    throw writeError(opts.outDir, e);
+  }
+  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun };
+  const parts: FilePart[] = [];
+  const keep = (part: FilePart, done: number) => {
+    parts.push(part);
+    opts.onProgress?.(done, files.length, `assembling ${part.file}`);
+  };
+  const workers = workerCount(files.length);
+  const warnings: string[] = [];
+  try {
+    if (workers > 0) {
+      for (const w of await assembleInWorkers(files, job, symbolizer, opts.symbolizer, workers, keep)) warnings.push(w);
+    } else {
+      for (const f of files) keep(await assembleFile(f, job, symbolizer), parts.length + 1);
+    }
+  } catch (e) {
+    abandonProfile(write);
+    throw writeError(opts.outDir, e);
+  }
+  opts.onProgress?.(files.length, files.length, `writing ${opts.outDir}`);
 
-  const modules = new ModuleCollector();
-  const assembled: AssembledProcess[] = procs.map((p, i) => {
-    opts.onProgress?.(i, procs.length, `assembling ${p.file}`);
-    return assembleProcess(p, {
-      callpath: opts.callpath,
-      callpathDepth: opts.callpathDepth,
-      keepAddresses: opts.keepAddresses,
-      resolve: (pc, isReturn) => symbolizer.resolve(p, pc, isReturn),
-      underRun,
-      modules,
-    });
-  });
-
-  const profile: TauProfile = { dir: opts.outDir, metrics: [...metrics], threads: metrics.map(() => []) };
-  for (const a of assembled) a.threads.forEach((ts, m) => ts.forEach((t) => profile.threads[m].push(t)));
-  const byFile = (x: TauThreadProfile, y: TauThreadProfile) => x.node - y.node || x.context - y.context || x.thread - y.thread;
-  for (const ts of profile.threads) ts.sort(byFile);
-  opts.onProgress?.(procs.length, procs.length, `writing ${opts.outDir}`);
   let written: string[];
   try {
-    written = writeTauProfile(profile);
-    writeOpenmpFile(opts.outDir, openmp);
-    writeModulesFile(opts.outDir, modules.data());
+    // Ranks resolving their own files into one directory at the same time must leave each other's alone.
+    const stale: StaleRule =
+      procs.some(isRankOfSeveral) && !allRanks
+        ? { kind: 'ranks', before: procs.reduce((m, p) => Math.min(m, p.startMs), Infinity), worldSize: ranks?.worldSize }
+        : { kind: 'all' };
+    const moves = parts.flatMap((p) => p.moves).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const nodes = new Set(parts.flatMap((p) => p.nodes));
+    if (format === 'merged') {
+      const merged = writeMergedFile(moves.map(([from]) => from), metrics, join(write.tmp, MERGED_FILE));
+      // The per-thread files were the merge's input only; the one file replaces them (and their leftovers).
+      written = commitProfile(write, [[merged, join(opts.outDir, MERGED_FILE)]], nodes, stale);
+    } else {
+      written = commitProfile(write, moves, nodes, stale);
+      if (stale.kind === 'all') rmSync(join(opts.outDir, MERGED_FILE), { force: true });
+    }
+    const openmp: OpenmpFile = { processes: parts.flatMap((p) => p.openmp.processes), withoutTool: parts.flatMap((p) => p.openmp.withoutTool) };
+    // The analyses beside the profile: one file, or one per rank when ranks resolve on their own at once.
+    const sidecarRank = stale.kind === 'ranks' ? [...nodes].reduce((m, n) => Math.min(m, n), Infinity) : undefined;
+    if (sidecarRank === undefined) {
+      removeRankOpenmpFiles(opts.outDir);
+      removeRankModulesFiles(opts.outDir);
+    }
+    writeOpenmpFile(opts.outDir, openmp, sidecarRank);
+    const modules = new ModuleCollector();
+    for (const p of parts) for (const [fn, file, i] of p.modules.functions) modules.note(fn, file, p.modules.modules[i].path, p.modules.modules[i].buildId);
+    writeModulesFile(opts.outDir, modules.data(), sidecarRank);
   } catch (e) {
-    // Disk full, quota, a directory where a profile file should be: the environment's, said in words.
-    const why = systemErrorText(e);
-    if (why) throw new UserError(`cannot write the profile to ${opts.outDir}: ${why}`, 1);
-    throw e;
+    throw writeError(opts.outDir, e);
   }
 
   const drops: Record<string, number> = {};
-  for (const a of assembled) for (const [k, n] of Object.entries(a.drops)) drops[k] = (drops[k] ?? 0) + n;
+  for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
   return {
     outDir: opts.outDir,
     files: written,
     processes: procs.length,
-    threads: profile.threads[0]?.length ?? 0,
-    samples: assembled.reduce((n, a) => n + a.samples, 0),
+    threads: parts.reduce((n, p) => n + p.threads, 0),
+    samples: parts.reduce((n, p) => n + p.samples, 0),
     drops,
-    // The program's own misuse warnings (assembled.warnings) are not repeated: the runtime printed each
-    // one while the program ran, and the profile's metadata keeps them (hyprof warning N).
-    warnings: [...symbolizer.warnings, ...openmpNotes(procs, openmp)],
+    // The program's own misuse warnings (each part's warnings) are not repeated: the runtime printed
+    // each one while the program ran, and the profile's metadata keeps them (hyprof warning N).
+    warnings: [
+      ...new Set([...symbolizer.warnings, ...warnings]),
+      ...parts.flatMap((p) => p.openmpNotes),
+      ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
+    ],
+    ...(ranks ? { ranks } : {}),
+    workers,
   };
 }
 
+/** Disk full, quota, a directory where a profile file should be: the environment's, said in words. */
+function writeError(outDir: string, e: unknown): unknown {
+  const why = systemErrorText(e);
+  return why ? new UserError(`cannot write the profile to ${outDir}: ${why}`, 1) : e;
+}
+
 /** Two processes must never write the same profile.<node>.<context>.* files. */
-function checkCollisions(procs: RawProcess[], underRun: boolean): void {
-  const owner = new Map<string, RawProcess>();
+function checkCollisions(procs: ProcessSummary[], underRun: boolean): void {
+  const owner = new Map<string, ProcessSummary>();
   for (const p of procs) {
     const { node, context } = fileNumbering(p, underRun);
     const key = `${node}.${context}`;

@@ -3,10 +3,11 @@
  * TAU's readers (shared/TAU-FORMAT.md) and rejects what they would reject, with a message naming the
  * file and the line.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
+import { MERGED_FILE, mergedMetrics, readMergedThreads } from './tau-merged.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
 
@@ -159,10 +160,30 @@ function readProfileFile(file: string): string {
 }
 
 /**
- * Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories.
- * `onFile` is told before each file is read (progress for directories of thousands of threads).
+ * One metric's files of a profile directory: MULTI__<metric> or the directory itself; or, for a
+ * directory holding TAU's merged format instead, that file and the metric's index in it.
  */
-export function readTauProfileDir(dir: string, onFile?: (file: string, index: number, total: number) => void): TauProfile {
+export interface MetricFiles {
+  metric: string;
+  files: Array<{ file: string; node: number; context: number; thread: number }>;
+  merged?: { path: string; index: number };
+}
+
+/** Every thread of one metric set, one at a time (from per-thread files, or from the merged file). */
+export function forEachThread(set: MetricFiles, each: (t: TauThreadProfile, index: number) => void): void {
+  if (set.merged) {
+    let i = 0;
+    readMergedThreads(set.merged.path, set.merged.index, (t) => each(t, i++));
+    return;
+  }
+  set.files.forEach((f, i) => each(readThreadFile(f), i));
+}
+
+/**
+ * The per-thread files of a directory, one list per metric (MULTI__<metric> subdirectories, else the
+ * directory itself); empty when there are none.
+ */
+function metricFileSets(dir: string): Array<ReturnType<typeof profileFiles>> {
   let st;
   try {
     st = statSync(dir);
@@ -176,9 +197,34 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
     .filter((d) => d.startsWith('MULTI__') && statSync(join(dir, d)).isDirectory())
     .filter((d) => profileFiles(join(dir, d)).length > 0)
     .sort();
-  const sets = metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir];
+  return (metricDirs.length > 0 ? metricDirs.map((d) => join(dir, d)) : [dir]).map(profileFiles).filter((f) => f.length > 0);
+}
+
+const NO_PROFILE = (dir: string) => new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+
+/** The metric sets of a directory without reading more than the first file of each (for streaming readers). */
+export function listProfileFiles(dir: string): MetricFiles[] {
+  const sets = metricFileSets(dir);
+  if (sets.length === 0) {
+    const merged = join(dir, MERGED_FILE);
+    if (existsSync(merged)) return mergedMetrics(merged).map((metric, index) => ({ metric, files: [], merged: { path: merged, index } }));
+    throw NO_PROFILE(dir);
+  }
+  return sets.map((files) => ({ metric: readThreadFile(files[0]).metric, files }));
+}
+
+/** Parse one profile file found by listProfileFiles. */
+export function readThreadFile(f: { file: string; node: number; context: number; thread: number }): TauThreadProfile {
+  return parseThreadProfile(f.file, readProfileFile(f.file), { node: f.node, context: f.context, thread: f.thread });
+}
+
+/**
+ * Read a TAU profile directory: profile.* files directly in it, or MULTI__<metric> subdirectories.
+ * `onFile` is told before each file is read (progress for directories of thousands of threads).
+ */
+export function readTauProfileDir(dir: string, onFile?: (file: string, index: number, total: number) => void): TauProfile {
+  const listed = metricFileSets(dir);
   const profile: TauProfile = { dir, metrics: [], threads: [] };
-  const listed = sets.map(profileFiles);
   const total = listed.reduce((n, files) => n + files.length, 0);
   let index = 0;
   for (const files of listed) {
@@ -191,7 +237,18 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
     profile.threads.push(threads);
   }
   if (profile.metrics.length === 0) {
-    throw new UserError(`${dir}: no TAU profile files (profile.<node>.<context>.<thread>) found`);
+    const merged = join(dir, MERGED_FILE);
+    if (existsSync(merged)) {
+      // TAU's merged format: the same threads, from one file.
+      for (const [index, metric] of mergedMetrics(merged).entries()) {
+        const threads: TauThreadProfile[] = [];
+        readMergedThreads(merged, index, (t) => threads.push(t));
+        profile.metrics.push(metric);
+        profile.threads.push(threads);
+      }
+      return profile;
+    }
+    throw NO_PROFILE(dir);
   }
   return profile;
 }

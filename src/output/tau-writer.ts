@@ -92,50 +92,122 @@ function writeThreadProfile(path: string, t: TauThreadProfile): void {
 }
 
 /**
- * Write every thread of every metric under `profile.dir` (created if needed): the files directly in
- * it for one metric, in `MULTI__<metric>` subdirectories for several. Returns the paths written.
+ * Which profile files already in the directory this write may remove as left over from an earlier
+ * run (readers take every profile.* file, so a leftover would show as a thread of this run):
+ * - `all`: every one it does not write (one process, or every process of a run, resolved at once);
+ * - `ranks`: one of several resolves writing into the same directory at the same time (each rank of
+ *   an MPI run resolving its own measurements, or programs that chose their node): only files of
+ *   the nodes it writes, and of nodes no rank of the run can have (`worldSize` and above), and only
+ *   files older than `before` (the start of the earliest process resolved: nothing of this run can
+ *   be older). Another rank's files are never touched.
  */
-export function writeTauProfile(profile: TauProfile): string[] {
-  const dir = profile.dir;
+export type StaleRule = { kind: 'all' } | { kind: 'ranks'; before: number; worldSize?: number };
+
+/** A profile directory being written: files go to `tmp` inside it and are renamed into place at commit. */
+export interface ProfileWrite {
+  dir: string;
+  tmp: string;
+  metrics: string[];
+}
+
+/** Start writing a profile into `dir` (created if needed). */
+export function startProfileWrite(dir: string, metrics: string[]): ProfileWrite {
   mkdirSync(dir, { recursive: true });
-  const multi = profile.metrics.length > 1;
-  const tmp = mkdtempSync(join(dir, '.hyprof-writing-'));
-  const moves: Array<[string, string]> = [];
+  return { dir, tmp: mkdtempSync(join(dir, '.hyprof-writing-')), metrics };
+}
+
+function metricDir(metrics: string[], m: number): string {
+  return metrics.length > 1 ? `MULTI__${metrics[m].replace(/[/\\]/g, '_')}` : '';
+}
+
+/**
+ * Write one thread's file of metric m into the write's temporary directory; returns [temporary
+ * path, final path]. (Resolve workers call this too: the temporary directory is shared.)
+ */
+export function writeThreadFile(w: ProfileWrite, m: number, t: TauThreadProfile): [string, string] {
+  const sub = metricDir(w.metrics, m);
+  if (sub) mkdirSync(join(w.tmp, sub), { recursive: true });
+  const name = profileFileName(t);
+  const from = join(w.tmp, sub, name);
+  writeThreadProfile(from, { ...t, metric: w.metrics[m] });
+  return [from, join(w.dir, sub, name)];
+}
+
+/**
+ * Move the written files into place, remove the temporary directory, then the leftovers of earlier
+ * runs that `stale` allows (for the nodes in `nodes`). Returns the final paths.
+ */
+export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, nodes: Set<number>, stale: StaleRule = { kind: 'all' }): string[] {
   try {
-    profile.metrics.forEach((metric, m) => {
-      const sub = multi ? `MULTI__${metric.replace(/[/\\]/g, '_')}` : '';
-      if (sub) mkdirSync(join(tmp, sub), { recursive: true });
-      for (const t of profile.threads[m] ?? []) {
-        const name = profileFileName(t);
-        const from = join(tmp, sub, name);
-        writeThreadProfile(from, { ...t, metric });
-        moves.push([from, join(dir, sub, name)]);
-      }
-    });
     for (const [from, to] of moves) {
       mkdirSync(join(to, '..'), { recursive: true });
       renameSync(from, to);
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(w.tmp, { recursive: true, force: true });
   }
   const written = moves.map(([, to]) => to);
-  removeStale(dir, new Set(written));
+  removeStale(w.dir, new Set(written), staleTest(stale, nodes));
   return written;
 }
 
-const PROFILE_FILE = /^profile\.\d+\.\d+\.\d+$/;
+/** Give up a write: its temporary directory goes, nothing else is touched. */
+export function abandonProfile(w: ProfileWrite): void {
+  rmSync(w.tmp, { recursive: true, force: true });
+}
+
+/**
+ * Write every thread of every metric under `profile.dir` (created if needed): the files directly in
+ * it for one metric, in `MULTI__<metric>` subdirectories for several. Returns the paths written.
+ */
+export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 'all' }): string[] {
+  const w = startProfileWrite(profile.dir, profile.metrics);
+  const moves: Array<[string, string]> = [];
+  try {
+    profile.metrics.forEach((_metric, m) => {
+      for (const t of profile.threads[m] ?? []) moves.push(writeThreadFile(w, m, t));
+    });
+  } catch (e) {
+    abandonProfile(w);
+    throw e;
+  }
+  const nodes = new Set(profile.threads.flatMap((ts) => ts.map((t) => t.node)));
+  return commitProfile(w, moves, nodes, stale);
+}
+
+const PROFILE_FILE = /^profile\.(\d+)\.\d+\.\d+$/;
+
+/** Whether a profile file (not written now) of node `node` at `path` is a leftover this write may remove. */
+function staleTest(rule: StaleRule, nodes: Set<number>): (path: string, node: number) => boolean {
+  if (rule.kind === 'all') return () => true;
+  return (path, node) => {
+    if (!nodes.has(node) && !(rule.worldSize !== undefined && node >= rule.worldSize)) return false;
+    try {
+      return statSync(path).mtimeMs < rule.before;
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
+}
 
 /**
  * Profile files of an earlier run in the same directory would show as threads or metrics of this
- * one (readers take every profile.* file, and MULTI__ directories before loose files): remove them.
- * Only profile files are touched; a MULTI__ directory is removed when nothing else is left in it.
+ * one (readers take every profile.* file, and MULTI__ directories before loose files): remove the
+ * ones `isStale` allows. Only profile files are touched; a MULTI__ directory is removed when nothing
+ * else is left in it.
  */
-function removeStale(dir: string, keep: Set<string>): void {
+function removeStale(dir: string, keep: Set<string>, isStale: (path: string, node: number) => boolean): void {
   const clean = (d: string) => {
     for (const f of readdirSync(d)) {
       const path = join(d, f);
-      if (PROFILE_FILE.test(f) && !keep.has(path)) unlinkSync(path);
+      const m = PROFILE_FILE.exec(f);
+      if (m && !keep.has(path) && isStale(path, Number(m[1]))) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // another resolve of this run removed it first
+        }
+      }
     }
   };
   clean(dir);
@@ -143,6 +215,12 @@ function removeStale(dir: string, keep: Set<string>): void {
     const sub = join(dir, f);
     if (!f.startsWith('MULTI__') || !statSync(sub).isDirectory()) continue;
     clean(sub);
-    if (readdirSync(sub).length === 0) rmdirSync(sub);
+    if (readdirSync(sub).length === 0) {
+      try {
+        rmdirSync(sub);
+      } catch {
+        // another resolve of this run is writing into it
+      }
+    }
   }
 }

@@ -18,6 +18,8 @@ export const enum SectionTag {
   SAMPLING = 8,
   /** Optional: what the OpenMP tool recorded (src/analysis/openmp-raw.ts reads it). */
   OMPT = 9,
+  /** Optional: the MPI layer's call sites (src/analysis/mpi-raw.ts reads it). */
+  MPI = 10,
   END = 0xffffffff,
 }
 
@@ -51,6 +53,10 @@ export const INFO_FROM_SIGNAL = 1 << 1;
 export const INFO_FROM_FLUSH = 1 << 2;
 export const INFO_RUN_ROOT = 1 << 3;
 export const INFO_NODE_SET = 1 << 4;
+/** MPI_Init ran in the process: its node is its rank in MPI_COMM_WORLD (the MPI layer). */
+export const INFO_MPI_RANK = 1 << 5;
+/** The node is the rank an MPI launcher's environment gave (OMPI_COMM_WORLD_RANK, PMI_RANK, ...). */
+export const INFO_RANK_FROM_ENV = 1 << 6;
 
 export const enum EventKind {
   REGION = 0,

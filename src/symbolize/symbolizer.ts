@@ -81,25 +81,62 @@ export class Symbolizer {
 
   /** Symbolize every sampled address of these processes (batch per module). */
   async prepare(processes: RawProcess[]): Promise<void> {
-    const work = new Map<string, ModuleWork>();
-    for (const p of processes) {
-      const map = this.mapOf(p);
-      for (const t of p.threads) {
-        for (const s of t.samples) {
-          s.pcs.forEach((pc, i) => {
-            const hit = map.lookup(i === 0 ? pc : pc - 1n);
-            if (!hit || !symbolizable(hit.mapping)) return;
-            const key = moduleKey(hit.mapping);
-            const known = this.cache.get(key);
-            if (known?.has(hit.moduleAddress)) return;
-            let w = work.get(key);
-            if (!w) work.set(key, (w = { key, path: hit.mapping.path, buildId: hit.mapping.buildId, addresses: new Set() }));
-            w.addresses.add(hit.moduleAddress);
-          });
-        }
+    for (const p of processes) this.collect(p);
+    await this.flush();
+  }
+
+  /** Addresses waiting for flush(), by module key. */
+  private readonly pending = new Map<string, ModuleWork>();
+
+  /**
+   * Note the sampled addresses of p for the next flush(), without keeping p: a resolve of thousands of
+   * processes reads each once, collects, and symbolizes every module once for all of them.
+   */
+  collect(p: RawProcess): void {
+    const map = new AddressMap(p.maps);
+    for (const t of p.threads) {
+      for (const s of t.samples) {
+        s.pcs.forEach((pc, i) => {
+          const hit = map.lookup(i === 0 ? pc : pc - 1n);
+          if (!hit || !symbolizable(hit.mapping)) return;
+          this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
+        });
       }
     }
-    await this.run([...work.values()]);
+  }
+
+  /** Note module addresses of one object file for the next flush(). */
+  collectModule(path: string, buildId: string, addresses: Iterable<bigint>): void {
+    const key = buildId ? `build-id:${buildId}` : `path:${path}`;
+    const known = this.cache.get(key);
+    let w = this.pending.get(key);
+    for (const a of addresses) {
+      if (known?.has(a)) continue;
+      if (!w) this.pending.set(key, (w = { key, path, buildId, addresses: new Set() }));
+      w.addresses.add(a);
+    }
+  }
+
+  /** Symbolize everything collected since the last flush (one batch per module). */
+  async flush(): Promise<void> {
+    const work = [...this.pending.values()];
+    this.pending.clear();
+    await this.run(work);
+  }
+
+  /** The symbols known so far (module key → module address → frames), to hand to another symbolizer. */
+  table(): Map<string, Map<bigint, SourceFrame[] | null>> {
+    return this.cache;
+  }
+
+  /** Take symbols another symbolizer found (a resolve worker starts with those of the main thread). */
+  adopt(table: Map<string, Map<bigint, SourceFrame[] | null>>): void {
+    for (const [key, t] of table) {
+      const mine = this.cache.get(key);
+      if (!mine) this.cache.set(key, new Map(t));
+      else for (const [a, f] of t) if (!mine.has(a)) mine.set(a, f);
+      this.loadedFromDisk.add(key);
+    }
   }
 
   /** Symbolize the given module addresses of one object file directly (tests, benchmarks). */

@@ -4,8 +4,9 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, threadLabel, type TauEvent, type TauProfile } from '../output/tau-model.js';
+import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
 import { functionsOf } from '../output/report-functions.js';
+import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../output/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
@@ -48,6 +49,8 @@ export class ProfileApi {
   private cache = new Map<string, View>();
   private sources: Map<string, string> | undefined;
   private readonly access: SourceAccess;
+  /** The ranks of an MPI run (undefined for other profiles): threads are labelled by rank then. */
+  private readonly ranks: RankSummary | undefined;
 
   /** `sourceDirs`: directories beyond the run's own whose files may be shown (`--source-dir`). */
   constructor(
@@ -55,6 +58,16 @@ export class ProfileApi {
     sourceDirs: string[] = [],
   ) {
     this.access = new SourceAccess(profile, sourceDirs);
+    const records = (profile.threads[0] ?? [])
+      .filter((t) => t.context === 0 && t.thread === 0)
+      .map((t) => ({ node: t.node, attributes: t.metadata, source: threadLabel(t) }));
+    this.ranks = isMpiRun(records) ? summarizeRanks(records) : undefined;
+  }
+
+  /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
+  private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread'>): string {
+    if (!this.ranks) return threadLabel(t);
+    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}`;
   }
 
   private metricIndex(q: Query): number {
@@ -110,6 +123,15 @@ export class ProfileApi {
       hasCallpaths: names.some((n) => n.includes('=>')),
       hasSamples: names.some((n) => kindOf(n) === 'sample'),
       stats: STATS,
+      ...(this.ranks
+        ? {
+            ranks: {
+              count: new Set(p.threads[0].map((t) => t.node)).size,
+              ...(this.ranks.worldSize !== undefined ? { worldSize: this.ranks.worldSize } : {}),
+              notes: rankNotes(this.ranks),
+            },
+          }
+        : {}),
     };
   }
 
@@ -149,7 +171,7 @@ export class ProfileApi {
       total: threads.length,
       offset,
       stats: STATS.map((s) => ({ key: s, label: s, ...row(this.view(metric, s).events) })),
-      rows: threads.slice(offset, offset + limit).map((t, i) => ({ key: String(offset + i), label: threadLabel(t), ...row(t.events) })),
+      rows: threads.slice(offset, offset + limit).map((t, i) => ({ key: String(offset + i), label: this.label(t), ...row(t.events) })),
     };
   }
 
@@ -158,7 +180,7 @@ export class ProfileApi {
     const metric = this.metricIndex(q);
     const thread = this.threadKey(q, metric);
     const t = this.profile.threads[metric][typeof thread === 'number' ? thread : 0];
-    return { thread: threadLabel(t), attributes: t.metadata };
+    return { thread: this.label(t), attributes: t.metadata };
   }
 
   /** The statistics table: flat events (event paths too on request), sorted, searched, paged. */

@@ -25,7 +25,7 @@ export const testNativeDir = join(repoRoot, 'test', 'native');
  * each module, and native/modules.c, their list), for programs that compile the runtime in. */
 export function runtimeSources(): string[] {
   return (readdirSync(join(repoRoot, 'native'), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.c') && !f.startsWith('addon'))
+    .filter((f) => f.endsWith('.c') && !f.startsWith('addon') && !f.startsWith('mpi'))
     .sort()
     .map((f) => join(repoRoot, 'native', f));
 }

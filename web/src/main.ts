@@ -13,6 +13,8 @@ interface Summary {
   metrics: string[];
   threadCount: number;
   stats: string[];
+  /** An MPI run: its ranks, and what is wrong with them (a rank lost, files of another run). */
+  ranks?: { count: number; worldSize?: number; notes: string[] };
 }
 
 type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'metadata';
@@ -60,6 +62,13 @@ async function start(): Promise<void> {
     return showError(e);
   }
   document.getElementById('dir')!.textContent = s.dir;
+  if (s.ranks) {
+    const r = s.ranks;
+    document.getElementById('ranks')!.textContent = `${r.count} rank${r.count === 1 ? '' : 's'}${r.worldSize !== undefined ? ` of ${r.worldSize}` : ''}`;
+    const notes = document.getElementById('notes')!;
+    notes.textContent = r.notes.join(' ');
+    notes.hidden = r.notes.length === 0;
+  }
   document.title = `hyprof view — ${s.dir}`;
   const metric = document.getElementById('metric') as HTMLSelectElement;
   s.metrics.forEach((m, i) => metric.append(el('option', { value: String(i) }, m)));

@@ -1,0 +1,76 @@
+/**
+ * bench/mpi-scale: resolving and reporting a run of many ranks. Generates the raw files of
+ * `ranks` ranks x `threads` threads (test/helpers/gen-ranks.ts: realistic files, symbolized for
+ * real), then, for each configuration, interleaved over `rounds`:
+ *   resolve, main thread      hyprof resolve with HYPROF_RESOLVE_WORKERS=0
+ *   resolve, workers          the default (one worker per core, up to 8)
+ *   resolve --format merged   tauprofile.xml
+ *   report                    hyprof report on the thread files (one pass, bounded memory)
+ *   report --mpi              the MPI accounting
+ * with wall time, CPU time (user + system, workers included) and peak resident memory from GNU
+ * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds]
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliPath, tmpDir } from '../test/helpers/native.js';
+import { generateRanks } from '../test/helpers/gen-ranks.js';
+
+const ranks = Number(process.argv[2] ?? 1024);
+const threads = Number(process.argv[3] ?? 4);
+const rounds = Number(process.argv[4] ?? 3);
+const raw = tmpDir('bench-scale-raw');
+const t0 = Date.now();
+const files = generateRanks(raw, { ranks, threads });
+const rawBytes = files.reduce((n, f) => n + statSync(f).size, 0);
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}; ${ranks} ranks x ${threads} threads, ${(rawBytes / 2 ** 20).toFixed(0)} MiB of raw files (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); ${rounds} rounds`);
+
+interface Measure {
+  wall: number;
+  cpu: number;
+  rssMiB: number;
+}
+
+function timed(args: string[], env: Record<string, string> = {}): Measure {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, cliPath, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 28,
+  });
+  if (r.status !== 0) throw new Error(`hyprof ${args.join(' ')} failed:\n${r.stderr.slice(-2000)}`);
+  const [wall, user, sys, rss] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { wall, cpu: user + sys, rssMiB: rss / 1024 };
+}
+
+const results = new Map<string, Measure[]>();
+const keep = (k: string, m: Measure) => results.set(k, [...(results.get(k) ?? []), m]);
+let outSize = '';
+for (let round = 0; round < rounds; round++) {
+  const a = tmpDir('bench-scale-a');
+  keep('resolve, main thread', timed(['resolve', raw, '-o', a], { HYPROF_RESOLVE_WORKERS: '0' }));
+  const b = tmpDir('bench-scale-b');
+  keep('resolve, workers', timed(['resolve', raw, '-o', b]));
+  const c = tmpDir('bench-scale-c');
+  keep('resolve --format merged', timed(['resolve', raw, '-o', c, '--format', 'merged']));
+  keep('report', timed(['report', b]));
+  keep('report --mpi', timed(['report', b, '--mpi']));
+  keep('report (merged file)', timed(['report', c]));
+  if (round === 0) {
+    const pf = readdirSync(b).filter((f) => f.startsWith('profile.'));
+    const bytes = pf.reduce((n, f) => n + statSync(join(b, f)).size, 0);
+    outSize = `${pf.length} thread files, ${(bytes / 2 ** 20).toFixed(0)} MiB; tauprofile.xml ${(statSync(join(c, 'tauprofile.xml')).size / 2 ** 20).toFixed(0)} MiB`;
+  }
+  for (const d of [a, b, c]) rmSync(d, { recursive: true, force: true });
+}
+console.log(`output: ${outSize}`);
+console.log('| step | wall s (min / median) | CPU s (min / median) | peak RSS MiB (max) |');
+console.log('|---|---|---|---|');
+const sorted = (xs: number[]) => [...xs].sort((p, q) => p - q);
+for (const [k, ms] of results) {
+  const w = sorted(ms.map((m) => m.wall));
+  const c = sorted(ms.map((m) => m.cpu));
+  const mid = Math.floor(ms.length / 2);
+  console.log(`| ${k} | ${w[0].toFixed(1)} / ${w[mid].toFixed(1)} | ${c[0].toFixed(1)} / ${c[mid].toFixed(1)} | ${Math.max(...ms.map((m) => m.rssMiB)).toFixed(0)} |`);
+}
+rmSync(raw, { recursive: true, force: true });

@@ -1,0 +1,290 @@
+#!/usr/bin/env node
+// Writes the PMPI wrappers of the MPI layer from the table below:
+//   native/mpi/mpi_events.h  the event of each wrapped call (enum and TAU's timer names)
+//   native/mpi/wrappers.c    a C wrapper (MPI_Send) and a Fortran one (mpi_send_ and its other
+//                            spellings) for every call not marked [manual]
+// Both outputs are committed; run `node scripts/gen-mpi-wrappers.mjs` after changing the table.
+// The calls written by hand (Init, Finalize, Abort, the Wait / Test family, Start, Request_free) are in
+// native/mpi/calls.c; they appear here as [manual] so that their events are in the one enum.
+//
+// A line: `<Name>(<C parameters as in the MPI-3 standard>) => <accounting> [flags]`.
+//   accounting  C statements run after the call succeeded, over the parameters' C values (empty: the
+//               call is timed only). Fortran wrappers convert the arguments it names to C first.
+//   [status]        the last parameter is a status: MPI_STATUS_IGNORE is replaced by a local status
+//                   and the bytes received are counted from it (hp_acc_received)
+//   [recv]          `*request` is a receive request: its bytes are counted when it completes
+//   [recv-persist]  the same for a persistent receive (Recv_init)
+//   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
+//   [manual]        written by hand in calls.c (only the event comes from here)
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TABLE = `
+Init(int *argc, char ***argv) => [manual]
+Init_thread(int *argc, char ***argv, int required, int *provided) => [manual]
+Finalize(void) => [manual]
+Abort(MPI_Comm comm, int errorcode) => [manual]
+
+Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
+Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
+Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
+Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
+Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status]
+Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent(sendcount, sendtype); [status]
+Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent(count, datatype); [status]
+Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) =>
+Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) =>
+Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) =>
+Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) =>
+Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) => [status]
+Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) => [recv]
+
+Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
+Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
+Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
+Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
+Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv]
+Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => [send-persist]
+Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv-persist]
+Start(MPI_Request *request) => [manual]
+Startall(int count, MPI_Request array_of_requests[]) => [manual]
+Request_free(MPI_Request *request) => [manual]
+Cancel(MPI_Request *request) =>
+
+Wait(MPI_Request *request, MPI_Status *status) => [manual]
+Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) => [manual]
+Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) => [manual]
+Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) => [manual]
+Test(MPI_Request *request, int *flag, MPI_Status *status) => [manual]
+Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) => [manual]
+Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) => [manual]
+Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) => [manual]
+
+Barrier(MPI_Comm comm) =>
+Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype);
+Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype);
+Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype);
+Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter(recvcounts, datatype, comm);
+Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
+Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
+
+Ibarrier(MPI_Comm comm, MPI_Request *request) =>
+Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_bcast(count, datatype);
+Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce(count, datatype);
+Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_allreduce(count, datatype);
+Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce_scatter(recvcounts, datatype, comm);
+Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_scan(count, datatype);
+Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_scan(count, datatype);
+
+Comm_rank(MPI_Comm comm, int *rank) =>
+Comm_size(MPI_Comm comm, int *size) =>
+Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) =>
+Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) =>
+Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) =>
+Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) =>
+Comm_free(MPI_Comm *comm) =>
+Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) =>
+
+Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) =>
+Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) =>
+Win_free(MPI_Win *win) =>
+Win_fence(int assert, MPI_Win win) =>
+Win_lock(int lock_type, int rank, int assert, MPI_Win win) =>
+Win_unlock(int rank, MPI_Win win) =>
+Win_lock_all(int assert, MPI_Win win) =>
+Win_unlock_all(MPI_Win win) =>
+Win_flush(int rank, MPI_Win win) =>
+Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) => hp_acc_sent(origin_count, origin_datatype);
+Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) => hp_acc_received_bytes(hp_bytes(origin_count, origin_datatype));
+Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) => hp_acc_sent(origin_count, origin_datatype);
+`;
+
+/** One table line → { name, params: [{ type, name, array }], account, flags }. */
+function parse(line) {
+  const m = /^(\w+)\((.*)\)\s*=>\s*(.*)$/.exec(line.trim());
+  if (!m) throw new Error(`bad line: ${line}`);
+  const [, name, plist, rest] = m;
+  const flags = [...rest.matchAll(/\[([a-z-]+)\]/g)].map((x) => x[1]);
+  const account = rest.replace(/\[[a-z-]+\]/g, '').trim();
+  const params =
+    plist.trim() === 'void'
+      ? []
+      : plist.split(',').map((p) => {
+          const pm = /^(.*?)(\w+)(\[\])?$/.exec(p.trim());
+          if (!pm) throw new Error(`bad parameter ${p} in ${name}`);
+          return { type: pm[1].trim(), name: pm[2], array: !!pm[3] };
+        });
+  return { name, params, account, flags };
+}
+
+const calls = TABLE.split('\n')
+  .filter((l) => l.trim() && !l.trim().startsWith('#'))
+  .map(parse);
+
+const cDecl = (p) => `${p.type}${p.type.endsWith('*') ? '' : ' '}${p.name}${p.array ? '[]' : ''}`;
+const isBuffer = (p) => /void \*$/.test(p.type) && !p.array && !/baseptr/.test(p.name);
+
+/** Fortran passes everything by reference: buffers as they are, MPI_Aint as an address-sized integer,
+ * everything else (integers, handles, statuses, arrays of them) as MPI_Fint. */
+function fortranType(p) {
+  if (isBuffer(p) || p.name === 'baseptr') return 'void *';
+  if (p.type === 'MPI_Aint') return 'MPI_Aint *';
+  return 'MPI_Fint *';
+}
+
+/** The C value of a Fortran argument, for the accounting. */
+function fortranToC(p) {
+  const f = `f_${p.name}`;
+  if (isBuffer(p)) return `hp_mpi_fbuf(${f})`;
+  if (p.array && /int/.test(p.type)) return `(const int *)${f}`;
+  switch (p.type) {
+    case 'int':
+      return `(int)*${f}`;
+    case 'MPI_Datatype':
+      return `PMPI_Type_f2c(*${f})`;
+    case 'MPI_Comm':
+      return `PMPI_Comm_f2c(*${f})`;
+    case 'MPI_Aint':
+      return `*${f}`;
+    default:
+      throw new Error(`no Fortran conversion for ${p.type} ${p.name}`);
+  }
+}
+
+const used = (c) => c.params.filter((p) => new RegExp(`\\b${p.name}\\b`).test(c.account));
+
+function cWrapper(c) {
+  const args = c.params.map((p) => p.name).join(', ');
+  const lines = [];
+  lines.push(`HP_MPI_EXPORT int MPI_${c.name}(${c.params.map(cDecl).join(', ') || 'void'}) {`);
+  lines.push(`  if (!PMPI_${c.name}) return MPI_ERR_INTERN;`);
+  lines.push('  hp_mpi_call c;');
+  lines.push(`  if (!hp_mpi_begin(&c, HP_MPI_${c.name}, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_${c.name}(${args});`);
+  if (c.flags.includes('status')) {
+    lines.push('  MPI_Status hp_status;');
+    lines.push('  if (status == MPI_STATUS_IGNORE) status = &hp_status;');
+  }
+  lines.push(`  int rc = PMPI_${c.name}(${args});`);
+  const after = [];
+  if (c.account) after.push(c.account);
+  if (c.flags.includes('status')) after.push('hp_acc_received(status);');
+  if (c.flags.includes('recv')) after.push('hp_req_recv(*request, 0);');
+  if (c.flags.includes('recv-persist')) after.push('hp_req_recv(*request, 1);');
+  if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype));');
+  if (after.length === 1) lines.push(`  if (rc == MPI_SUCCESS) ${after[0]}`);
+  else if (after.length > 1) lines.push(`  if (rc == MPI_SUCCESS) {\n    ${after.join('\n    ')}\n  }`);
+  lines.push('  hp_mpi_end(&c);');
+  lines.push('  return rc;');
+  lines.push('}');
+  return lines.join('\n');
+}
+
+function fortranWrapper(c) {
+  const lower = `mpi_${c.name.toLowerCase()}`;
+  const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr'];
+  const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr'].join(', ');
+  const lines = [];
+  lines.push(`void p${lower}_(${fparams.join(', ')}) __attribute__((weak));`);
+  lines.push(`static void ${lower}_f(${fparams.join(', ')}) {`);
+  lines.push(`  if (!p${lower}_) {\n    *ierr = MPI_ERR_INTERN;\n    return;\n  }`);
+  lines.push('  hp_mpi_call c;');
+  lines.push(`  if (!hp_mpi_begin(&c, HP_MPI_${c.name}, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {\n    p${lower}_(${fargs});\n    return;\n  }`);
+  if (c.flags.includes('status')) {
+    lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
+    lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
+  }
+  lines.push(`  p${lower}_(${fargs});`);
+  const body = [];
+  const conv = used(c).map((p) => {
+    const type = p.array ? 'const int *' : isBuffer(p) ? 'const void *' : `${p.type.replace(/^const /, '')} `;
+    return `${type}${p.name} = ${fortranToC(p)};`;
+  });
+  if (c.account) body.push(...conv, c.account);
+  if (c.flags.includes('status')) body.push('MPI_Status status;', 'if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);');
+  if (c.flags.includes('recv')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 0);');
+  if (c.flags.includes('recv-persist')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 1);');
+  if (c.flags.includes('send-persist'))
+    body.push('hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)));');
+  if (body.length) lines.push(`  if (*ierr == MPI_SUCCESS) {\n    ${body.join('\n    ')}\n  }`);
+  lines.push('  hp_mpi_end(&c);');
+  lines.push('}');
+  lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
+  return lines.join('\n');
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, '..', 'native', 'mpi');
+const banner = '/* Generated by scripts/gen-mpi-wrappers.mjs from its table: edit the table, not this file. */\n';
+
+const events = [
+  banner,
+  '/* The MPI calls the layer times: one event each, named as TAU names them ("MPI_Send()", group MPI). */',
+  '#ifndef HP_MPI_EVENTS_H',
+  '#define HP_MPI_EVENTS_H',
+  '',
+  'enum hp_mpi_ev {',
+  ...calls.map((c) => `  HP_MPI_${c.name},`),
+  '  HP_MPI_N',
+  '};',
+  '',
+  '/* "MPI_Send()" ... indexed by enum hp_mpi_ev. */',
+  'extern const char *const hp_mpi_event_names[HP_MPI_N];',
+  '',
+  '#endif',
+  '',
+].join('\n');
+writeFileSync(join(out, 'mpi_events.h'), events);
+
+// Every PMPI function the layer calls, as a weak reference (in every file that calls one, through
+// mpi_int.h: an undefined symbol is weak only when all its references are).
+const HELPERS = ['Type_size', 'Get_count', 'Type_f2c', 'Comm_f2c', 'Request_f2c', 'Status_f2c', 'Get_library_version',
+  'Comm_get_parent', 'Query_thread', 'Initialized', 'Finalized', 'Test_cancelled'];
+const weak = [
+  banner,
+  '/* Weak references to every PMPI function the MPI layer calls: in a process without MPI they resolve',
+  ' * to nothing, and loading the layer there costs nothing (docs/mpi.md). */',
+  '#ifndef HP_MPI_WEAK_H',
+  '#define HP_MPI_WEAK_H',
+  '',
+  ...[...calls.map((c) => c.name), ...HELPERS].map((n) => `#pragma weak PMPI_${n}`),
+  '',
+  '#endif',
+  '',
+].join('\n');
+writeFileSync(join(out, 'mpi_weak.h'), weak);
+
+const generated = calls.filter((c) => !c.flags.includes('manual'));
+const wrappers = [
+  banner,
+  '/* The PMPI wrappers of the MPI layer: for each call, a C wrapper (MPI_X) and a Fortran one (mpi_x_,',
+  ' * mpi_x__, mpi_x, MPI_X: the spellings Fortran compilers use). The Fortran wrapper calls the',
+  " * library's own Fortran entry (pmpi_x_), so Fortran semantics stay the library's, and converts to C",
+  ' * only what the accounting reads. Every PMPI function is a weak reference: loaded into a program',
+  ' * without MPI (or into mpirun), this library resolves nothing and does nothing (docs/mpi.md). */',
+  '#include "mpi_int.h"',
+  '',
+  `const char *const hp_mpi_event_names[HP_MPI_N] = {\n${calls.map((c) => `  "MPI_${c.name}()",`).join('\n')}\n};`,
+  '',
+  ...generated.map((c) => `${cWrapper(c)}\n\n${fortranWrapper(c)}\n`),
+].join('\n');
+writeFileSync(join(out, 'wrappers.c'), wrappers);
+process.stdout.write(`wrote ${calls.length} events, ${generated.length} C and Fortran wrappers\n`);

@@ -1,0 +1,372 @@
+/**
+ * The cross-rank views of `hyprof report` (computed from a rank scan, rank-scan.ts):
+ * - per event, mean / std. dev. / min / max over all threads of all ranks (ParaProf's mean and
+ *   std. dev. views), where the maximum is, and the slowest rank;
+ * - the MPI accounting of `--mpi` (seed 001, ompP): per rank the time in MPI and the bytes moved;
+ *   per MPI call and per calling context the time over ranks; MPI time per OpenMP parallel region
+ *   and MPI as an overhead class of the whole program; the call sites;
+ * - the MPI problems of `--diagnose`: load imbalance between ranks at a collective (ranks that arrive
+ *   early wait in it for the one that computes longest), with the collective's call site and the work
+ *   that differs most between the waiting ranks and the late one.
+ * Pure functions; report-text and --json print the same data.
+ */
+import { rankList, rankNotes, summarizeRanks } from './mpi-ranks.js';
+import { meanStd, type RankAcc, type RankScan } from './rank-scan.js';
+import { displayName } from './tau-model.js';
+
+export interface RankStatRow {
+  name: string;
+  group: string;
+  /** Threads that have the event. */
+  threads: number;
+  /** Exclusive value over all threads: mean, standard deviation, min, max and where the max is. */
+  mean: number;
+  std: number;
+  min: number;
+  max: number;
+  maxAt: string;
+  /** Inclusive mean over all threads. */
+  inclMean: number;
+  /** Calls per thread on average. */
+  calls: number;
+}
+
+export interface RanksReport {
+  ranks: number;
+  threads: number;
+  worldSize?: number;
+  /** Lost ranks, files of another run, settings that differ. */
+  notes: string[];
+  slowest?: { node: number; total: number; meanTotal: number };
+  /** Share of the run in MPI: mean over ranks, the ranks with least and most. */
+  mpiShare?: { mean: number; min: { node: number; share: number }; max: { node: number; share: number } };
+  stats: RankStatRow[];
+  /** Rows before the limit. */
+  statCount: number;
+}
+
+export interface MpiRankRow {
+  node: number;
+  total: number;
+  mpi: number;
+  share: number;
+  calls: number;
+  sent: number;
+  received: number;
+  collective: number;
+}
+
+export interface MpiCallRow {
+  call: string;
+  /** The calling context (display form) or '' for all contexts together. */
+  caller: string;
+  calls: number;
+  /** Inclusive time over the ranks that made the call: mean, min (and which rank), max (and which). */
+  mean: number;
+  min: number;
+  minAt: number;
+  max: number;
+  maxAt: number;
+  ranks: number;
+  /** Mean time as a share of the mean run time of a rank. */
+  share: number;
+}
+
+export interface MpiRegionRow {
+  /** An OpenMP parallel region, or `(outside parallel regions)`, or `whole program`. */
+  region: string;
+  /** Time summed over ranks and threads. */
+  exec: number;
+  mpi: number;
+  share: number;
+}
+
+export interface MpiSiteRow {
+  call: string;
+  caller: string;
+  location: string;
+  calls: number;
+  usec: number;
+  ranks: number;
+}
+
+export interface MpiAccounting {
+  ranks: MpiRankRow[];
+  byCall: MpiCallRow[];
+  byCaller: MpiCallRow[];
+  regions: MpiRegionRow[];
+  sites: MpiSiteRow[];
+}
+
+export interface MpiDiagnosis {
+  kind: 'mpi-imbalance';
+  call: string;
+  caller: string;
+  location: string;
+  message: string;
+  /** The work that differs most between the late rank and the earliest one, when found. */
+  work?: { name: string; late: number; early: number };
+}
+
+const ROOT = '.TAU application';
+const COLLECTIVES = new Set(
+  [
+    'Barrier', 'Bcast', 'Reduce', 'Allreduce', 'Gather', 'Gatherv', 'Scatter', 'Scatterv', 'Allgather', 'Allgatherv',
+    'Alltoall', 'Alltoallv', 'Reduce_scatter', 'Reduce_scatter_block', 'Scan', 'Exscan',
+  ].map((c) => `MPI_${c}()`),
+);
+
+/** A caller path as the call sites name it: without the root. */
+function callerKey(path: string): string {
+  const parts = displayName(path).split(/\s+=>\s+/);
+  return (parts[0] === ROOT ? parts.slice(1) : parts).join(' => ');
+}
+
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+export function ranksReport(scan: RankScan, limit = 20): RanksReport {
+  const summary = summarizeRanks(scan.records);
+  const ranks = [...scan.ranks.values()];
+  const stats = [...scan.events.values()]
+    .map((e) => {
+      const x = meanStd(e.excl, scan.threads);
+      return {
+        name: displayName(e.name),
+        group: e.group,
+        threads: e.excl.n,
+        mean: x.mean,
+        std: x.std,
+        min: x.min,
+        max: e.excl.max,
+        maxAt: e.excl.maxAt,
+        inclMean: e.incl.sum / scan.threads,
+        calls: e.calls / scan.threads,
+      };
+    })
+    .sort((a, b) => b.mean - a.mean || (a.name < b.name ? -1 : 1));
+  const slow = ranks.reduce<RankAcc | undefined>((best, r) => (!best || r.total > best.total ? r : best), undefined);
+  const meanTotal = mean(ranks.map((r) => r.total));
+  const withMpi = ranks.filter((r) => r.mpiCalls > 0 && r.total > 0);
+  let mpiShare: RanksReport['mpiShare'];
+  if (withMpi.length > 0) {
+    const shares = withMpi.map((r) => ({ node: r.node, share: (100 * r.mpi) / r.total }));
+    shares.sort((a, b) => a.share - b.share || a.node - b.node);
+    mpiShare = { mean: mean(shares.map((s) => s.share)), min: shares[0], max: shares[shares.length - 1] };
+  }
+  return {
+    ranks: ranks.length,
+    threads: scan.threads,
+    ...(summary.worldSize !== undefined ? { worldSize: summary.worldSize } : {}),
+    notes: rankNotes(summary),
+    ...(slow && ranks.length > 1 ? { slowest: { node: slow.node, total: slow.total, meanTotal } } : {}),
+    ...(mpiShare ? { mpiShare } : {}),
+    stats: stats.slice(0, limit),
+    statCount: stats.length,
+  };
+}
+
+function callRow(call: string, caller: string, per: Array<{ node: number; calls: number; incl: number }>, meanTotal: number): MpiCallRow {
+  const sorted = [...per].sort((a, b) => a.incl - b.incl || a.node - b.node);
+  const m = mean(per.map((p) => p.incl));
+  return {
+    call,
+    caller,
+    calls: per.reduce((n, p) => n + p.calls, 0),
+    mean: m,
+    min: sorted[0].incl,
+    minAt: sorted[0].node,
+    max: sorted[sorted.length - 1].incl,
+    maxAt: sorted[sorted.length - 1].node,
+    ranks: per.length,
+    share: meanTotal > 0 ? (100 * m) / meanTotal : 0,
+  };
+}
+
+export function mpiAccounting(scan: RankScan): MpiAccounting {
+  const ranks = [...scan.ranks.values()].sort((a, b) => a.node - b.node);
+  const meanTotal = mean(ranks.map((r) => r.total));
+  const rankRows = ranks
+    .filter((r) => r.mpiCalls > 0)
+    .map((r) => ({
+      node: r.node,
+      total: r.total,
+      mpi: r.mpi,
+      share: r.total > 0 ? (100 * r.mpi) / r.total : 0,
+      calls: r.mpiCalls,
+      sent: r.bytesSent,
+      received: r.bytesReceived,
+      collective: r.bytesCollective,
+    }));
+  const perCall = new Map<string, Array<{ node: number; calls: number; incl: number }>>();
+  const perCaller = new Map<string, Array<{ node: number; calls: number; incl: number }>>();
+  for (const r of ranks) {
+    for (const [call, c] of r.byCall) {
+      let l = perCall.get(call);
+      if (!l) perCall.set(call, (l = []));
+      l.push({ node: r.node, ...c });
+    }
+    for (const [caller, calls] of r.byCaller) {
+      for (const [call, c] of calls) {
+        const key = `${caller}\u0000${call}`;
+        let l = perCaller.get(key);
+        if (!l) perCaller.set(key, (l = []));
+        l.push({ node: r.node, ...c });
+      }
+    }
+  }
+  const byCall = [...perCall].map(([call, per]) => callRow(call, '', per, meanTotal)).sort((a, b) => b.mean - a.mean);
+  const byCaller = [...perCaller]
+    .map(([key, per]) => {
+      const [caller, call] = key.split('\u0000');
+      return callRow(call, caller, per, meanTotal);
+    })
+    .sort((a, b) => b.mean - a.mean);
+  // ompP's overhead class MPI: MPI time inside each OpenMP parallel region, and outside them.
+  const regionMpi = new Map<string, number>();
+  for (const r of ranks) {
+    for (const [caller, calls] of r.byCaller) {
+      const parts = displayName(caller).split(/\s+=>\s+/);
+      const region = [...parts].reverse().find((p) => p.startsWith('OpenMP_Parallel_Region')) ?? '(outside parallel regions)';
+      for (const c of calls.values()) regionMpi.set(region, (regionMpi.get(region) ?? 0) + c.incl);
+    }
+  }
+  const regions: MpiRegionRow[] = [...regionMpi]
+    .map(([region, mpi]) => {
+      const ev = [...scan.events.values()].find((e) => displayName(e.name) === region);
+      const exec = ev ? ev.incl.sum : region === '(outside parallel regions)' ? NaN : 0;
+      return { region, exec, mpi, share: exec > 0 ? (100 * mpi) / exec : NaN };
+    })
+    .sort((a, b) => b.mpi - a.mpi);
+  const totalAll = [...scan.events.values()].find((e) => displayName(e.name) === ROOT)?.incl.sum ?? 0;
+  const mpiAll = ranks.reduce((n, r) => n + r.mpi, 0);
+  if (rankRows.length > 0) regions.push({ region: 'whole program', exec: totalAll, mpi: mpiAll, share: totalAll > 0 ? (100 * mpiAll) / totalAll : 0 });
+  const siteMap = new Map<string, MpiSiteRow>();
+  for (const r of ranks) {
+    for (const s of r.sites) {
+      const key = `${s.call}\u0000${s.caller}\u0000${s.location}`;
+      const row = siteMap.get(key) ?? { call: s.call, caller: s.caller, location: s.location, calls: 0, usec: 0, ranks: 0 };
+      row.calls += s.calls;
+      row.usec += s.usec;
+      row.ranks++;
+      siteMap.set(key, row);
+    }
+  }
+  const sites = [...siteMap.values()].sort((a, b) => b.usec - a.usec);
+  return { ranks: rankRows, byCall, byCaller, regions, sites };
+}
+
+/** 0: a timer or a sampled line of the program's own sources; 1: a sampled line elsewhere; 2: own code. */
+function workTier(item: string): number {
+  if (item.endsWith('(its own code)')) return 2;
+  const m = /^\[SAMPLE\]\s+.*\[\{(.*)\}\s+\{\d+\}\]$/.exec(item.trim());
+  if (!m) return item.startsWith('[') ? 1 : 0;
+  return m[1].startsWith('/') && !m[1].startsWith('/usr/') ? 0 : 1;
+}
+
+/** `work [{/path/app.c} {33}]` → `work at app.c:33`; other names as they are. */
+export function workName(item: string): string {
+  const m = /^\[SAMPLE\]\s+(.*?)\s+\[\{(.*)\}\s+\{(\d+)\}\]$/.exec(item.trim());
+  if (!m) return item;
+  const file = m[2].split('/').pop();
+  return `${m[1]} at ${file}:${m[3]}`;
+}
+
+function ms(usec: number): string {
+  return usec >= 1e6 ? `${(usec / 1e6).toFixed(2)} s` : `${(usec / 1e3).toFixed(usec >= 1e4 ? 1 : 2)} ms`;
+}
+
+/**
+ * Load imbalance between ranks at each collective call path: the ranks that reach it first wait
+ * there for the last one. Named when the spread of the time in it over ranks is at least 5% of a
+ * rank's mean run time and at least 1 ms.
+ */
+/** The work of some ranks under some contexts (rank-scan.ts workOf, bound to the profile). */
+export type WorkReader = (nodes: Set<number>, contexts: Set<string>) => Map<number, Map<string, Map<string, number>>>;
+
+export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis[] {
+  const ranks = [...scan.ranks.values()];
+  if (ranks.length < 2 || !/TIME/.test(scan.metric)) return [];
+  const meanTotal = mean(ranks.map((r) => r.total));
+  const out: MpiDiagnosis[] = [];
+  // A collective is judged per immediate caller: the same call in every iteration (phases, loops
+  // over contexts) adds up, as the waiting does.
+  const lastOf = (path: string) => displayName(path).split(/\s+=>\s+/).pop() ?? path;
+  const groups = new Map<string, { caller: string; call: string; paths: Set<string> }>();
+  for (const r of ranks) {
+    for (const [caller, calls] of r.byCaller) {
+      for (const call of calls.keys()) {
+        if (!COLLECTIVES.has(call)) continue;
+        const key = `${lastOf(caller)}\u0000${call}`;
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { caller: lastOf(caller), call, paths: new Set() }));
+        g.paths.add(caller);
+      }
+    }
+  }
+  const found: Array<{ caller: string; call: string; paths: Set<string>; per: Array<{ r: RankAcc; t: number }> }> = [];
+  for (const { caller, call, paths } of groups.values()) {
+    const per = ranks
+      .map((r) => {
+        let t: number | undefined;
+        for (const p of paths) {
+          const c = r.byCaller.get(p)?.get(call);
+          if (c) t = (t ?? 0) + c.incl;
+        }
+        return { r, t };
+      })
+      .filter((x): x is { r: RankAcc; t: number } => x.t !== undefined)
+      .sort((a, b) => a.t - b.t || a.r.node - b.r.node);
+    if (per.length < 2) continue;
+    if (per[per.length - 1].t - per[0].t < Math.max(1000, 0.05 * meanTotal)) continue;
+    found.push({ caller, call, paths, per });
+  }
+  // Only the late and the earliest rank of each imbalance are read again for their work.
+  const nodes = new Set(found.flatMap((f) => [f.per[0].r.node, f.per[f.per.length - 1].r.node]));
+  const contexts = new Set(found.flatMap((f) => [...f.paths]));
+  const workByRank = found.length > 0 ? readWork(nodes, contexts) : new Map<number, Map<string, Map<string, number>>>();
+  const workOn = (node: number, paths: Set<string>) => {
+    const w = new Map<string, number>();
+    for (const p of paths) for (const [k, v] of workByRank.get(node)?.get(p) ?? []) w.set(k, (w.get(k) ?? 0) + v);
+    return w;
+  };
+  for (const { caller, call, paths, per } of found) {
+    const late = { ...per[0], work: workOn(per[0].r.node, paths) };
+    const early = { ...per[per.length - 1], work: workOn(per[per.length - 1].r.node, paths) };
+    const spreadT = early.t - late.t;
+    const m = mean(per.map((p) => p.t));
+    const site = siteOf(ranks, call, [...paths]);
+    // Timers and sampled lines of the program's own sources name the work; lines in libraries
+    // (the MPI library's progress thread polls in every rank) only when nothing else does, and a
+    // context's own code last.
+    let work: MpiDiagnosis['work'];
+    for (const tier of [0, 1, 2]) {
+      for (const k of new Set([...late.work.keys(), ...early.work.keys()])) {
+        if (workTier(k) !== tier) continue;
+        const d = (late.work.get(k) ?? 0) - (early.work.get(k) ?? 0);
+        if (d > 0 && (!work || d > work.late - work.early)) work = { name: workName(k), late: late.work.get(k) ?? 0, early: early.work.get(k) ?? 0 };
+      }
+      if (work) break;
+    }
+    const example = [...paths].sort((a, b) => a.length - b.length)[0];
+    const where = paths.size > 1 ? `${caller} (${paths.size} calling contexts, e.g. ${callerKey(example)})` : callerKey(example) || ROOT;
+    const waiting = per.slice(1).map((p) => p.r.node);
+    const message =
+      `ranks spend ${ms(late.t)} to ${ms(early.t)} in ${call} called from ${where} (mean ${ms(m)}, ` +
+      `${meanTotal > 0 ? ((100 * m) / meanTotal).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
+      `arrives last, and rank${waiting.length > 1 ? 's' : ''} ${rankList(waiting)} wait for it (rank ${early.r.node} longest, ${ms(spreadT)} more). ` +
+      (work
+        ? `The work that differs most before the call: ${work.name}, ${ms(work.late)} on rank ${late.r.node} against ${ms(work.early)} on rank ${early.r.node}.`
+        : 'No timer or sampled line under the same context explains the difference (measure with sampling, or add probes).');
+    out.push({ kind: 'mpi-imbalance', call, caller: where, location: site, message, ...(work ? { work } : {}) });
+  }
+  return out.sort((a, b) => (b.work ? b.work.late - b.work.early : 0) - (a.work ? a.work.late - a.work.early : 0));
+}
+
+/** Where the program calls `call` from the contexts `callers`: the busiest call site over ranks. */
+function siteOf(ranks: RankAcc[], call: string, callers: string[]): string {
+  const keys = new Set(callers.map(callerKey));
+  const byLoc = new Map<string, number>();
+  for (const r of ranks) for (const s of r.sites) if (s.call === call && keys.has(callerKey(s.caller))) byLoc.set(s.location, (byLoc.get(s.location) ?? 0) + s.usec);
+  const best = [...byLoc].sort((a, b) => b[1] - a[1])[0];
+  return best ? best[0] : `${call} (call site not recorded)`;
+}

@@ -1,0 +1,106 @@
+/**
+ * Text of the cross-rank parts of `hyprof report`: the ranks section (lost ranks, the slowest rank,
+ * per-event statistics over threads as ParaProf's mean / std. dev. views), `--mpi` (the MPI
+ * accounting) and the MPI part of `--diagnose`.
+ */
+import type { MpiAccounting, MpiDiagnosis, RanksReport } from './mpi-report.js';
+import { formatValue, significant, withCommas } from './report-format.js';
+
+const RULE = '-'.repeat(87);
+
+function table(head: string[], rows: string[][]): string[] {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padStart(w[i]))).join('  ').trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+const msec = (usec: number): string => formatValue(usec, 1000);
+const pct = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)}%` : '-');
+const bytes = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${withCommas(Math.round(b))} B`);
+
+/** The ranks section printed after the per-thread tables of a multi-rank profile. */
+export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
+  const scale = unit === 'msec' ? 1000 : 1;
+  const v = (x: number) => formatValue(x, scale);
+  const out = ['', `RANKS: ${r.ranks} rank${r.ranks === 1 ? '' : 's'}${r.worldSize !== undefined ? ` of ${r.worldSize}` : ''}, ${r.threads} threads`];
+  for (const n of r.notes) out.push(`  WARNING: ${n}`);
+  if (r.slowest) {
+    out.push(
+      `  Slowest rank: ${r.slowest.node} (${v(r.slowest.total)} ${unit} in .TAU application; mean over ranks ${v(r.slowest.meanTotal)} ${unit})`,
+    );
+  }
+  if (r.mpiShare) {
+    out.push(
+      `  Time in MPI: ${pct(r.mpiShare.mean)} of a rank's run on average; least on rank ${r.mpiShare.min.node} (${pct(r.mpiShare.min.share)}), ` +
+        `most on rank ${r.mpiShare.max.node} (${pct(r.mpiShare.max.share)}). Details: hyprof report --mpi; problems: --diagnose`,
+    );
+  }
+  out.push(
+    '',
+    `STATISTICS OVER ALL ${r.threads} THREADS (exclusive ${unit}; threads without an event count as 0, as in ParaProf's mean and std. dev.):`,
+    RULE,
+  );
+  out.push(
+    ...table(
+      ['Mean', 'Std.Dev', 'Min', 'Max', 'Max at n,c,t', 'Threads', 'Calls/thr', 'Name'],
+      r.stats.map((s) => [v(s.mean), v(s.std), v(s.min), v(s.max), s.maxAt, String(s.threads), significant(s.calls, 4), s.name]),
+    ),
+  );
+  if (r.stats.length < r.statCount) out.push(`(${r.stats.length} of ${r.statCount} events shown; --limit)`);
+  return out;
+}
+
+export function renderMpiAccounting(a: MpiAccounting, opts: { limit?: number } = {}): string {
+  const limit = opts.limit ?? 20;
+  const out: string[] = [];
+  out.push('MPI per rank (time in msec; bytes as the MPI calls gave them: point-to-point sent / received, collectives):');
+  const shown = a.ranks.length > limit ? [...a.ranks].sort((x, y) => y.share - x.share).slice(0, limit) : a.ranks;
+  out.push(
+    ...table(
+      ['Rank', 'Total', 'MPI', 'MPI %', 'Calls', 'Sent', 'Received', 'Collective'],
+      shown.map((r) => [String(r.node), msec(r.total), msec(r.mpi), pct(r.share), withCommas(r.calls), bytes(r.sent), bytes(r.received), bytes(r.collective)]),
+    ),
+  );
+  if (shown.length < a.ranks.length) out.push(`(the ${shown.length} ranks with the largest MPI share of ${a.ranks.length}; --limit)`);
+  out.push('', 'MPI calls over ranks (inclusive msec per rank: mean, least and most, with the rank):');
+  out.push(
+    ...table(
+      ['Calls', 'Mean', 'Min', '@', 'Max', '@', '% of run', 'Call'],
+      a.byCall.slice(0, limit).map((c) => [withCommas(c.calls), msec(c.mean), msec(c.min), String(c.minAt), msec(c.max), String(c.maxAt), pct(c.share), c.call]),
+    ),
+  );
+  if (a.byCaller.length > 0) {
+    out.push('', 'MPI time per calling context (event paths; inclusive msec per rank):');
+    out.push(
+      ...table(
+        ['Calls', 'Mean', 'Min', '@', 'Max', '@', 'Call', 'Context'],
+        a.byCaller.slice(0, limit).map((c) => [withCommas(c.calls), msec(c.mean), msec(c.min), String(c.minAt), msec(c.max), String(c.maxAt), c.call, c.caller]),
+      ),
+    );
+  } else {
+    out.push('', '(no event paths in this profile: MPI time per context needs HYPROF_CALLPATH=1, the default)');
+  }
+  if (a.regions.length > 0) {
+    out.push('', 'MPI as an overhead class (seed: ompP): time in MPI calls per OpenMP parallel region, summed over ranks and threads:');
+    out.push(...table(['Exec msec', 'MPI msec', 'MPI %', 'Region'], a.regions.map((g) => [Number.isFinite(g.exec) ? msec(g.exec) : '-', msec(g.mpi), pct(g.share), g.region])));
+  }
+  if (a.sites.length > 0) {
+    out.push('', 'Call sites (summed over ranks):');
+    out.push(
+      ...table(
+        ['Ranks', 'Calls', 'msec', 'Call', 'Called at', 'Context'],
+        a.sites.slice(0, limit).map((s) => [String(s.ranks), withCommas(s.calls), msec(s.usec), s.call, s.location, s.caller || '.TAU application']),
+      ),
+    );
+    if (a.sites.length > limit) out.push(`(${limit} of ${a.sites.length} call sites shown; --limit)`);
+  }
+  return `${out.map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
+}
+
+export function renderMpiDiagnoses(ds: MpiDiagnosis[], ranks: number): string {
+  const out = [`MPI (${ranks} ranks)`];
+  if (ds.length === 0) out.push('  No MPI load imbalance found.');
+  for (const d of ds) out.push('', `Load imbalance between MPI ranks at ${d.location}`, `  ${d.call} in ${d.caller}`, `  ${d.message}`);
+  return `${out.join('\n')}\n`;
+}
+

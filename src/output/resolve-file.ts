@@ -1,0 +1,74 @@
+/**
+ * The second pass of a resolve, one raw file at a time (in the main thread, or in a worker of
+ * resolve-workers.ts): read the process, name its OpenMP constructs, assemble its threads, add its
+ * MPI call sites, and write each thread's file into the profile's temporary directory. Nothing of the
+ * process is kept afterwards but what the summary line and the OpenMP file need.
+ */
+import { mpiCallSites, MPI_SITES_KEY } from '../analysis/mpi-sites.js';
+import { openmpNotes, prepareOpenmp, type OpenmpFile } from '../analysis/openmp.js';
+import { readRawFile } from '../samples/raw-reader.js';
+import type { Symbolizer } from '../symbolize/symbolizer.js';
+import { assembleProcess } from './assemble.js';
+import { ModuleCollector, type ModulesFile } from './modules-file.js';
+import { writeThreadFile, type ProfileWrite } from './tau-writer.js';
+
+/** What every file of one resolve is assembled with (plain data: it is sent to workers). */
+export interface AssembleJob {
+  write: ProfileWrite;
+  callpath?: boolean;
+  callpathDepth?: number;
+  keepAddresses?: boolean;
+  underRun: boolean;
+}
+
+/** One file's part of the result. */
+export interface FilePart {
+  file: string;
+  moves: Array<[string, string]>;
+  nodes: number[];
+  threads: number;
+  samples: number;
+  drops: Record<string, number>;
+  warnings: string[];
+  openmp: OpenmpFile;
+  openmpNotes: string[];
+  /** The object file of every sampled function of this process (modules.json). */
+  modules: ModulesFile;
+}
+
+export async function assembleFile(file: string, job: AssembleJob, symbolizer: Symbolizer): Promise<FilePart> {
+  const proc = readRawFile(file);
+  // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
+  const openmp = await prepareOpenmp([proc], symbolizer);
+  const modules = new ModuleCollector();
+  const a = assembleProcess(proc, {
+    callpath: job.callpath,
+    callpathDepth: job.callpathDepth,
+    keepAddresses: job.keepAddresses,
+    resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
+    underRun: job.underRun,
+    modules,
+  });
+  // MPI call sites go into each thread's metadata, so the profile directory alone carries them.
+  const sites = await mpiCallSites(proc, symbolizer);
+  const moves: Array<[string, string]> = [];
+  a.threads.forEach((ts, m) => {
+    for (const t of ts) {
+      const list = sites.get(t.thread);
+      if (list) t.metadata.push([MPI_SITES_KEY, JSON.stringify(list)]);
+      moves.push(writeThreadFile(job.write, m, t));
+    }
+  });
+  return {
+    file,
+    moves,
+    nodes: [a.node],
+    threads: a.threads[0]?.length ?? 0,
+    samples: a.samples,
+    drops: a.drops,
+    warnings: a.warnings,
+    openmp,
+    openmpNotes: openmpNotes([proc], openmp),
+    modules: modules.data(),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Fortran MPI programs (mpif90, `use mpi` and `include 'mpif.h'`): Open MPI's Fortran bindings call
+ * the PMPI_* C functions directly, so only the layer's Fortran wrappers (mpi_send_ ...) see these
+ * calls. Every rank's calls and bytes, exactly, and TAU's reader accepting the profile.
+ */
+import test from 'ava';
+import { hyprof, tmpDir } from './helpers/native.js';
+import { calls, compileMpiFortran, mpiMissing, mpirunArgs, rankMain, userEvent } from './helpers/mpi.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { readTauProfileDir } from '../src/output/tau-reader.js';
+
+const missing = mpiMissing();
+
+test.serial('use mpi (Fortran 90): point-to-point, non-blocking with Waitall, collectives; exact calls and bytes', async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiFortran('mpi_app_f90', 'mpi_app.f90');
+  const dir = tmpDir('mpi-f90');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(3), exe]);
+  t.is(r.code, 0, r.stderr);
+  const profile = readTauProfileDir(dir);
+  for (let rank = 0; rank < 3; rank++) {
+    const m = rankMain(profile, rank);
+    const want: Record<string, number> = {
+      'MPI_Init()': 1,
+      'MPI_Comm_rank()': 1,
+      'MPI_Comm_size()': 1,
+      'MPI_Send()': 4,
+      'MPI_Recv()': 4,
+      'MPI_Isend()': 2,
+      'MPI_Irecv()': 2,
+      'MPI_Waitall()': 2,
+      'MPI_Allreduce()': 6,
+      'MPI_Bcast()': 1,
+      'MPI_Barrier()': 2,
+      'MPI_Finalize()': 1,
+    };
+    for (const [name, count] of Object.entries(want)) t.is(calls(m, name), count, `rank ${rank}: ${name}`);
+    t.deepEqual(userEvent(m, 'Message size sent to all nodes'), { count: 6, sum: 360 }, `rank ${rank}: sent`);
+    t.deepEqual(userEvent(m, 'Message size received from all nodes'), { count: 6, sum: 360 }, `rank ${rank}: received`);
+    t.deepEqual(userEvent(m, 'Message size for all-reduce'), { count: 6, sum: 48 });
+    t.deepEqual(userEvent(m, 'Message size for broadcast'), { count: 1, sum: 12 });
+    t.is(m?.metadata.find(([k]) => k === 'MPI Rank')?.[1], String(rank));
+    const sites = m?.metadata.find(([k]) => k === 'hyprof MPI call sites')?.[1] ?? '';
+    t.regex(sites, /mpi_app\.f90:\d+/, 'call sites are the Fortran source lines');
+  }
+  const tau = readWithTau(dir);
+  t.true(tau.ok, tauReaderComplaints(tau));
+});
+
+test.serial("include 'mpif.h' (Fortran 77, upper-case calls, status ignored): exact calls and bytes", async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiFortran('mpi_app_f77', 'mpi_app_f77.f');
+  const dir = tmpDir('mpi-f77');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(2), exe]);
+  t.is(r.code, 0, r.stderr);
+  const profile = readTauProfileDir(dir);
+  for (let rank = 0; rank < 2; rank++) {
+    const m = rankMain(profile, rank);
+    t.is(calls(m, 'MPI_Send()'), 2);
+    t.is(calls(m, 'MPI_Recv()'), 2);
+    t.is(calls(m, 'MPI_Allreduce()'), 3);
+    t.is(calls(m, 'MPI_Barrier()'), 1);
+    t.deepEqual(userEvent(m, 'Message size sent to all nodes'), { count: 2, sum: 32 });
+    t.deepEqual(userEvent(m, 'Message size received from all nodes'), { count: 2, sum: 32 }, 'counted with MPI_STATUS_IGNORE too');
+    t.deepEqual(userEvent(m, 'Message size for all-reduce'), { count: 3, sum: 12 });
+  }
+  t.true(readWithTau(dir).ok);
+});

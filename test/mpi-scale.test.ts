@@ -1,0 +1,106 @@
+/**
+ * Many ranks: a generated run of 32 ranks x 4 threads (test/helpers/gen-ranks.ts: realistic raw
+ * files, symbolized for real) resolved on worker threads, reported in one pass, written in TAU's
+ * merged format too; a rank missing from the run is named; and a real run of 8 oversubscribed ranks
+ * resolved on workers. (The 1,024-rank figures are measured in bench/mpi-scale.ts.)
+ */
+import test from 'ava';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { hyprof, tmpDir } from './helpers/native.js';
+import { generateRanks } from './helpers/gen-ranks.js';
+import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain } from './helpers/mpi.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { readTauProfileDir } from '../src/output/tau-reader.js';
+import type { RanksReport } from '../src/output/mpi-report.js';
+
+const RANKS = 32;
+const THREADS = 4;
+let raw = '';
+test.before(() => {
+  raw = tmpDir('scale-raw');
+  generateRanks(raw, { ranks: RANKS, threads: THREADS });
+});
+
+test.serial('32 ranks x 4 threads: resolved on workers, every thread file, TAU reads them, the report sees every rank', async (t) => {
+  const out = tmpDir('scale-out');
+  const r = await hyprof(['resolve', raw, '-o', out], { env: { HYPROF_RESOLVE_WORKERS: '2' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /profile of 128 threads written to .* \(profile\.\{0\.\.31\}\.0\.\*\)/);
+  t.notRegex(r.stderr, /wrote no measurements/);
+  const files = readdirSync(out).filter((f) => f.startsWith('profile.'));
+  t.is(files.length, RANKS * THREADS);
+  const tau = readWithTau(out);
+  t.true(tau.ok, tauReaderComplaints(tau));
+  t.is(tau.num_threads, RANKS * THREADS);
+  const rep = await hyprof(['report', out, '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const ranks = (JSON.parse(rep.stdout) as { ranks: RanksReport }).ranks;
+  t.is(ranks.ranks, RANKS);
+  t.is(ranks.worldSize, RANKS);
+  t.deepEqual(ranks.notes, []);
+  // The generated run: the last rank computes twice what rank 0 does.
+  t.is(ranks.stats.find((s) => s.name === 'compute_flux')?.maxAt.split(',')[0], String(RANKS - 1));
+  const text = await hyprof(['report', out]);
+  t.regex(text.stdout, /128 threads: the mean is printed/);
+  t.regex(text.stdout, /RANKS: 32 ranks of 32, 128 threads/);
+  const diag = await hyprof(['report', out, '--diagnose']);
+  t.regex(diag.stdout, /Load imbalance between MPI ranks at /);
+});
+
+test.serial('the merged format holds the same threads and values as the thread files, and TAU reads it', async (t) => {
+  const raw = tmpDir('scale-merged-raw');
+  generateRanks(raw, { ranks: 16, threads: 2 });
+  const files = tmpDir('scale-files');
+  const merged = tmpDir('scale-merged');
+  t.is((await hyprof(['resolve', raw, '-o', files], { env: { HYPROF_RESOLVE_WORKERS: '0' } })).code, 0);
+  const r = await hyprof(['resolve', raw, '-o', merged, '--format', 'merged'], { env: { HYPROF_RESOLVE_WORKERS: '2' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /written to .* \(tauprofile\.xml\)/);
+  t.deepEqual(readdirSync(merged).filter((f) => f.startsWith('profile.') || f.startsWith('tauprofile')), ['tauprofile.xml']);
+  const a = readTauProfileDir(files).threads[0];
+  const b = readTauProfileDir(merged).threads[0];
+  t.is(b.length, a.length);
+  for (const i of [0, 1, 17, a.length - 1]) {
+    const x = a[i];
+    const y = b.find((z) => z.node === x.node && z.context === x.context && z.thread === x.thread)!;
+    t.truthy(y, `thread ${x.node},${x.context},${x.thread}`);
+    const key = (e: { name: string; calls: number; subrs: number; excl: number; incl: number }) => `${e.name}|${e.calls}|${e.subrs}|${e.excl}|${e.incl}`;
+    t.deepEqual(y.events.map(key).sort(), x.events.map(key).sort());
+    t.deepEqual(y.userEvents, x.userEvents);
+  }
+  const tau = readWithTau(join(merged, 'tauprofile.xml'));
+  t.true(tau.ok, tauReaderComplaints(tau));
+  t.is(tau.num_threads, 32);
+  const rep = await hyprof(['report', merged, '--json']);
+  t.is((JSON.parse(rep.stdout) as { ranks: RanksReport }).ranks.ranks, 16);
+});
+
+test.serial('a rank missing from the raw files of a run is named; merged output of one rank alone is refused', async (t) => {
+  const some = tmpDir('scale-some');
+  const subset = generateRanks(some, { ranks: 8, threads: 1 });
+  rmSync(subset[5]);
+  const out = tmpDir('scale-some-out');
+  const r = await hyprof(['resolve', some, '-o', out]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /hyprof: warning: rank 5 of 8 wrote no measurements/);
+  const one = await hyprof(['resolve', subset[0], '-o', tmpDir('scale-one'), '--format', 'merged']);
+  t.is(one.code, 2);
+  t.regex(one.stderr, /hyprof: TAU_PROFILE_FORMAT=merged: one file holds every rank, and these raw files are one rank's/);
+});
+
+test.serial('a real run of 8 oversubscribed ranks, resolved on workers: every rank, exact calls', async (t) => {
+  const missing = mpiMissing();
+  if (missing) return t.fail(missing);
+  const app = compileMpiC('mpi_app', 'mpi_app.c');
+  const dir = tmpDir('scale-real8');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(8), app, 'exchange']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /\(profile\.\{0\.\.7\}\.0\.\*\)/);
+  const profile = readTauProfileDir(dir);
+  for (let rank = 0; rank < 8; rank++) {
+    t.is(calls(rankMain(profile, rank), 'MPI_Allreduce()'), 20, `rank ${rank}`);
+    t.is(calls(rankMain(profile, rank), 'MPI_Send()'), 11);
+  }
+  t.true(readWithTau(dir).ok);
+});
