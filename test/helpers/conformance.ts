@@ -197,6 +197,11 @@ export function conformanceProblems(dir: string): string[] {
 
 const checked = new Map<string, number>();
 
+/** True when `dir` passed assertConformant (and nothing was written there since). */
+export function wasChecked(dir: string): boolean {
+  return checked.get(dir) === statSync(dir).mtimeMs;
+}
+
 /** True when `dir` holds TAU profile files (or MULTI__ metric directories of them). */
 export function holdsProfile(dir: string): boolean {
   try {

@@ -91,12 +91,20 @@ export interface RunOptions {
 }
 
 /** Run a program; resolves when it exits (killed after timeoutMs, default 120 s). A profile it
- * resolved at exit (HYPROF_DIR / PROFILEDIR, resolution not turned off) is checked for conformance. */
+ * resolved at exit (HYPROF_DIR / PROFILEDIR, resolution not turned off) is checked for conformance;
+ * so is the output of `hyprof run` / `hyprof resolve` started another way than hyprof() (with node's
+ * own flags, under mpirun or a shell): wherever the built CLI is among the arguments. */
 export async function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const r = await runOnly(cmd, args, opts);
+  const cli = args.indexOf(cliPath);
+  if (cli >= 0) {
+    const out = outputDir(args.slice(cli + 1), opts);
+    if (out) checkWritten(resolve(opts.cwd ?? '.', out), started);
+    return r;
+  }
   const env = { ...process.env, ...opts.env };
-  if (env.HYPROF_RESOLVE !== '0' && !(cmd === process.execPath && args[0] === cliPath)) {
+  if (env.HYPROF_RESOLVE !== '0') {
     const dir = env.HYPROF_DIR ?? env.PROFILEDIR;
     if (dir) checkWritten(resolve(opts.cwd ?? '.', dir), started);
   }
