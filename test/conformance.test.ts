@@ -2,13 +2,14 @@
  * The conformance check every profile of the tests passes through (helpers/conformance.ts) can fail:
  * it refuses profiles that break each part of the invariant, among them TAU's own hybrid profile,
  * whose samples add up to more than their timers; and it runs on the output of the hyprof command
- * however a test starts it (node's own flags, as size-limits.test.ts does; mpirun; a shell).
+ * however a test starts it (node's own flags, as size-limits.test.ts does; mpirun; a shell) and in
+ * either of its formats (thread files, TAU's merged tauprofile.xml).
  */
 import test from 'ava';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertConformant, conformanceProblems, wasChecked } from './helpers/conformance.js';
-import { cliPath, compileC, run, tauReferenceDir, tmpDir } from './helpers/native.js';
+import { cliPath, compileC, hyprof, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 
 const FILE = 'profile.0.0.0';
 
@@ -60,4 +61,14 @@ test('the hyprof command started with node\'s own flags has its output checked t
   const r = await run(process.execPath, ['--stack-size=2000', cliPath, 'run', '--no-sampling', '--dir', dir, '--', exe]);
   t.is(r.code, 0, r.stderr);
   t.true(wasChecked(dir), `${dir} was not checked`);
+});
+
+test('a profile in TAU\'s merged format (tauprofile.xml) is checked too', async (t) => {
+  const exe = compileC('conf_merged', ['core_nesting.c']);
+  const dir = join(tmpDir('conf-merged'), 'prof');
+  const r = await hyprof(['run', '--no-sampling', '--format', 'merged', '--dir', dir, '--', exe]);
+  t.is(r.code, 0, r.stderr);
+  t.true(existsSync(join(dir, 'tauprofile.xml')));
+  t.true(wasChecked(dir), `${dir} was not checked`);
+  t.deepEqual(conformanceProblems(dir), []);
 });
