@@ -4,7 +4,7 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
+import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
 import { functionsOf } from '../output/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../output/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
@@ -65,9 +65,10 @@ export class ProfileApi {
   }
 
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
-  private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread'>): string {
-    if (!this.ranks) return threadLabel(t);
-    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}`;
+  private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
+    if (!this.ranks) return namedThreadLabel(t);
+    const name = threadNameOf(t);
+    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}${name ? ` "${name}"` : ''}`;
   }
 
   private metricIndex(q: Query): number {
