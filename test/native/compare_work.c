@@ -24,7 +24,7 @@ static volatile double sink;
   do {                                                                 \
     double end_ = cpu_s() + (sec), s_ = 0;                             \
     while (cpu_s() < end_)                                             \
-      for (int i_ = 0; i_ < 1000; i_++) s_ += i_ * 1e-9;               \
+      for (int i_ = 0; i_ < 200000; i_++) s_ += i_ * 1e-9;             \
     sink = s_;                                                         \
   } while (0)
 

@@ -25,6 +25,13 @@ interface ThreadsAnswer {
 const PAGE = 100;
 const palette = [...d3.schemeTableau10, ...d3.schemeSet3];
 export const colorOf = (i: number): string => palette[i % palette.length];
+/** One colour per event name for the life of the page, so run A's and run B's bars agree. */
+const byName = new Map<string, string>();
+const colourOfName = (name: string): string => {
+  let c = byName.get(name);
+  if (!c) byName.set(name, (c = colorOf(byName.size)));
+  return c;
+};
 
 /** The bars of run A, or of run B (`run` 'b') in the compare mode, into `root`. */
 export async function renderBars(root: HTMLElement, onPick: (thread: string, label: string) => void, offset = 0, run: 'a' | 'b' = 'a', title?: string): Promise<void> {
@@ -46,9 +53,9 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   root.append(controls);
 
   const legend = el('div', { class: 'legend' });
-  a.top.forEach((name, i) => {
+  a.top.forEach((name) => {
     const s = el('span', { title: name });
-    s.append(el('i', { class: 'swatch', style: `background:${colorOf(i)}` }), name);
+    s.append(el('i', { class: 'swatch', style: `background:${colourOfName(name)}` }), name);
     legend.append(s);
   });
   const o = el('span');
@@ -68,7 +75,7 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
     row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total', title: `${fmt(r.total)} ${unit}` }, `${fmt(r.total)} ${unitOf(a.metric)}`));
     const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
     let at = 0;
-    const parts = [...r.values.map((v, i) => ({ v, c: colorOf(i), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
+    const parts = [...r.values.map((v, i) => ({ v, c: colourOfName(a.top[i]), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
     for (const p of parts) {
       if (p.v <= 0) continue;
       svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${fmt(p.v)} ${unit}`);
