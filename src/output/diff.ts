@@ -6,8 +6,8 @@
  * `--json` and the viewer's compare mode show the same data.
  */
 import { UserError } from '../base/errors.js';
-import { functionsOf } from './report-functions.js';
-import { flatTimers, hotLinesOf, isSampleNode, meanThread, selectThreads, userEventStats, type ThreadSelector } from './report-data.js';
+import { sampledCode } from './export-common.js';
+import { flatTimers, isSampleNode, meanThread, selectThreads, userEventStats, type ThreadSelector } from './report-data.js';
 import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
 /** One value in both runs. `a` / `b` undefined: the item exists in one run only. */
@@ -33,7 +33,7 @@ export interface EventDiff {
 
 export interface FunctionDiff {
   function: string;
-  /** The sample context (its timer's name), or null for all contexts together. */
+  /** The sample context (the path of the timer the samples were taken in), or null for all contexts together. */
   context: string | null;
   only?: 'a' | 'b';
   /** Samples whose innermost frame is the function, as a value of the metric. */
@@ -163,13 +163,52 @@ function eventDiffs(a: TauThreadProfile, b: TauThreadProfile): EventDiff[] {
   return out.sort((x, y) => Math.abs(y.excl.delta) - Math.abs(x.excl.delta) || Math.abs(y.incl.delta) - Math.abs(x.incl.delta) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
 }
 
+/**
+ * The sampled records of a thread: the calling context (the path of the timer the samples were
+ * taken in, so `main => Iteration 3 => work` and `main => Iteration 1 => work` stay apart), the
+ * innermost function, the sampled line, count and value. A flat profile (no event paths) has one
+ * context, the whole thread.
+ */
+function sampledRecords(t: TauThreadProfile): Array<{ context: string; fn: string; line: string; samples: number; value: number }> {
+  const out: Array<{ context: string; fn: string; line: string; samples: number; value: number }> = [];
+  const flat: typeof out = [];
+  for (const e of t.events) {
+    const parts = e.name.split(/\s+=>\s+/).map((p) => displayName(p));
+    const last = parts[parts.length - 1];
+    if (!last.startsWith('[SAMPLE]')) continue;
+    const code = sampledCode(last);
+    if (!code) continue;
+    const value = e.excl || e.incl;
+    const line = last.slice('[SAMPLE]'.length).trim();
+    if (parts.length === 1) {
+      flat.push({ context: WHOLE_THREAD, fn: code.name, line, samples: e.calls, value });
+      continue;
+    }
+    let ci = parts.length - 2;
+    while (ci >= 0 && !parts[ci].startsWith('[CONTEXT]')) ci--;
+    if (ci < 0) continue;
+    const context = ci > 0 ? parts.slice(0, ci).join(' => ') : parts[ci].slice('[CONTEXT]'.length).trim();
+    out.push({ context, fn: code.name, line, samples: e.calls, value });
+  }
+  return out.length > 0 ? out : flat;
+}
+
+/** The context of the samples of a profile without event paths. */
+const WHOLE_THREAD = '(whole thread)';
+
 function functionDiffs(a: TauThreadProfile, b: TauThreadProfile): FunctionDiff[] {
-  type V = { self: number; samples: number };
   const index = (t: TauThreadProfile) => {
-    const f = functionsOf(t, 'self');
-    const m = new Map<string, { context: string | null; fn: string; v: V }>();
-    for (const scope of [f.overall, ...f.contexts]) {
-      for (const r of scope.rows) m.set(`${scope.context ?? ''}\u0000${r.function}`, { context: scope.context, fn: r.function, v: { self: r.self, samples: r.selfSamples } });
+    const m = new Map<string, { context: string | null; fn: string; self: number; samples: number }>();
+    const add = (context: string | null, fn: string, value: number, samples: number) => {
+      const k = `${context ?? ''}\u0000${fn}`;
+      const v = m.get(k) ?? { context, fn, self: 0, samples: 0 };
+      v.self += value;
+      v.samples += samples;
+      m.set(k, v);
+    };
+    for (const r of sampledRecords(t)) {
+      add(null, r.fn, r.value, r.samples);
+      if (r.context !== WHOLE_THREAD) add(r.context, r.fn, r.value, r.samples);
     }
     return m;
   };
@@ -180,9 +219,7 @@ function functionDiffs(a: TauThreadProfile, b: TauThreadProfile): FunctionDiff[]
     const x = ia.get(k);
     const y = ib.get(k);
     const any = (x ?? y)!;
-    // A function that was sampled but had no self samples in either run says nothing here.
-    if ((x?.v.self ?? 0) === 0 && (y?.v.self ?? 0) === 0) continue;
-    out.push({ function: any.fn, context: any.context, ...onlyOf(x, y), self: compared(x?.v.self, y?.v.self), samples: compared(x?.v.samples, y?.v.samples) });
+    out.push({ function: any.fn, context: any.context, ...onlyOf(x, y), self: compared(x?.self, y?.self), samples: compared(x?.samples, y?.samples) });
   }
   return out.sort(byChange((f) => f.self, (f) => `${f.context ?? ''} ${f.function}`));
 }
@@ -190,8 +227,12 @@ function functionDiffs(a: TauThreadProfile, b: TauThreadProfile): FunctionDiff[]
 function lineDiffs(a: TauThreadProfile, b: TauThreadProfile): LineDiff[] {
   const index = (t: TauThreadProfile) => {
     const m = new Map<string, { context: string; line: string; value: number; samples: number }>();
-    for (const c of hotLinesOf(t, Number.MAX_SAFE_INTEGER)) {
-      for (const l of c.lines) m.set(`${c.context}\u0000${l.name}`, { context: c.context, line: l.name, value: l.value, samples: l.samples });
+    for (const r of sampledRecords(t)) {
+      const k = `${r.context}\u0000${r.line}`;
+      const v = m.get(k) ?? { context: r.context, line: r.line, value: 0, samples: 0 };
+      v.value += r.value;
+      v.samples += r.samples;
+      m.set(k, v);
     }
     return m;
   };
