@@ -303,7 +303,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
    * ended thread's was kept at its end); hp_thread_os_name is async-signal-safe. */
   char os_name[32];
   const char *name = t->name;
-  if (!name[0] && !ended && hp_thread_os_name(t->tid, os_name, sizeof os_name)) name = os_name;
+  if (!name[0] && !ended && hp_thread_os_name(t, os_name, sizeof os_name)) name = os_name;
   hp_buf_str(b, name);
   hp_buf_u64(b, t->start_ns);
   hp_buf_u64(b, ended ? t->stop_ns : now_wall);

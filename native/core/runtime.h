@@ -37,9 +37,10 @@ int hp_init(void);
 /* Child side of fork: drop the other threads, clear statistics, restart the clocks. */
 void hp_thread_after_fork_child(void);
 /* A thread's name as the OS holds it (/proc/self/task/<tid>/comm), when it differs from the
- * process's name at start: set by the program (pthread_setname_np). Fills out and returns 1, else 0.
- * Async-signal-safe: open, read and close only (the signal dump calls it). */
-int hp_thread_os_name(pid_t tid, char *out, size_t cap);
+ * process's name at start and from the name the thread inherited from its creator: set by the
+ * program (pthread_setname_np). Fills out and returns 1, else 0. Async-signal-safe: open, read and
+ * close only (the signal dump calls it). */
+int hp_thread_os_name(const hp_thread *t, char *out, size_t cap);
 /* Read a small file into out (NUL-terminated, trailing newline dropped); async-signal-safe. Length or -1. */
 int hp_read_small_file(const char *path, char *out, size_t cap);
 /* Mark the calling thread as ended (its pthread key destructor). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,6 +40,8 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   }
   t->in_tool = 1;
   t->tid = (pid_t)syscall(SYS_gettid);
+  /* The name it inherited from its creator: a name equal to it was not given to this thread. */
+  if (prctl(PR_GET_NAME, t->born_comm) != 0) t->born_comm[0] = '\0';
   t->start_ns = hp_wall_ns();
   t->entry_stack_addr = entry_stack_addr;
   hp_frame *root = &t->frames[0];
@@ -77,8 +80,9 @@ int hp_read_small_file(const char *path, char *out, size_t cap) {
   return (int)n;
 }
 
-int hp_thread_os_name(pid_t tid, char *out, size_t cap) {
+int hp_thread_os_name(const hp_thread *t, char *out, size_t cap) {
   if (!hp_rt.process_comm[0] || cap < 2) return 0;
+  pid_t tid = t->tid;
   /* "/proc/self/task/<tid>/comm" built by hand: snprintf is not async-signal-safe. */
   char path[64] = "/proc/self/task/";
   size_t at = strlen(path);
@@ -91,7 +95,7 @@ int hp_thread_os_name(pid_t tid, char *out, size_t cap) {
   memcpy(path + at, "/comm", 6);
   char comm[32];
   if (hp_read_small_file(path, comm, sizeof comm) <= 0) return 0;
-  if (strcmp(comm, hp_rt.process_comm) == 0) return 0;
+  if (strcmp(comm, hp_rt.process_comm) == 0 || strcmp(comm, t->born_comm) == 0) return 0;
   size_t n = strlen(comm);
   if (n >= cap) n = cap - 1;
   memcpy(out, comm, n);
@@ -103,7 +107,7 @@ void hp_thread_end(hp_thread *t) {
   if (!t || t->ended) return;
   hp_tool_enter(t);
   /* The name the program gave the thread with pthread_setname_np, while the thread still exists. */
-  if (!t->name[0]) hp_thread_os_name(t->tid, t->name, sizeof t->name);
+  if (!t->name[0]) hp_thread_os_name(t, t->name, sizeof t->name);
   hp_modules_thread_end(t);
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */
