@@ -123,8 +123,14 @@ serial('hyprof view A B: both runs side by side, the difference points at the sl
   t.true(sample.value / sample.other > 1.4 && sample.value / sample.other < 2.9);
   const rgb = /rgb\((\d+), (\d+), (\d+)\)/.exec(sample.fill)!.slice(1).map(Number);
   t.true(rgb[0] > rgb[1] + 40, `a slower frame is red: ${sample.fill}`);
-  t.regex((await page.textContent('#tab-flame .controls')) ?? '', /widths from run B \(total [\d,.]+ µs, run A [\d,.]+ µs\)/);
+  t.regex((await page.textContent('#tab-flame .controls')) ?? '', /widths from run B \(run B total [\d,.]+ µs, run A [\d,.]+ µs\)/);
   await page.screenshot({ path: join(shots, 'compare-flame.png') });
+  // Widths from run A: the same frame, the values swapped, still red (B is the slower run).
+  await page.selectOption('#width-from', 'a');
+  await page.waitForFunction(() => document.querySelector('#tab-flame .controls')?.textContent?.includes('widths from run A'));
+  const fromA = await page.$eval(`#flame g[data-path="${sample.path.replace(/"/g, '\\"')}"]`, (g) => [Number(g.getAttribute('data-value')), Number(g.getAttribute('data-other')), g.querySelector('rect')!.getAttribute('fill')!] as const);
+  t.deepEqual([fromA[0], fromA[1]], [sample.other, sample.value]);
+  t.is(fromA[2], sample.fill);
   t.deepEqual(page.errors, []);
 });
 

@@ -144,10 +144,20 @@ interface DiffFlameNode {
 
 const ROW = 18;
 
-/** Red for a frame wider than in the baseline, green for narrower, grey for the same; saturating at 2× and ½×. */
+/** Which run gives the frames and widths of the differential flame graph. */
+let widthFrom: 'a' | 'b' = 'b';
+
+/** B's and A's widths of a frame, whichever run gives the widths. */
+function bAndA(n: DiffFlameNode): [number, number] {
+  return widthFrom === 'b' ? [n.value, n.other] : [n.other, n.value];
+}
+
+/** Red for a frame wider in B than in A, green for narrower, grey for the same; saturating at 2× and ½×. */
 function diffColour(n: DiffFlameNode): string {
-  if (n.other === 0) return '#c0392b';
-  const r = Math.log2(Math.max(1e-9, n.value) / n.other);
+  const [b, a] = bAndA(n);
+  if (a === 0) return '#c0392b';
+  if (b === 0) return '#2b8a47';
+  const r = Math.log2(b / a);
   const t = Math.max(-1, Math.min(1, r));
   return t >= 0 ? d3.interpolateRgb('#f2f2f2', '#c0392b')(t) : d3.interpolateRgb('#f2f2f2', '#2b8a47')(-t);
 }
@@ -155,7 +165,7 @@ function diffColour(n: DiffFlameNode): string {
 export async function renderDiffFlame(root: HTMLElement): Promise<void> {
   let f: DiffFlameNode;
   try {
-    f = await getJson<DiffFlameNode>('/api/diff-flame', { metric: state.metric, thread: state.thread });
+    f = await getJson<DiffFlameNode>('/api/diff-flame', { metric: state.metric, thread: state.thread, width: widthFrom });
   } catch (e) {
     return showError(e);
   }
@@ -164,7 +174,15 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
   const info = el('div', { class: 'controls muted' });
   const legend = el('span', { class: 'diff-legend' });
   legend.append('B faster', el('i'), 'B slower');
-  info.append(`Differential flame graph: widths from run B (total ${fmt(f.value)} ${unit}, run A ${fmt(f.other)} ${unit}), colour from the change against run A  `, legend);
+  const pick = el('select', { id: 'width-from' });
+  pick.append(el('option', { value: 'b' }, 'widths from run B'), el('option', { value: 'a' }, 'widths from run A'));
+  pick.value = widthFrom;
+  pick.onchange = () => {
+    widthFrom = pick.value === 'a' ? 'a' : 'b';
+    void renderDiffFlame(root);
+  };
+  const [tb, ta] = bAndA(f);
+  info.append(pick, ` Differential flame graph: widths from run ${widthFrom.toUpperCase()} (run B total ${fmt(tb)} ${unit}, run A ${fmt(ta)} ${unit}), colour from the change B against A  `, legend);
   root.append(info);
   const holder = el('div', { id: 'flame' });
   root.append(holder);
@@ -203,8 +221,9 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
       return chars < 3 ? '' : d.n.name.length > chars ? `${d.n.name.slice(0, chars - 1)}…` : d.n.name;
     });
   g.append('title').text((d) => {
-    const r = d.n.other > 0 ? `${(d.n.value / d.n.other).toFixed(2)}×` : 'only in B';
-    return `${d.n.name}\nB ${fmt(d.n.value)} ${unit}   A ${fmt(d.n.other)} ${unit}   B − A ${signed(d.n.value - d.n.other)} ${unit}   B / A ${r}`;
+    const [b, a] = bAndA(d.n);
+    const r = a > 0 ? `${(b / a).toFixed(2)}×` : 'only in B';
+    return `${d.n.name}\nB ${fmt(b)} ${unit}   A ${fmt(a)} ${unit}   B − A ${signed(b - a)} ${unit}   B / A ${b === 0 ? 'only in A' : r}`;
   });
 }
 
