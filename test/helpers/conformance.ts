@@ -14,7 +14,7 @@
  *    event inside a phase under it, nested or not (TAU's format): there the events' exclusive values
  *    fit the phase. Rounding aside: the written numbers have 16 significant digits and the root line
  *    is rounded to whole units.
- * 4. Every export (collapsed, pprof, speedscope, chrome) of a thread adds up to the thread's root
+ * 4. Every export (collapsed, pprof, speedscope) of a thread adds up to the thread's root
  *    inclusive value, and no exported frame carries a `[SAMPLE]`, `[UNWIND]` or `[CONTEXT]` prefix.
  * 5. The viewer's tree (its root, under which everything hangs when there are event paths) and its
  *    flame graph of a thread show the same total.
@@ -22,7 +22,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Profile } from 'pprof-format';
-import { exportChrome } from '../../src/output/export-chrome.js';
 import { exportCollapsed } from '../../src/output/export-collapsed.js';
 import { buildPprof } from '../../src/output/export-pprof.js';
 import { exportSpeedscope } from '../../src/output/export-speedscope.js';
@@ -156,11 +155,6 @@ function checkConsumers(p: TauProfile, m: number, i: number, problems: string[])
   const ss = exportSpeedscope(p, sel);
   report('the speedscope export', ss.profiles[0].weights.reduce((s, w) => s + w, 0), slack(total, ss.profiles[0].weights.length));
   badFrames('the speedscope export', ss.shared.frames.map((f) => f.name));
-
-  const chrome = exportChrome(p, sel).traceEvents.filter((e) => e.ph === 'X');
-  // Roots are laid out one after another from 0 and everything nests inside them: the last end is the total.
-  report('the chrome export', chrome.reduce((s, e) => Math.max(s, (e.ts ?? 0) + (e.dur ?? 0)), 0), slack(total, chrome.length));
-  badFrames('the chrome export', chrome.map((e) => e.name));
 
   const api = new ProfileApi(p);
   const q = new URLSearchParams({ thread: String(i), metric: String(m) });
