@@ -12,6 +12,7 @@ import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau } from './helpers/tau-reader.js';
 import { assertConformant } from './helpers/conformance.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { callSitesOf } from '../src/analysis/mpi-sites.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from '../src/output/mpi-report.js';
 
 const missing = mpiMissing();
@@ -78,6 +79,18 @@ test.serial('report --mpi: each rank\'s MPI time and bytes as its own files say;
   t.is(allreduce?.calls, 60, '20 per rank');
   t.is(allreduce?.ranks, 3);
   t.true(mpi.sites.some((s) => s.call === 'MPI_Allreduce()' && /mpi_app\.c:\d+ \(exchange\)/.test(s.location) && s.calls === 60));
+  // Three MPI_Barrier calls written on one line: one call site of 3 ranks and 9 calls, however
+  // many return addresses the line has.
+  const barrier = mpi.sites.filter((s) => s.call === 'MPI_Barrier()');
+  t.is(barrier.length, 1, JSON.stringify(barrier));
+  t.is(barrier[0]?.ranks, 3);
+  t.is(barrier[0]?.calls, 9);
+  for (const s of mpi.sites) t.true(s.ranks <= 3, `${s.call} at ${s.location}: ${s.ranks} ranks of 3`);
+  // Each thread's metadata names a call site once.
+  for (const th of threads) {
+    const keys = callSitesOf(th.metadata).map((s) => `${s.call}|${s.caller}|${s.location}`);
+    t.is(new Set(keys).size, keys.length, `${th.node},${th.context},${th.thread}: ${keys.join(', ')}`);
+  }
   const text = await hyprof(['report', exchangeDir, '--mpi']);
   t.regex(text.stdout, /MPI per rank/);
   t.regex(text.stdout, /MPI as an overhead class/);
