@@ -144,6 +144,26 @@ test.serial('a rank that crashes is counted as lost and said; the others are kep
   t.regex(report.stdout + report.stderr, /rank 1 of 3 wrote no measurements/);
 });
 
+test.serial('a linked program whose rank crashes: the others, stopped by the launcher, leave raw files; report says how to resolve them; the lost rank is named', async (t) => {
+  if (missing) return t.fail(missing);
+  const dir = tmpDir('mpi-linked-crash');
+  const env = { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' };
+  const r = await run('mpirun', [...mpirunArgs(3), '-x', 'HYPROF_DIR', '-x', 'HYPROF_SAMPLING', linked, 'crash', '1'], { env });
+  t.not(r.code, 0);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 2, `ranks 0 and 2 wrote their measurements when the launcher stopped them: ${readdirSync(dir).join(' ')}`);
+  t.deepEqual(profileFiles(dir), []);
+  const early = await hyprof(['report', dir]);
+  t.is(early.code, 2);
+  t.true(early.stderr.includes(`it holds 2 raw measurement files (*.raw) not resolved yet (processes stopped by a signal write them): hyprof resolve ${dir} -o ${dir}`), early.stderr);
+  const res = await hyprof(['resolve', dir, '-o', dir]);
+  t.is(res.code, 0, res.stderr);
+  t.regex(res.stderr, /hyprof: warning: rank 1 of 3 wrote no measurements/);
+  t.deepEqual([...new Set(profileFiles(dir).map((f) => f.split('.')[1]))], ['0', '2']);
+  const rep = await hyprof(['report', dir, '--thread', 'mean']);
+  t.regex(rep.stdout, /WARNING: rank 1 of 3 wrote no measurements/);
+});
+
 test.serial('a rank that calls MPI_Abort writes its measurements first; the ranks the launcher kills write theirs', async (t) => {
   if (missing) return t.fail(missing);
   const dir = tmpDir('mpi-abort');
