@@ -5,7 +5,7 @@
  * resolved on workers. (The 1,024-rank figures are measured in bench/mpi-scale.ts.)
  */
 import test from 'ava';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
@@ -13,6 +13,8 @@ import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain } from './helpers/
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { RanksReport } from '../src/output/mpi-report.js';
+import { encodeRaw, simpleFixture } from './raw-fixture.js';
+import { INFO_MPI_RANK } from '../src/samples/raw-model.js';
 
 const RANKS = 32;
 const THREADS = 4;
@@ -87,6 +89,36 @@ test.serial('a rank missing from the raw files of a run is named; merged output 
   const one = await hyprof(['resolve', subset[0], '-o', tmpDir('scale-one'), '--format', 'merged']);
   t.is(one.code, 2);
   t.regex(one.stderr, /hyprof: TAU_PROFILE_FORMAT=merged: one file holds every rank, and these raw files are one rank's/);
+});
+
+test.serial('ranks whose files hold different metrics: an error naming both files and ranks, nothing written', async (t) => {
+  const raw = tmpDir('scale-metrics');
+  const rank = (node: number, metrics: string[]) => {
+    const f = simpleFixture();
+    f.node = node;
+    f.pid = 5000 + node;
+    f.flags = INFO_MPI_RANK;
+    f.metrics = metrics;
+    f.attributes = [['Hostname', 'testhost'], ['MPI World Size', '2']];
+    for (const th of f.threads) for (const st of th.stats) {
+      st.incl = metrics.map(() => st.incl[0]);
+      st.excl = metrics.map(() => st.excl[0]);
+    }
+    const file = join(raw, `rank${node}.raw`);
+    writeFileSync(file, encodeRaw(f));
+    return file;
+  };
+  const a = rank(0, ['TIME']);
+  const b = rank(1, ['TIME', 'PAPI_TOT_CYC']);
+  const out = tmpDir('scale-metrics-out');
+  const r = await hyprof(['resolve', raw, '-o', out]);
+  t.is(r.code, 2);
+  t.is(
+    r.stderr,
+    `hyprof: ${b} (rank 1) measured TIME, PAPI_TOT_CYC but ${a} (rank 0) measured TIME: ` +
+      'one profile holds one set of metrics: resolve these files into separate directories\n',
+  );
+  t.deepEqual(readdirSync(out), []);
 });
 
 test.serial('a real run of 8 oversubscribed ranks, resolved on workers: every rank, exact calls', async (t) => {

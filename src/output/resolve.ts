@@ -103,7 +103,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       const who = (q: ProcessSummary) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
       throw new UserError(
         `${who(p)} measured ${p.info.metrics.join(', ')} but ${who(procs[0])} measured ${metrics.join(', ')}: ` +
-          'one profile holds one set of metrics; resolve them separately (or run every rank with the same HYPROF_METRICS)',
+          'one profile holds one set of metrics: resolve these files into separate directories',
       );
     }
   }
