@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
@@ -17,6 +18,18 @@ import { encodeRaw, simpleFixture } from './raw-fixture.js';
 import { INFO_MPI_RANK } from '../src/samples/raw-model.js';
 
 const RANKS = 32;
+
+/** Python: split a merged file into its <profile_xml> documents, parse each with expat, print how many. */
+const WELL_FORMED_BLOCKS = `
+import sys, xml.parsers.expat
+data = open(sys.argv[1], 'rb').read()
+blocks = data.split(b'</profile_xml>')
+if blocks.pop().strip(): sys.exit('text after the last </profile_xml>')
+for i, b in enumerate(blocks):
+    if not b.lstrip().startswith(b'<profile_xml>'): sys.exit('block %d does not start with <profile_xml>' % i)
+    xml.parsers.expat.ParserCreate().Parse(b + b'</profile_xml>', True)
+print(len(blocks))
+`;
 const THREADS = 4;
 let raw = '';
 test.before(() => {
@@ -74,6 +87,11 @@ test.serial('the merged format holds the same threads and values as the thread f
   const tau = readWithTau(join(merged, 'tauprofile.xml'));
   t.true(tau.ok, tauReaderComplaints(tau));
   t.is(tau.num_threads, 32);
+  // TAU's merged file is a run of <profile_xml> documents (definitions, one per thread, the derived
+  // statistics): each one well-formed XML to a real parser (Python's expat), nothing between them.
+  const check = spawnSync('python3', ['-c', WELL_FORMED_BLOCKS, join(merged, 'tauprofile.xml')], { encoding: 'utf8' });
+  t.is(check.status, 0, check.stderr);
+  t.is(check.stdout.trim(), String(1 + 32 + 7), 'definitions, 32 threads, 7 derived blocks');
   const rep = await hyprof(['report', merged, '--json']);
   t.is((JSON.parse(rep.stdout) as { ranks: RanksReport }).ranks.ranks, 16);
 });
