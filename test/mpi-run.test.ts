@@ -190,6 +190,40 @@ test.serial('ranks measured with different settings: the difference is named wit
   assertRanks(t, dir, 2);
 });
 
+test.serial('the rank from the launcher\'s environment (Open MPI, PMIx, MPICH / Hydra, MVAPICH, Slurm) with no MPI at all; a variable that is not a rank is said', async (t) => {
+  const src = join(tmpDir('env-rank-src'), 'plain.c');
+  writeFileSync(src, '#include <stdio.h>\nint main(void) { puts("x"); return 0; }\n');
+  const plain = compileC('plain', [src], { link: false });
+  const cases: Array<[Record<string, string>, number, string, string | undefined, string | undefined]> = [
+    [{ OMPI_COMM_WORLD_RANK: '2', OMPI_COMM_WORLD_SIZE: '4', OMPI_MCA_ess_base_jobid: '77' }, 2, 'OMPI_COMM_WORLD_RANK', '4', 'openmpi:77'],
+    [{ PMIX_RANK: '1', OMPI_COMM_WORLD_SIZE: '2', PMIX_NAMESPACE: 'job9' }, 1, 'PMIX_RANK', '2', 'pmix:job9'],
+    [{ PMI_RANK: '3', PMI_SIZE: '4' }, 3, 'PMI_RANK', '4', undefined],
+    [{ MV2_COMM_WORLD_RANK: '1', MV2_COMM_WORLD_SIZE: '3' }, 1, 'MV2_COMM_WORLD_RANK', '3', undefined],
+    [{ SLURM_PROCID: '5', SLURM_NTASKS: '8', SLURM_JOB_ID: '123', SLURM_STEP_ID: '4' }, 5, 'SLURM_PROCID', '8', 'slurm:123.4'],
+  ];
+  for (const [env, node, source, size, runId] of cases) {
+    const dir = tmpDir('env-rank');
+    const r = await hyprof(['run', '--dir', dir, '--', plain], { env });
+    t.is(r.code, 0, r.stderr);
+    t.deepEqual(profileFiles(dir), [`profile.${node}.0.0`], source);
+    const meta = new Map(readTauProfileDir(dir).threads[0][0].metadata);
+    t.is(meta.get('MPI Rank'), String(node));
+    t.is(meta.get('MPI Rank Source'), source);
+    t.is(meta.get('MPI World Size'), size);
+    t.is(meta.get('MPI Run Id'), runId);
+  }
+  const bad = tmpDir('env-rank-bad');
+  const r = await hyprof(['run', '--dir', bad, '--', plain], { env: { PMI_RANK: 'two', PMI_SIZE: '4' } });
+  t.is(r.code, 0, r.stderr);
+  t.true(r.stderr.includes("hyprof: PMI_RANK=two is not a rank (a whole number): this process's rank is not taken from it\n"), r.stderr);
+  t.deepEqual(profileFiles(bad), ['profile.0.0.0']);
+  const small = tmpDir('env-rank-size');
+  const r2 = await hyprof(['run', '--dir', small, '--', plain], { env: { PMI_RANK: '5', PMI_SIZE: '4' } });
+  t.is(r2.code, 0, r2.stderr);
+  t.true(r2.stderr.includes('hyprof: PMI_SIZE=4 is not a number of ranks above PMI_RANK=5: the size of the run is not known\n'), r2.stderr);
+  t.deepEqual(profileFiles(small), ['profile.5.0.0']);
+});
+
 test.serial('mpirun missing: the message names it and asks whether MPI is installed; exit 127', async (t) => {
   const dir = tmpDir('mpi-missing');
   const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', '-np', '2', '/bin/true'], { env: { PATH: '/nonexistent' } });
