@@ -96,6 +96,25 @@ test.serial('the merged format holds the same threads and values as the thread f
   t.is((JSON.parse(rep.stdout) as { ranks: RanksReport }).ranks.ranks, 16);
 });
 
+test.serial('TAU_PROFILE_FORMAT=merged chooses the merged file; a value hyprof does not write is said', async (t) => {
+  const raw = tmpDir('scale-env-raw');
+  generateRanks(raw, { ranks: 2, threads: 1 });
+  const merged = tmpDir('scale-env-merged');
+  const r = await hyprof(['resolve', raw, '-o', merged], { env: { TAU_PROFILE_FORMAT: 'merged' } });
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(merged).filter((f) => f.startsWith('profile.') || f.startsWith('tauprofile')), ['tauprofile.xml']);
+  const other = tmpDir('scale-env-other');
+  const s = await hyprof(['resolve', raw, '-o', other], { env: { TAU_PROFILE_FORMAT: 'snapshot' } });
+  t.is(s.code, 0, s.stderr);
+  t.true(
+    s.stderr.includes('hyprof: warning: TAU_PROFILE_FORMAT=snapshot is not a format hyprof writes (profile or merged): profile.<node>.<context>.<thread> files are written\n'),
+    s.stderr,
+  );
+  t.deepEqual(readdirSync(other).filter((f) => f.startsWith('profile.')).sort(), ['profile.0.0.0', 'profile.1.0.0']);
+  const opt = await hyprof(['resolve', raw, '-o', tmpDir('scale-env-opt'), '--format', 'profile'], { env: { TAU_PROFILE_FORMAT: 'snapshot' } });
+  t.notRegex(opt.stderr, /TAU_PROFILE_FORMAT/, 'the option decides; the variable is not read');
+});
+
 test.serial('a rank missing from the raw files of a run is named; merged output of one rank alone is refused', async (t) => {
   const some = tmpDir('scale-some');
   const subset = generateRanks(some, { ranks: 8, threads: 1 });
