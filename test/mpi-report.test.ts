@@ -157,6 +157,28 @@ test.serial('MPI and OpenMP together: both layers, MPI under the parallel region
   assertConformant(own);
 });
 
+test.serial('MPI_THREAD_MULTIPLE: MPI calls of every thread in the call sites, each rank counted once', async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiC('mpi_omp_multiple', 'mpi_omp_multiple.c', false, { env: { OMPI_CC: 'clang' }, cflags: ['-fopenmp'] });
+  const dir = tmpDir('mpi-report-multiple');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(2), exe]);
+  t.is(r.code, 0, r.stderr);
+  const threads = readTauProfileDir(dir).threads[0];
+  for (const node of [0, 1]) {
+    const callers = threads.filter((th) => th.node === node && (th.events.find((e) => e.name === 'MPI_Allreduce()')?.calls ?? 0) === 3);
+    t.is(callers.length, 2, `rank ${node}: two threads made 3 MPI_Allreduce calls each`);
+  }
+  const j = await hyprof(['report', dir, '--mpi', '--json']);
+  t.is(j.code, 0, j.stderr);
+  const mpi = (JSON.parse(j.stdout) as { mpi: MpiAccounting }).mpi;
+  const sites = mpi.sites.filter((s) => s.call === 'MPI_Allreduce()');
+  t.is(sites.length, 1, JSON.stringify(sites));
+  t.regex(sites[0].location, /mpi_omp_multiple\.c:\d+/);
+  t.is(sites[0].calls, 12, '2 ranks x 2 threads x 3 calls');
+  t.is(sites[0].ranks, 2);
+  t.is(mpi.byCall.find((c) => c.call === 'MPI_Allreduce()')?.calls, 12);
+});
+
 test.serial('each rank resolving on its own: the report says which rank of the run is missing', async (t) => {
   if (missing) return t.fail(missing);
   const app = compileMpiC('mpi_app', 'mpi_app.c');
