@@ -2,7 +2,7 @@
  * `hyprof report`: a TAU profile directory (hyprof's or TAU's own) printed in the terminal in the
  * manner of TAU's pprof, plus event paths, hot lines per context, sample drops and user events.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
@@ -80,7 +80,7 @@ function report(dir: string, opts: ReportCliOptions): void {
   try {
     sets = listProfileFiles(dir);
   } catch (e) {
-    const note = existsSync(dir) ? unresolvedRaw(dir) : null;
+    const note = existsSync(dir) ? (unresolvedRaw(dir) ?? rawBeside(dir)) : null;
     if (e instanceof UserError && note) throw new UserError(`${e.message}; ${note}`);
     throw e;
   }
@@ -189,6 +189,25 @@ function unresolvedRaw(dir: string): string | null {
   return (
     `${files.length} raw measurement file${files.length === 1 ? '' : 's'} in ${raw} ${files.length === 1 ? 'was' : 'were'} not resolved ` +
     `(the launcher stopped those ranks first): hyprof resolve ${raw} -o ${dir}`
+  );
+}
+
+/**
+ * Raw files directly in a directory that holds no profile: what processes stopped by a signal leave
+ * (a linked program's ranks that the launcher stopped write their raw file and cannot resolve it in
+ * the signal handler). A note with the command that resolves them all at once, or null.
+ */
+function rawBeside(dir: string): string | null {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  } catch {
+    return null;
+  }
+  if (files.length === 0) return null;
+  return (
+    `it holds ${files.length} raw measurement file${files.length === 1 ? '' : 's'} (*.raw) not resolved yet ` +
+    `(processes stopped by a signal write them): hyprof resolve ${dir} -o ${dir}`
   );
 }
 
