@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
+import { bundledWebFiles } from './bundled-web.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 
 interface ViewCliOptions {
@@ -63,7 +64,12 @@ export function register(program: Command): void {
     )
     .action(async (dir: string, opts: ViewCliOptions) => {
       const profile = readProfileWithProgress(dir);
-      const view = await startViewServer(profile, { host: opts.host, port: opts.port, sourceDirs: opts.sourceDir });
+      const view = await startViewServer(profile, {
+        host: opts.host,
+        port: opts.port,
+        sourceDirs: opts.sourceDir,
+        webFiles: bundledWebFiles(),
+      });
       process.stdout.write(`hyprof: viewing ${dir} at ${view.url}\n`);
       if (opts.open) openBrowser(view.url);
       const stop = (): void => {
