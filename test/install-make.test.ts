@@ -111,4 +111,18 @@ test('with the single executable installed as PREFIX/bin/hyprof the program reso
   t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
   t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), []);
   assertConformant(dir);
+
+  // The executable beside the runtime also runs programs (preloading PREFIX/lib/libhyprof.so) and
+  // prints the flags of the install.
+  const seaBin = join(withSea, 'bin', 'hyprof');
+  const lib = join(withSea, 'lib');
+  const c = await run(seaBin, ['config'], { env: { PATH: noNode } });
+  t.is(c.stdout.trim(), `-I${join(withSea, 'include')} -L${lib} -Wl,-rpath,${lib} -lhyprof`, c.stderr);
+  const runDir = tmpDir('make-sea-hyprof-run');
+  const h = await run(seaBin, ['run', '--dir', runDir, '--', exe2], { env: { PATH: noNode } });
+  t.is(h.code, 0, h.stderr);
+  assertConformant(runDir);
+  const prof = readFileSync(join(runDir, 'profile.0.0.0'), 'utf8');
+  t.regex(prof, /^"outer" 3 /m);
+  t.true(prof.includes('<attribute><name>HYPROF_SAMPLING</name><value>1</value></attribute>'), 'sampling on, as under hyprof run');
 });
