@@ -14,6 +14,7 @@ import { COMPILERS, pathWithout, toolsFound } from './helpers/hidden-path.js';
 import { repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
 
 interface Installed {
+  tarball: string;
   project: string;
   pkg: string;
   bin: string;
@@ -50,7 +51,7 @@ function install(): Promise<Installed> {
     });
     const installSeconds = (Date.now() - started) / 1000;
     const pkg = join(project, 'node_modules', 'hyprof');
-    return { project, pkg, bin: join(project, 'node_modules', '.bin', 'hyprof'), path, installLog, installSeconds };
+    return { tarball, project, pkg, bin: join(project, 'node_modules', '.bin', 'hyprof'), path, installLog, installSeconds };
   })();
   return installed;
 }
@@ -119,4 +120,18 @@ test('a Node program uses the API through the prebuilt addon', async (t) => {
   assertConformant(dir);
   const profile = readFileSync(join(dir, 'profile.0.0.0'), 'utf8');
   t.regex(profile, /^"sumSquares" 1 /m);
+});
+
+test('with an MPI compiler on the PATH the MPI layer is built at install, beside the prebuilt runtime', async (t) => {
+  const { tarball } = await install();
+  const project = tmpDir('project-mpi');
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-hyprof-mpi', version: '1.0.0', private: true }));
+  sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project });
+  const pkg = join(project, 'node_modules', 'hyprof');
+  const prebuilt = join(pkg, 'prebuilds', `${process.platform}-${process.arch}`);
+  t.false(existsSync(join(pkg, 'build')), 'the runtime itself is not built from source');
+  t.deepEqual(readdirSync(prebuilt).sort(), ['hyprof.node', 'libhyprof.so', 'libhyprof_mpi.so']);
+  t.regex(sh('readelf', ['-d', join(prebuilt, 'libhyprof_mpi.so')]), /\(RUNPATH\)\s+Library runpath: \[\$ORIGIN\]/);
+  const libs = sh(join(project, 'node_modules', '.bin', 'hyprof'), ['config', '--libs', '--mpi'], { cwd: project }).trim();
+  t.is(libs, `-L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);
 });
