@@ -57,17 +57,17 @@ static int lib_dir_up(char *out, size_t cap, int up) {
 static int find_cli(char *out, size_t cap) {
   char root[PATH_MAX];
   if (!lib_dir_up(root, sizeof root, 3)) return 0;
-  snprintf(out, cap, "%s/dist/src/cli/main.js", root);
+  int n = snprintf(out, cap, "%s/dist/src/cli/main.js", root);
   struct stat st;
-  return stat(out, &st) == 0;
+  return n > 0 && (size_t)n < cap && stat(out, &st) == 0;
 }
 
 /* <prefix>/lib/libhyprof.so -> <prefix>/bin/hyprof (make install puts the single executable there) */
 static int find_executable_beside(char *out, size_t cap) {
   char prefix[PATH_MAX];
   if (!lib_dir_up(prefix, sizeof prefix, 2)) return 0;
-  snprintf(out, cap, "%s/bin/hyprof", prefix);
-  return is_executable(out);
+  int n = snprintf(out, cap, "%s/bin/hyprof", prefix);
+  return n > 0 && (size_t)n < cap && is_executable(out);
 }
 
 /* The environment of the resolver: measurement off, the runtime not preloaded into node. */
