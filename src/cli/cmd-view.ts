@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
+import { bundledWebFiles } from './bundled-web.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 import { commonMetric } from '../output/diff.js';
 import { readRun } from './cmd-diff.js';
@@ -68,7 +69,13 @@ export function register(program: Command): void {
       const profile = compare === undefined ? readProfileWithProgress(dir) : readRun(dir, 'A');
       const other = compare === undefined ? undefined : readRun(compare, 'B');
       if (other) commonMetric(profile, other);
-      const view = await startViewServer(profile, { host: opts.host, port: opts.port, sourceDirs: opts.sourceDir, compare: other });
+      const view = await startViewServer(profile, {
+        host: opts.host,
+        port: opts.port,
+        sourceDirs: opts.sourceDir,
+        compare: other,
+        webFiles: bundledWebFiles(),
+      });
       process.stdout.write(`hyprof: viewing ${dir}${compare !== undefined ? ` compared with ${compare}` : ''} at ${view.url}\n`);
       if (opts.open) openBrowser(view.url);
       const stop = (): void => {

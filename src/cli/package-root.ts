@@ -6,13 +6,26 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../base/errors.js';
+import { inSingleExecutable, singleExecutableText } from '../base/single-executable.js';
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const includeDir = join(packageRoot, 'native', 'include');
-export const libDir = join(packageRoot, 'build', 'Release');
+/** The single executable installed by `make install` into <prefix>/bin finds <prefix>/include and
+ * <prefix>/lib; in the package, native/include and the native build. */
+const installedPrefix = inSingleExecutable() ? resolve(dirname(process.execPath), '..') : null;
+export const includeDir = installedPrefix ? join(installedPrefix, 'include') : join(packageRoot, 'native', 'include');
+/** Where the native runtime is: as node-gyp-build picks the addon, a build from source
+ * (build/Release) first, else the prebuilt binaries npm installed (prebuilds/<platform>-<arch>). */
+export const libDir = runtimeDir();
 export const libPath = join(libDir, 'libhyprof.so');
 /** The MPI layer, built only where an MPI compiler was found (docs/mpi.md). */
 export const mpiLibPath = join(libDir, 'libhyprof_mpi.so');
+
+function runtimeDir(): string {
+  if (installedPrefix) return join(installedPrefix, 'lib');
+  const built = join(packageRoot, 'build', 'Release');
+  const prebuilt = join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`);
+  return !existsSync(join(built, 'libhyprof.so')) && existsSync(join(prebuilt, 'libhyprof.so')) ? prebuilt : built;
+}
 
 /** The MPI layer's library when it was built, else null. */
 export function mpiRuntime(): string | null {
@@ -20,6 +33,8 @@ export function mpiRuntime(): string | null {
 }
 
 export function packageVersion(): string {
+  const bundled = singleExecutableText('version');
+  if (bundled) return bundled;
   try {
     return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
@@ -29,6 +44,13 @@ export function packageVersion(): string {
 
 /** The runtime library, or a UserError telling how to build it. */
 export function requireRuntime(): string {
+  if (!existsSync(libPath) && installedPrefix) {
+    throw new UserError(
+      `this hyprof is the single executable, and no runtime is installed beside it (${libPath} is missing): ` +
+        "install the runtime with 'make install PREFIX=...' from the hyprof sources, or use the npm package (docs/install.md)",
+      1,
+    );
+  }
   if (!existsSync(libPath)) {
     throw new UserError(
       `the native runtime is not built (${libPath} is missing): run 'npm rebuild hyprof', or 'npx node-gyp rebuild' in ${packageRoot}`,

@@ -40,13 +40,13 @@ export interface ViewServer {
 
 export async function startViewServer(
   profile: TauProfile,
-  opts: { host: string; port: number; webDir?: string; sourceDirs?: string[]; compare?: TauProfile },
+  opts: { host: string; port: number; webDir?: string; webFiles?: WebFiles; sourceDirs?: string[]; compare?: TauProfile },
 ): Promise<ViewServer> {
   if (!isLoopback(opts.host)) {
     throw new UserError(`--host ${opts.host}: the viewer listens on a loopback address only (127.0.0.1, ::1, localhost)`);
   }
-  const web = opts.webDir ?? webRoot;
-  if (!existsSync(join(web, 'index.html'))) {
+  const web = opts.webFiles ?? opts.webDir ?? webRoot;
+  if (typeof web === 'string' && !existsSync(join(web, 'index.html'))) {
     throw new UserError(`${web}: the viewer page is not built (run "npm run build:web")`, 1);
   }
   const api = new ProfileApi(profile, opts.sourceDirs);
@@ -119,6 +119,9 @@ export async function startViewServer(
   };
 }
 
+/** The page's files held in memory (the single executable's assets), by path relative to dist/web. */
+export type WebFiles = Map<string, Buffer>;
+
 function handleOpen(req: IncomingMessage, res: ServerResponse, open: (q: Query) => unknown): void {
   const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
@@ -137,7 +140,7 @@ function handleOpen(req: IncomingMessage, res: ServerResponse, open: (q: Query) 
   }
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string, (q: Query) => unknown>, web: string): void {
+function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string, (q: Query) => unknown>, web: string | WebFiles): void {
   const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed');
@@ -162,6 +165,11 @@ function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string
     rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
   } catch {
     return send(res, 400, 'text/plain', 'malformed URL');
+  }
+  if (typeof web !== 'string') {
+    const held = web.get(rel);
+    if (!held) return send(res, 404, 'text/plain', 'not found');
+    return send(res, 200, TYPES[extname(rel)] ?? 'application/octet-stream', held);
   }
   const file = resolve(web, rel);
   if (!file.startsWith(web + sep)) return send(res, 403, 'text/plain', 'forbidden');
