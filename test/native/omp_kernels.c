@@ -4,9 +4,13 @@
  *   generator N  one task creates N small tasks (the generator is one task instance)
  *   regions N    N short parallel regions, each a work-shared loop of two iterations
  *   loop N       N parallel regions of an imbalanced work-shared loop
+ *   onecpu N     loop N on the first CPU the process may use only, pinned before the runtime starts:
+ *                a team larger than its CPUs, whose waits libomp spins with sched_yield
  *   early        exits before its first OpenMP construct (status 3)
  * Prints a checksum so the work is not optimized away. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +91,17 @@ int main(int argc, char **argv) {
     r = regions(n);
   } else if (!strcmp(what, "loop")) {
     r = loop(n);
+  } else if (!strcmp(what, "onecpu")) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 4;
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set)) cpu++;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 4;
+    r = loop(n);
   } else {
-    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop N\n");
+    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop|onecpu N\n");
     return 3; /* before any OpenMP construct */
   }
   printf("%g\n", r);
