@@ -6,7 +6,7 @@
 #     CPU time, next to the clock floors (two clock reads) of the same round, against each
 #     libhyprof.so;
 #   - the sampling handler's own time per signal (median over the run), unwinding to depth 10 and to
-#     the timer's frame (depth 0): bench/sampling-handler.c with each runtime compiled in;
+#     the timer's frame (depth 0): bench/sampling-handler.c on each runtime built to time its handler;
 #   - instructions per probe pair and per sample under callgrind (independent of the machine's load).
 # Prints min and median over the rounds. Usage: sh bench/compare-builds.sh [rev] [rounds] [pairs]
 set -e
@@ -31,8 +31,14 @@ for v in A B; do
     -o "$d/libhyprof.so" -Wl,-soname,libhyprof.so -Wl,-z,nodelete $LIBS
   gcc -O2 -g -falign-functions=64 -falign-loops=64 -I"$d/native/include" bench/probe-cost.c -o "$d/probe-cost" \
     -L"$d" -Wl,-rpath,"$d" -lhyprof -lpthread
-  gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -DHYPROF_BENCH_HANDLER -I"$d/native/include" -I"$d/native" $srcs \
-    bench/sampling-handler.c -o "$d/sampling" $LIBS
+  # the handler-timing build of the runtime as a library of its own: compiled into the program, a
+  # runtime before the fix of native/sample/maps.c counted every sample of the program as its own
+  # code and dropped it (the handler then returned at once)
+  mkdir -p "$d/timed"
+  gcc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -fno-omit-frame-pointer -DHYPROF_BENCH_HANDLER \
+    -I"$d/native/include" -I"$d/native" $srcs -o "$d/timed/libhyprof.so" -Wl,-soname,libhyprof.so $LIBS
+  gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -I"$d/native/include" bench/sampling-handler.c -o "$d/sampling" \
+    -L"$d/timed" -Wl,-rpath,"$d/timed" -lhyprof -lpthread -lrt
 done
 export HYPROF_DIR="$OUT" HYPROF_RAW_DIR="$OUT" HYPROF_RESOLVE=0 HYPROF_PERIOD_US=1000
 

@@ -144,6 +144,27 @@ for (const [cc, opt] of [['gcc', '-O0'], ['gcc', '-O2'], ['clang', '-O2'], ['g++
   });
 }
 
+// Names resolved once per call site: the program counts its own calls of the look-up and of the
+// by-name functions (-Wl,--wrap). Four literal call sites (two by hyprof_start_named / stop, two by
+// TAU_START / TAU_STOP) run 500 times each: four look-ups; a name made at run time: every call by name.
+// HYPROF_NO_CALLSITE_CACHE turns the handles off: the control that the counts see the difference.
+for (const [cc, opt, nocache] of [['gcc', '-O0', false], ['gcc', '-O2', false], ['clang', '-O2', false], ['g++', '-O2', false], ['clang++', '-O0', false], ['gcc', '-O2', true]] as const) {
+  const title = nocache ? 'HYPROF_NO_CALLSITE_CACHE: every call goes by name (the control)' : 'a literal name is looked up once per call site';
+  test(`${cc} ${opt}: ${title}`, async (t) => {
+    const lang = cc.endsWith('++') ? ['-x', 'c++'] : [];
+    const exe = compileC(`core_callsite_${cc}${opt}${nocache ? '_nocache' : ''}`, ['core_callsite.c'], {
+      cc,
+      cflags: [opt, '-g', '-Wall', '-Werror', ...(nocache ? ['-DHYPROF_NO_CALLSITE_CACHE'] : []), ...lang],
+      ldflags: ['-Wl,--wrap=hyprof_event,--wrap=hyprof_start_named,--wrap=hyprof_stop_named'],
+    });
+    const { result, processes } = await measure(exe, ['500']);
+    t.is(result.code, 0, result.stderr);
+    t.is(result.stdout.trim(), nocache ? 'lookups 0 by-name 3000' : 'lookups 4 by-name 1000');
+    const p = processes[0];
+    for (const name of ['literal', 'tau start', 'made at run time 0']) t.is(total(statsOf(p, p.threads[0], name), 'calls'), 500, name);
+  });
+}
+
 test('64 threads, numbered in order of first appearance, one never calling a probe', async (t) => {
   const exe = compileC('core_threads', ['core_threads.c']);
   const { result, processes } = await measure(exe, ['64']);

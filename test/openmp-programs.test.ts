@@ -2,9 +2,10 @@
  * OpenMP programs of the kinds real codes are made of (test/native/omp_kernels.c), measured as a user
  * measures them (`hyprof run`, 2 threads), built with clang and with gcc (run on LLVM's libomp in
  * libgomp's place): recursive fib tasks with taskwait, a single-producer task loop, a generator
- * task, many short parallel regions, a program that exits before its first construct. What must
- * hold: no task or wait is charged more time than its thread ran; the runtime's frames never appear
- * unnamed in call paths; no event name carries an address; the diagnoses name constructs that exist.
+ * task, many short parallel regions, a team on one CPU, a program that exits before its first
+ * construct. What must hold: no task or wait is charged more time than its thread ran; the runtime's
+ * frames never appear unnamed in call paths; no event name carries an address; the diagnoses name
+ * constructs that exist.
  */
 import test from 'ava';
 import { join } from 'node:path';
@@ -144,6 +145,18 @@ for (const cc of COMPILERS) {
     const m = await measure(cc, ['loop', '20'], {}, ['--no-sampling']);
     const names = flat(m.profile, 0).map((e) => e.name);
     t.true(names.some((n) => /^OpenMP_Parallel_Region main \[\{.*omp_kernels\.c\} \{6\d, 0\}\]$/.test(n)), names.join('\n'));
+    assertNamed(t, m.profile);
+  });
+
+  test.serial(`${cc}: two threads on one CPU: barrier waits in which the runtime yields are named as waits`, async (t) => {
+    // libomp spins with sched_yield when its team outnumbers its CPUs; a sample there has the C
+    // library as its only frame (a waiting thread is not unwound), and is the runtime's wait all the same.
+    const m = await measure(cc, ['onecpu', '100']);
+    const names = m.profile.threads[0].flatMap((th) => th.events.map((e) => e.name));
+    const inBarrier = names.filter((n) => /\[CONTEXT\] OpenMP_Sync_Region_Barrier/.test(n) && n.includes('[SAMPLE] '));
+    t.true(inBarrier.length > 0, 'samples in the barriers');
+    for (const n of inBarrier) t.regex(n.slice(n.lastIndexOf('[SAMPLE] ')), /^\[SAMPLE\] <OpenMP (barrier wait|overhead)>$/);
+    t.true(m.openmp.processes[0].activity.barrier > 0, "barrier wait in where the threads' time went");
     assertNamed(t, m.profile);
   });
 

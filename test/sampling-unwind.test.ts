@@ -11,6 +11,8 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { readRawFile } from '../src/samples/raw-reader.js';
 import { repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
 
 const sources = runtimeSources();
@@ -70,3 +72,24 @@ for (const [label, cc, opt, cxx] of builds) {
     }
   });
 }
+
+// The runtime compiled into the program: the executable is the program's code as much as the
+// runtime's, so samples there are the program's (the in_tool flag covers probes and callbacks);
+// before, every one of them was dropped as the tool's.
+test('the runtime built into the program: samples in the program\'s own code are kept', async (t) => {
+  const dir = tmpDir('builtin');
+  const exe = join(tmpDir('builtin-build'), 'sample_builtin');
+  const args = ['-std=gnu11', '-O2', '-g', `-I${join(repoRoot, 'native', 'include')}`, `-I${join(repoRoot, 'native')}`, ...sources,
+    join(repoRoot, 'test', 'native', 'sample_builtin.c'), '-o', exe, '-lunwind', '-lunwind-x86_64', '-ldl', '-lpthread', '-lrt'];
+  const b = spawnSync('gcc', args, { encoding: 'utf8' });
+  t.is(b.status, 0, b.stderr);
+  const r = await run(exe, ['300000000'], { env: { HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000', HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: dir } });
+  t.is(r.code, 0, r.stderr);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const th = readRawFile(join(dir, raws[0])).threads[0];
+  const kept = th.samples.reduce((n, s) => n + s.count, 0);
+  const inTool = th.drops.find(([k]) => k === 'in_tool')?.[1] ?? 0;
+  t.true(kept >= 50, `${kept} samples kept, ${inTool} counted as the tool's`);
+  t.true(inTool <= 0.05 * kept, `${inTool} of ${kept + inTool} samples counted as the tool's`);
+});

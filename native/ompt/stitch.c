@@ -210,6 +210,9 @@ static inline int in_runtime(const hp_sample_view *s, uint32_t i) {
  * outside either (GOMP_* entry points around the __kmpc_* function that set the enter frame). */
 static uint32_t leaf_runtime_frames(const hp_sample_view *s, uintptr_t enter_cfa) {
   uint32_t r = 0;
+  /* A waiting thread that was not unwound (leaf_only_if_runtime): its one frame is the runtime's,
+   * or system code the runtime called (sched_yield while a team larger than its CPUs spins). */
+  if (s->leaf_only) return s->depth;
   if (enter_cfa) {
     while (r < s->depth && s->cfas[r] && s->cfas[r] <= enter_cfa) r++;
   } else {

@@ -287,7 +287,11 @@ static void snapshot_now(void) {
   filler f = {s, cap_objs, cap_segs, (char *)(s->segs + cap_segs), strings, getauxval(AT_SYSINFO_EHDR)};
   it(fill_cb, &f);
   find_startup(s);
-  add_ranges(s->self, &s->n_self, obj_of(s, (uintptr_t)&hp_maps_is_self));
+  /* The runtime built into the program itself (benchmarks and tests compile it in) is not told
+   * apart from the program by address: claiming the executable would count every sample of the
+   * program as the tool's. Its probes and callbacks are still covered by the in_tool flag. */
+  const snap_obj *self = obj_of(s, (uintptr_t)&hp_maps_is_self);
+  if (self && self != &s->objs[0]) add_ranges(s->self, &s->n_self, self);
   /* The MPI layer is hyprof's own code too, in a library of its own (libhyprof_mpi.so, loaded with
    * this one: docs/mpi.md): found by its file name, so it counts before it registered. */
   for (uint32_t i = 0; i < s->n_objs; i++) {

@@ -1,12 +1,12 @@
-/* OpenMP programs of the kinds real codes are made of, small enough for tests:
- *   fib N        recursive fib, a task per call and a taskwait (no cutoff)
- *   producer N   one thread creates N small tasks in a loop (single), the team runs them
- *   generator N  one task creates N small tasks (the generator is one task instance)
- *   regions N    N short parallel regions, each a work-shared loop of two iterations
- *   loop N       N parallel regions of an imbalanced work-shared loop
- *   early        exits before its first OpenMP construct (status 3)
- * Prints a checksum so the work is not optimized away. */
+/* OpenMP programs of the kinds real codes are made of, small enough for tests: fib N (recursive
+ * fib, a task per call and a taskwait, no cutoff), producer N (one thread creates N small tasks in
+ * a loop, the team runs them), generator N (one task creates N small tasks), regions N (N short
+ * regions of a work-shared loop of two iterations), loop N (N regions of an imbalanced work-shared
+ * loop), onecpu N (loop N pinned to one CPU before the runtime starts: libomp spins with
+ * sched_yield), early (exits before its first construct, status 3). Prints a checksum. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +85,19 @@ int main(int argc, char **argv) {
     r = generator(n);
   } else if (!strcmp(what, "regions")) {
     r = regions(n);
-  } else if (!strcmp(what, "loop")) {
+  } else if (!strcmp(what, "loop") || !strcmp(what, "onecpu")) {
+    if (!strcmp(what, "onecpu")) { /* one call of loop(): gcc inlines it into main either way */
+      cpu_set_t set;
+      if (sched_getaffinity(0, sizeof set, &set) != 0) return 4;
+      int cpu = 0;
+      while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set)) cpu++;
+      CPU_ZERO(&set);
+      CPU_SET(cpu, &set);
+      if (sched_setaffinity(0, sizeof set, &set) != 0) return 4;
+    }
     r = loop(n);
   } else {
-    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop N\n");
+    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop|onecpu N\n");
     return 3; /* before any OpenMP construct */
   }
   printf("%g\n", r);
