@@ -5,6 +5,7 @@
  * stack only under HYPROF_DEBUG=1.
  */
 import { Command, CommanderError } from 'commander';
+import { register as registerCompile } from './cmd-compile.js';
 import { register as registerConfig } from './cmd-config.js';
 import { register as registerExport } from './cmd-export.js';
 import { register as registerReport } from './cmd-report.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerView(program);
   registerExport(program);
   registerConfig(program);
+  registerCompile(program);
   return program;
 }
 
