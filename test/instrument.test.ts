@@ -91,6 +91,19 @@ test('under hyprof run: the preloaded hooks win over glibc empty ones (program n
   t.is(fn(th, 'leaf')?.calls, 80);
 });
 
+test('under hyprof run with sampling: samples inside an instrumented function are under its timer', async (t) => {
+  const dir = tmpDir('instr-sampled');
+  const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'), { link: false });
+  const out = join(dir, 'prof');
+  // Enough calls to be sampled; the tiny functions get throttled (said on stderr), the profile stays whole.
+  const r = await hyprof(['run', '--dir', out, '--period', '200', '--', exe, '100000']);
+  t.is(r.code, 0, r.stderr);
+  const th = thread0(out);
+  const contexts = th.events.filter((e) => e.name.startsWith('[CONTEXT] ') && !e.name.includes(' => '));
+  t.true(contexts.some((e) => /^\[CONTEXT\] (compute|helper|util_sum|main) \[\{/.test(e.name)), contexts.map((e) => e.name).join(', '));
+  t.true(th.events.some((e) => e.name.startsWith('[SAMPLE] ')), 'samples were taken');
+});
+
 test('linked: libhyprof.so comes before libc, so its hooks are the ones called', async (t) => {
   const dir = tmpDir('instr-order');
   const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'));
@@ -124,6 +137,27 @@ for (const cc of ['gcc', 'clang']) {
     t.is(th.metadata.find(([k]) => k === 'hyprof Functions Excluded')?.[1], '2');
   });
 }
+
+test('C++ through hyprof c++: names demangled in the profile; the select file matches demangled names', async (t) => {
+  const dir = tmpDir('instr-cxx');
+  const exe = join(dir, 'app');
+  const sel = selectFile(dir, 'BEGIN_EXCLUDE_LIST\ngeo::Point::norm2\ngeo::scale(double, int)\nEND_EXCLUDE_LIST\n');
+  const cc = await hyprof(['c++', '-O1', join(testNativeDir, 'instr_app.cc'), '-o', exe], { env: { CXX: 'g++' } });
+  t.is(cc.code, 0, cc.stderr);
+  let out = join(dir, 'prof');
+  let r = await run(exe, ['5'], { env: { HYPROF_DIR: out } });
+  t.is(r.code, 0, r.stderr);
+  let th = thread0(out);
+  t.is(fn(th, 'geo::Point::norm2() const')?.calls, 5, flatNames(th).join(', '));
+  t.is(fn(th, 'geo::scale(double, int)')?.calls, 5);
+  out = join(dir, 'prof-sel');
+  r = await run(exe, ['5'], { env: { HYPROF_DIR: out, HYPROF_SELECT_FILE: sel } });
+  t.is(r.code, 0, r.stderr);
+  th = thread0(out);
+  t.is(fn(th, 'geo::Point::norm2() const'), undefined, flatNames(th).join(', '));
+  t.is(fn(th, 'geo::scale(double, int)'), undefined);
+  t.is(fn(th, 'main')?.calls, 1);
+});
 
 test('an include list with # wildcards (TAU_SELECT_FILE): only those functions are timers', async (t) => {
   const dir = tmpDir('instr-incl');
