@@ -76,6 +76,15 @@ test('gfortran: module routines and the main program are timers', async (t) => {
   t.is(relax!.calls, 7);
   t.regex(relax!.name, /\[\{.*instr_app\.f90\} \{5,0\}\]$/);
   t.truthy(th.events.find((e) => / => .*relax/.test(e.name) && /MAIN__/.test(e.name)), 'relax under the main program');
+  // A select file names Fortran routines as Fortran does (module::routine), under hyprof run.
+  const sel = join(dir, 'select.tau');
+  writeFileSync(sel, 'BEGIN_EXCLUDE_LIST\nkernels::relax\nEND_EXCLUDE_LIST\n');
+  const out2 = join(dir, 'prof2');
+  const r2 = await hyprof(['run', '--dir', out2, '--no-sampling', '--', exe], { env: { HYPROF_SELECT_FILE: sel } });
+  t.is(r2.code, 0, r2.stderr);
+  const th2 = thread0(out2);
+  t.false(th2.events.some((e) => /relax/.test(e.name)), th2.events.map((e) => e.name).join(', '));
+  t.truthy(th2.events.find((e) => /MAIN__/.test(e.name)), 'the main program is still measured');
 });
 
 test('under hyprof run: the preloaded hooks win over glibc empty ones (program not linked with hyprof)', async (t) => {
