@@ -321,3 +321,21 @@ test('bad throttle values: one warning naming the variable and the value used', 
   t.regex(r.stderr, /^hyprof: HYPROF_THROTTLE_NUMCALLS=0 is not a whole number from 1 to 1000000000000; using 100000$/m);
   t.regex(r.stderr, /^hyprof: TAU_THROTTLE_PERCALL=-5us is not a whole number from 0 to 1000000000; using 10$/m);
 });
+
+test('hyprof cc: a compiler that cannot be run, a failing compile and a bad select file are said and exit non-zero', async (t) => {
+  const dir = tmpDir('instr-cc-errors');
+  const src = join(testNativeDir, 'instr_util.c');
+  let r = await hyprof(['cc', '-c', src, '-o', join(dir, 'u.o')], { env: { CC: join(dir, 'no-such-cc') } });
+  t.is(r.code, 1);
+  t.regex(r.stderr, /^hyprof: cannot run the compiler '.*no-such-cc' \(\$CC\): /m);
+  const bad = join(dir, 'bad.c');
+  writeFileSync(bad, 'int main(void) { return undeclared; }\n');
+  r = await hyprof(['cc', '-c', bad, '-o', join(dir, 'bad.o')], { env: { CC: 'gcc' } });
+  t.is(r.code, 1, 'the compiler\'s own status');
+  t.regex(r.stderr, /undeclared/);
+  const sel = join(dir, 'sel.tau');
+  writeFileSync(sel, 'BEGIN_FILE_EXCLUDE_LIST\n*.c\n');
+  r = await hyprof(['cc', '-c', src, '-o', join(dir, 'u.o')], { env: { CC: 'gcc', TAU_SELECT_FILE: sel } });
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^hyprof: .*sel\.tau: line 1: BEGIN_FILE_EXCLUDE_LIST has no END_FILE_EXCLUDE_LIST$/m);
+});
