@@ -113,6 +113,22 @@ test('under hyprof run with sampling: samples inside an instrumented function ar
   t.true(th.events.some((e) => e.name.startsWith('[SAMPLE] ')), 'samples were taken');
 });
 
+test('four threads register and call the same functions at once: every call counted on its thread', async (t) => {
+  const dir = tmpDir('instr-threads');
+  const exe = await build('gcc', ['instr_threads.c'], join(dir, 'app'), { extra: ['-pthread'] });
+  const out = join(dir, 'prof');
+  const r = await run(exe, [], { env: { HYPROF_DIR: out } });
+  t.is(r.code, 0, r.stderr);
+  const threads = readTauProfileDir(out).threads[0];
+  const workers = threads.filter((th) => fn(th, 't_work'));
+  t.is(workers.length, 4);
+  for (const th of workers) {
+    t.is(fn(th, 't_work')?.calls, 100);
+    t.is(fn(th, 't_leaf')?.calls, 1000);
+    t.is(fn(th, 't_work')?.name, fn(workers[0], 't_work')?.name, 'one event per function for every thread');
+  }
+});
+
 test('linked: libhyprof.so comes before libc, so its hooks are the ones called', async (t) => {
   const dir = tmpDir('instr-order');
   const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'));
