@@ -140,7 +140,7 @@ static __attribute__((noinline)) uint64_t pop_in_tool(hp_thread *t, uint32_t eve
   }
   for (int32_t i = top; i > level; i--) {
     hp_event *above = hp_event_get(t->frames[i].event);
-    if (above && above->throttled) { /* started before it was throttled; its stop was skipped */
+    if (above && HP_THROTTLED(above)) { /* started before it was throttled; its stop was skipped */
       close_frame(t, i, now, 0);
       continue;
     }
@@ -192,8 +192,7 @@ HP_EXPORT __attribute__((noinline)) void hyprof_start(hyprof_event_t e) {
   hp_thread *t = hp_thread_self();
   if (!t || !e) return;
   hp_event *ev = handle_event(e);
-  if (__builtin_expect(ev->throttled, 0))
-    return;
+  if (HP_THROTTLED(ev)) return;
   push(t, ev->id, cfa);
 }
 
@@ -201,7 +200,7 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
   hp_thread *t = hp_thread_self();
   if (!t || !e) return;
   hp_event *ev = handle_event(e);
-  if (__builtin_expect(!ev->throttled, 1))
+  if (!HP_THROTTLED(ev))
     pop(t, ev->id);
   else
     throttled_stop(t, ev->id);
@@ -229,14 +228,14 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
-  if (e && !e->throttled) push(t, e->id, cfa);
+  if (e && !HP_THROTTLED(e)) push(t, e->id, cfa);
 }
 
 HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
-  if (e && !e->throttled)
+  if (e && !HP_THROTTLED(e))
     pop(t, e->id);
   else if (e)
     throttled_stop(t, e->id);
@@ -247,14 +246,14 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_phase_start)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);
-  if (e && !e->throttled) push(t, e->id, cfa);
+  if (e && !HP_THROTTLED(e)) push(t, e->id, cfa);
 }
 
 HP_EXPORT void(hyprof_phase_stop)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);
-  if (e && !e->throttled)
+  if (e && !HP_THROTTLED(e))
     pop(t, e->id);
   else if (e)
     throttled_stop(t, e->id);
@@ -350,8 +349,7 @@ HP_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_enter(
   if (__builtin_expect(!f, 0) && !(f = hp_func_register(t, (uintptr_t)fn))) return;
   hp_event *e = f->event;
   if (!e) return; /* excluded by the selective instrumentation file */
-  if (__builtin_expect(e->throttled, 0))
-    return;
+  if (HP_THROTTLED(e)) return;
   push(t, e->id, cfa);
 }
 
@@ -362,7 +360,7 @@ HP_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_exit(v
   const hp_func *f = hp_func_find((uintptr_t)fn);
   hp_event *e = f ? f->event : NULL;
   if (!e) return;
-  if (__builtin_expect(!e->throttled, 1))
+  if (!HP_THROTTLED(e))
     pop(t, e->id);
   else
     throttled_stop(t, e->id);

@@ -28,8 +28,13 @@ void hp_throttle_event(uint32_t event, uint64_t calls, uint64_t incl_ns);
 
 /* After a stop of `event` added to s: throttle it when TAU's rule says so. */
 static inline __attribute__((always_inline)) void hp_throttle_check(uint32_t event, const hp_stat *s) {
-  if (__builtin_expect(s->calls > hp_throttle_numcalls, 0) && s->incl[0] < s->calls * hp_throttle_percall_ns)
+  uint64_t limit; /* calls x PERCALL; past 2^64 every inclusive time is below it */
+  if (__builtin_expect(s->calls > hp_throttle_numcalls, 0) &&
+      (__builtin_mul_overflow(s->calls, hp_throttle_percall_ns, &limit) || s->incl[0] < limit))
     hp_throttle_event(event, s->calls, s->incl[0]);
 }
+
+/* Whether event e is throttled (set by another thread, once: a relaxed load suffices). */
+#define HP_THROTTLED(e) __builtin_expect(__atomic_load_n(&(e)->throttled, __ATOMIC_RELAXED), 0)
 
 #endif
