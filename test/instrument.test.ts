@@ -66,7 +66,7 @@ for (const cc of ['gcc', 'clang']) {
 
 test('gfortran: module routines and the main program are timers', async (t) => {
   const dir = tmpDir('instr-f90');
-  const exe = await build('gfortran', ['instr_app.f90'], join(dir, 'app'));
+  const exe = await build('gfortran', ['instr_app.f90'], join(dir, 'app'), { extra: ['-J', dir] }); // kernels.mod there
   const out = join(dir, 'prof');
   const r = await run(exe, [], { env: { HYPROF_DIR: out } });
   t.is(r.code, 0, r.stderr);
