@@ -64,7 +64,7 @@ function main(): void {
       const raw = join(dir, 'raw');
       const prof = join(dir, 'prof');
       mkdirSync(raw, { recursive: true });
-      const env = { ...process.env, HYPROF_RAW_DIR: raw, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0' };
+      const env = { ...process.env, HYPROF_RAW_DIR: raw, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', HYPROF_THROTTLE: '0' };
       got.get(steps[0])!.push(timed([exe, String(n), 'phases'], env));
       rawMb = dirSizeMb(raw);
       got.get(steps[1])!.push(timed([process.execPath, cli, 'resolve', raw, '-o', prof]));

@@ -35,7 +35,7 @@ const noop = join(dir, 'noop-timer.so');
 const cc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt', '-ldl']);
 if (cc.status !== 0) throw new Error(`noop-timer: ${cc.stderr}`);
 
-const base = { ...process.env, MATMULT_SCALE: scale, HYPROF_RAW_DIR: dir, HYPROF_DIR: dir, HYPROF_RESOLVE: '0' };
+const base = { ...process.env, MATMULT_SCALE: scale, HYPROF_RAW_DIR: dir, HYPROF_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0' };
 interface Config {
   name: string;
   baseline: string;

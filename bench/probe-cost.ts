@@ -32,7 +32,7 @@ const before = conditions();
 const samples = new Samples();
 const rawDirs = new Map(modes.map((m) => [m.name, tmpDir('bench-probe-raw')]));
 interleave(modes, rounds, (mode, round) => {
-  const env = { ...process.env, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', HYPROF_RAW_DIR: rawDirs.get(mode.name), ...mode.env };
+  const env = { ...process.env, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', HYPROF_THROTTLE: '0', HYPROF_RAW_DIR: rawDirs.get(mode.name), ...mode.env };
   const { stdout } = measureCommand(exe, [String(pairs), String(round)], env, `probe-cost (${mode.name})`);
   for (const line of stdout.trim().split('\n')) {
     const [name, threads, cpu, wall] = line.split(' ');

@@ -55,7 +55,7 @@ const samples = new Samples();
 interleave(configs, rounds, (c) => {
   const r = spawnSync(exe, [c.mode, iters, period], {
     encoding: 'utf8',
-    env: { ...process.env, HYPROF_DIR: dir, HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_PERIOD_US: period, ...c.env },
+    env: { ...process.env, HYPROF_DIR: dir, HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0', HYPROF_PERIOD_US: period, ...c.env },
   });
   if (r.status !== 0) throw new Error(`${c.name} failed: ${r.stderr}`);
   const [, cpu, wall, signals, median, p90] = r.stdout.trim().split(' ');

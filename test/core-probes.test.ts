@@ -342,7 +342,8 @@ test('SIGTERM then SIGINT while the first dump is written: the measurements are 
   const exe = compileC('core_dump_signals', ['core_dump_signals.c']);
   const dir = tmpDir('sig2');
   const result = await run(exe, ['400000'], {
-    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0' },
+    // Every call counted: 400,000 tiny calls would be throttled (TAU's default rule).
+    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0' },
     onSpawn: (child) => {
       child.stdout!.on('data', (d: Buffer) => {
         if (!d.toString().includes('ready')) return;

@@ -52,6 +52,8 @@ export class Bytes {
 
 export interface FixtureEvent {
   kind?: number;
+  /** EVENTS flags (bit 0: throttled). */
+  flags?: number;
   base?: number;
   name: string;
   group?: string;
@@ -126,7 +128,7 @@ export function encodeSections(f: Fixture): EncodedSection[] {
 
   const ev = new Bytes().u32(f.events.length);
   f.events.forEach((e, i) => {
-    ev.u32(i).u8(e.kind ?? 0).u8(0).u8(0).u8(0).u32(e.base ?? i).str(e.name).str(e.group ?? 'TAU_USER');
+    ev.u32(i).u8(e.kind ?? 0).u8(e.flags ?? 0).u8(0).u8(0).u32(e.base ?? i).str(e.name).str(e.group ?? 'TAU_USER');
   });
   out.push({ tag: 2, payload: ev.buffer });
 

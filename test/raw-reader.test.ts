@@ -165,3 +165,37 @@ test('unknown section tags are skipped after their CRC check', (t) => {
   const p = parseRaw('x.raw', assemble(sections));
   t.is(p.threads.length, 1);
 });
+
+/** simpleFixture with `work` a compiler-instrumented function (kind 5) and a FUNCTIONS section. */
+function withFunctions(entries: Array<[number, bigint]>, flags = 0): Buffer {
+  const f = simpleFixture();
+  f.events[2] = { kind: 5, name: '@0x401136', group: 'TAU_DEFAULT', flags };
+  const sections = encodeSections(f);
+  const b = Buffer.alloc(4 + entries.length * 12);
+  b.writeUInt32LE(entries.length, 0);
+  entries.forEach(([e, a], i) => {
+    b.writeUInt32LE(e, 4 + i * 12);
+    b.writeBigUInt64LE(a, 8 + i * 12);
+  });
+  sections.push({ tag: 11, payload: b });
+  return assemble(sections);
+}
+
+test('FUNCTIONS: the code address of each function event, and the throttled flag of EVENTS', (t) => {
+  const p = parseRaw('run.raw', withFunctions([[2, 0x401136n]], 1));
+  t.deepEqual([...(p.functions ?? new Map())], [[2, 0x401136n]]);
+  t.is(p.events[2].kind, 5);
+  t.true(p.events[2].throttled);
+  t.falsy(p.events[1].throttled);
+});
+
+test('FUNCTIONS and event flags that do not hold together are refused with the file and offset', (t) => {
+  t.regex(rawError(t, withFunctions([[1, 0x401136n]])), /^run\.raw: offset \d+: section FUNCTIONS: function 0 names event 1, which is not a function event$/);
+  t.regex(rawError(t, withFunctions([[9, 0x401136n]])), /^run\.raw: offset \d+: section FUNCTIONS: function 0 names event 9, which does not exist$/);
+  t.regex(rawError(t, withFunctions([[2, 0n]])), /^run\.raw: offset \d+: section FUNCTIONS: function 0 \(event 2\) has address 0$/);
+  t.regex(rawError(t, withFunctions([[2, 0x10n], [2, 0x20n]])), /^run\.raw: offset \d+: section FUNCTIONS: event 2 has two function addresses$/);
+  t.regex(rawError(t, withFunctions([[2, 0x10n]], 6)), /^run\.raw: offset \d+: section EVENTS: event 2 has unknown flags 0x6$/);
+  const f = simpleFixture();
+  f.events[2] = { kind: 6, name: 'x' };
+  t.regex(rawError(t, encodeRaw(f)), /^run\.raw: offset \d+: section EVENTS: event 2 has unknown kind 6$/);
+});

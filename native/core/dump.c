@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "config.h"
 #include "events.h"
+#include "functions.h"
 #include "meta.h"
 #include "module.h"
 #include "runtime.h"
@@ -208,7 +209,7 @@ static void section_events(hp_buf *b) {
     hp_event *e = hp_event_get(i);
     hp_buf_u32(b, e->id);
     hp_buf_u8(b, e->kind);
-    hp_buf_u8(b, 0);
+    hp_buf_u8(b, __atomic_load_n(&e->throttled, __ATOMIC_RELAXED) ? 1 : 0); /* flags: bit 0 throttled */
     hp_buf_u8(b, 0);
     hp_buf_u8(b, 0);
     hp_buf_u32(b, e->base);
@@ -434,6 +435,7 @@ int hp_dump(int why) {
   section_info(&b, why, now_wall);
   for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
   section_user_events(&b);
+  hp_func_write_section(&b);
   hp_modules_write_sections(&b);
   /* Last, so that they hold everything the sections above name (see the file comment). */
   section_contexts(&b, hp_now_ns());

@@ -2,6 +2,14 @@
  * probes, the dump (even from a signal handler) and the sampler read them without a lock. */
 #include "events.h"
 
+#include <stddef.h>
+
+#include "hyprof.h"
+
+/* hyprof.h's call-site macros read an event's throttled byte through their own view of its start. */
+_Static_assert(offsetof(hp_event, throttled) == offsetof(struct hyprof_event_state_, throttled_),
+               "hyprof.h's hyprof_event_state_ must match hp_event");
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

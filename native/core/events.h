@@ -12,12 +12,14 @@ enum hp_event_kind {
   HP_KIND_PARAM = 2,
   HP_KIND_ROOT = 3,
   HP_KIND_OPENMP = 4,
+  HP_KIND_FUNCTION = 5, /* a compiler-instrumented function, named by its code address (functions.h) */
 };
 
 typedef struct hp_event {
   uint32_t id;
   uint32_t base;      /* for HP_KIND_PARAM: the specialised timer; else id */
   uint8_t kind;
+  uint8_t throttled;  /* set once, never cleared (throttle.h): starts are skipped from then on */
   const char *name;
   const char *group;
   struct hp_event *hash_next;

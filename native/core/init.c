@@ -17,6 +17,8 @@
 
 #include "clock.h"
 #include "config.h"
+#include "functions.h"
+#include "throttle.h"
 #include "events.h"
 #include "meta.h"
 #include "module.h"
@@ -233,6 +235,7 @@ static void fork_parent(void) {
 }
 static void fork_child(void) {
   hp_events_reset_lock_in_child();
+  hp_func_reset_lock_in_child();
   hp_modules_reset_lock_in_child();
   hp_dump_reset_in_child();
   hp_rt.forked_child = 1;
@@ -271,6 +274,7 @@ static void init_once_body(void) {
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
+  hp_throttle_read();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
   if (!root) {
     hp_rt.disabled = 1;

@@ -14,7 +14,9 @@
 #include "hyprof.h"
 #include "runtime.h"
 #include "stack.h"
+#include "functions.h"
 #include "stats.h"
+#include "throttle.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
  * Samples unwind up to the frame holding it (the function in which the timer started). */
@@ -81,7 +83,7 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
  * (a detached frame's to its anchor's: thread.h). Returns its inclusive time.
  * The frame's fields are read once into locals: the statistics are written through another pointer
  * of the same types, which the compiler must otherwise assume may alias them. */
-static inline uint64_t close_frame(hp_thread *t, int32_t level, uint64_t now) {
+static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, int32_t level, uint64_t now, int throttle) {
   hp_frame *f = &t->frames[level];
   hp_frame *p = f - 1;
   uint64_t child = f->child_ns, child_calls = f->child_calls, sub = f->sub_ns;
@@ -105,6 +107,7 @@ static inline uint64_t close_frame(hp_thread *t, int32_t level, uint64_t now) {
     s->child_calls += child_calls;
     s->incl[0] += incl;
     s->excl[0] += excl;
+    if (throttle) hp_throttle_check(f->event, s);
   }
   if (param_event != HP_NO_EVENT) record_param(t, f, now);
   return incl;
@@ -136,27 +139,40 @@ static __attribute__((noinline)) uint64_t pop_in_tool(hp_thread *t, uint32_t eve
     return 0;
   }
   for (int32_t i = top; i > level; i--) {
+    hp_event *above = hp_event_get(t->frames[i].event);
+    if (above && HP_THROTTLED(above)) { /* started before it was throttled; its stop was skipped */
+      close_frame(t, i, now, 0);
+      continue;
+    }
     hp_thread_warn(t, "stop of '%s' while '%s', started inside it, is still running on thread %u; '%s' is stopped too",
                    event_name(event), event_name(t->frames[i].event), t->index, event_name(t->frames[i].event));
-    close_frame(t, i, now);
+    close_frame(t, i, now, 0);
   }
-  uint64_t incl = close_frame(t, level, now);
+  uint64_t incl = close_frame(t, level, now, 0);
   __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
   return incl;
 }
 
+/* The stop of a probe or of an instrumented function: the only stops that may throttle their timer
+ * (OpenMP constructs and MPI calls are never throttled: their starts do not look at the flag). */
 static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t event) {
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
   if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event, 1)) {
-    close_frame(t, top, now);
+    close_frame(t, top, now, 1);
     __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
     hp_tool_leave(t);
     return;
   }
   pop_in_tool(t, event, now);
   hp_tool_leave(t);
+}
+
+/* The stop of a throttled timer (throttle.h): its starts push nothing, so its stops pop nothing, but
+ * for a frame started before it was throttled (on another thread, say), still the innermost. */
+static __attribute__((noinline)) void throttled_stop(hp_thread *t, uint32_t event) {
+  if (t->top > 0 && !t->overflow_depth && t->frames[t->top].event == event) pop(t, event);
 }
 
 HP_EXPORT hyprof_event_t hyprof_event(const char *name, const char *group) {
@@ -174,12 +190,20 @@ HP_EXPORT hyprof_event_t hyprof_phase(const char *name, const char *group) {
 HP_EXPORT __attribute__((noinline)) void hyprof_start(hyprof_event_t e) {
   uintptr_t cfa = CALLER_CFA();
   hp_thread *t = hp_thread_self();
-  if (t && e) push(t, handle_event(e)->id, cfa);
+  if (!t || !e) return;
+  hp_event *ev = handle_event(e);
+  if (HP_THROTTLED(ev)) return;
+  push(t, ev->id, cfa);
 }
 
 HP_EXPORT void hyprof_stop(hyprof_event_t e) {
   hp_thread *t = hp_thread_self();
-  if (t && e) pop(t, handle_event(e)->id);
+  if (!t || !e) return;
+  hp_event *ev = handle_event(e);
+  if (!HP_THROTTLED(ev))
+    pop(t, ev->id);
+  else
+    throttled_stop(t, ev->id);
 }
 
 /* The functions by name (hyprof.h's macros call them for names that are not literals; the names are
@@ -204,14 +228,17 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
-  if (e) push(t, e->id, cfa);
+  if (e && !HP_THROTTLED(e)) push(t, e->id, cfa);
 }
 
 HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 0);
-  if (e) pop(t, e->id);
+  if (e && !HP_THROTTLED(e))
+    pop(t, e->id);
+  else if (e)
+    throttled_stop(t, e->id);
 }
 
 HP_EXPORT __attribute__((noinline)) void(hyprof_phase_start)(const char *name) {
@@ -219,14 +246,17 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_phase_start)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);
-  if (e) push(t, e->id, cfa);
+  if (e && !HP_THROTTLED(e)) push(t, e->id, cfa);
 }
 
 HP_EXPORT void(hyprof_phase_stop)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
   hp_event *e = named(t, name, 1);
-  if (e) pop(t, e->id);
+  if (e && !HP_THROTTLED(e))
+    pop(t, e->id);
+  else if (e)
+    throttled_stop(t, e->id);
 }
 
 HP_EXPORT void hyprof_param(const char *name, long long value) {
@@ -291,6 +321,51 @@ HP_EXPORT hyprof_event_t hyprof_tau_timer(const char *name, const char *type, co
     snprintf(full, sizeof full, "%s", name);
   return phase ? hyprof_phase(full, group) : hyprof_event(full, group);
 }
+
+/* ---- compiler instrumentation (-finstrument-functions): the hooks gcc, clang and gfortran call ----
+ * Exported by libhyprof.so, which the dynamic linker searches before libc (linked with -lhyprof: libc
+ * comes last on the link line; preloaded: first of all), so these win over glibc's empty hooks.
+ * Not in the Node addon: nothing there is compiled with the flag. */
+#ifndef HYPROF_ADDON
+/* The thread state of a thread's first instrumented call. Creating it allocates; an instrumented
+ * allocator of the program would call back in here, and finds `creating` set. */
+static __thread int creating __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) hp_thread *hook_thread(void) {
+  if (creating) return NULL;
+  creating = 1;
+  hp_thread *t = hp_thread_self();
+  creating = 0;
+  return t;
+}
+
+HP_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *call_site) {
+  (void)call_site;
+  uintptr_t cfa = CALLER_CFA(); /* inside the instrumented function: samples stop at its frame */
+  hp_thread *t = hp_tls_thread;
+  if (__builtin_expect(!t, 0) && !(t = hook_thread())) return;
+  if (__builtin_expect(t->in_tool, 0)) return; /* a function the runtime itself called (its exit returns too) */
+  const hp_func *f = hp_func_find((uintptr_t)fn);
+  if (__builtin_expect(!f, 0) && !(f = hp_func_register(t, (uintptr_t)fn))) return;
+  hp_event *e = f->event;
+  if (!e) return; /* excluded by the selective instrumentation file */
+  if (HP_THROTTLED(e)) return;
+  push(t, e->id, cfa);
+}
+
+HP_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *call_site) {
+  (void)call_site;
+  hp_thread *t = hp_tls_thread;
+  if (__builtin_expect(!t || t->in_tool, 0)) return;
+  const hp_func *f = hp_func_find((uintptr_t)fn);
+  hp_event *e = f ? f->event : NULL;
+  if (!e) return;
+  if (!HP_THROTTLED(e))
+    pop(t, e->id);
+  else
+    throttled_stop(t, e->id);
+}
+#endif
 
 /* ---- core/ext_module.h: the fast path for a module in another shared object (the MPI layer) ---- */
 

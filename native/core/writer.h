@@ -17,7 +17,7 @@ typedef struct hp_buf {
   uint32_t sections;   /* sections ended so far (for the END section) */
 } hp_buf;
 
-/* The core's section tags. Each module defines its own (sampling: 6-8, the OpenMP tool: 9); all are
+/* The core's section tags. Each module defines its own (sampling: 6-8, the OpenMP tool: 9, MPI: 10; the core's functions: 11); all are
  * listed in docs/raw-format.md, where a new module takes the next free number. */
 enum {
   HP_SEC_INFO = 1,
@@ -25,6 +25,7 @@ enum {
   HP_SEC_CONTEXTS = 3,
   HP_SEC_THREAD = 4,
   HP_SEC_USER_EVENTS = 5,
+  HP_SEC_FUNCTIONS = 11,   /* compiler-instrumented functions (functions.c) */
   HP_SEC_END = 0xFFFFFFFFu
 };
 

@@ -88,6 +88,25 @@ void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
 #define HYPROF_IS_LITERAL_(s) __builtin_constant_p(s)
 #define HYPROF_CHOOSE_(c, a, b) __builtin_choose_expr(c, a, b)
 #endif
+/* A throttled timer (TAU_THROTTLE, docs/throttling.md) is skipped here, before any call: the runtime
+ * sets the byte `throttled_` of the event once, and this header reads it (part of the ABI, checked by
+ * a static assertion in the runtime). A NULL handle (measurement off) makes no call either. */
+struct hyprof_event_state_ {
+  unsigned int id_, base_;
+  unsigned char kind_, throttled_;
+};
+#define HYPROF_LIVE_(e) \
+  (__builtin_expect((e) != 0 && !((const volatile struct hyprof_event_state_ *)(const void *)(e))->throttled_, 1))
+#define HYPROF_SITE_START_(e)       \
+  (__extension__({                  \
+    hyprof_event_t hyprof_live_ = (e); \
+    if (HYPROF_LIVE_(hyprof_live_)) hyprof_start(hyprof_live_); \
+  }))
+#define HYPROF_SITE_STOP_(e)        \
+  (__extension__({                  \
+    hyprof_event_t hyprof_live_ = (e); \
+    if (HYPROF_LIVE_(hyprof_live_)) hyprof_stop(hyprof_live_); \
+  }))
 #define HYPROF_SITE_EVENT_(lookup, name)                                                 \
   (__extension__({                                                                       \
     static hyprof_event_t hyprof_site_event_;                                            \
@@ -99,13 +118,13 @@ void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
     hyprof_site_e_;                                                                      \
   }))
 #define hyprof_start_named(name) \
-  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_start(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_start_named)(name))
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), HYPROF_SITE_START_(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_start_named)(name))
 #define hyprof_stop_named(name) \
-  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_stop(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_stop_named)(name))
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), HYPROF_SITE_STOP_(HYPROF_SITE_EVENT_(hyprof_event, name)), (hyprof_stop_named)(name))
 #define hyprof_phase_start(name) \
-  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_start(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_start)(name))
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), HYPROF_SITE_START_(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_start)(name))
 #define hyprof_phase_stop(name) \
-  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), hyprof_stop(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_stop)(name))
+  HYPROF_CHOOSE_(HYPROF_IS_LITERAL_(name), HYPROF_SITE_STOP_(HYPROF_SITE_EVENT_(hyprof_phase, name)), (hyprof_phase_stop)(name))
 #endif
 
 #else /* HYPROF_NO_PROBES: every probe compiles to nothing (an uninstrumented build of the same source) */

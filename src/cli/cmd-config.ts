@@ -4,7 +4,9 @@
  */
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
+import { compilerFamily, instrumentFlags } from './instrument-flags.js';
 import { includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { readSelectFile } from './select-file.js';
 
 interface ConfigOptions {
   cflags?: boolean;
@@ -13,6 +15,9 @@ interface ConfigOptions {
   libDir?: boolean;
   preload?: boolean;
   mpi?: boolean;
+  instrument?: boolean;
+  select?: string;
+  compiler?: string;
 }
 
 /** The MPI layer's library, or a UserError saying why it is not there. */
@@ -31,8 +36,9 @@ function requireMpiLayer(): string {
 export function configWords(opts: ConfigOptions): string[] {
   const lib = requireRuntime();
   const mpiLib = opts.mpi ? requireMpiLayer() : null;
-  const none = !opts.cflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload;
+  const none = !opts.cflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload && !opts.instrument;
   const words: string[] = [];
+  if (opts.instrument) words.push(...instrumentWords(opts));
   // Printed as they are, like pkg-config: quotes would not survive `$(...)` word splitting, and a
   // single path (--preload) is best used as "$(hyprof config --preload)".
   if (opts.cflags || none) words.push(`-I${includeDir}`);
@@ -45,6 +51,14 @@ export function configWords(opts: ConfigOptions): string[] {
   return words;
 }
 
+/** --instrument: the flags of compiler instrumentation; what they cannot express goes to stderr. */
+function instrumentWords(opts: ConfigOptions): string[] {
+  const lists = opts.select ? readSelectFile(opts.select) : null;
+  const { flags, notes } = instrumentFlags(compilerFamily(opts.compiler ?? process.env.CC ?? 'gcc'), lists);
+  for (const n of notes) process.stderr.write(`hyprof: ${n}\n`);
+  return flags;
+}
+
 export function register(program: Command): void {
   program
     .command('config')
@@ -55,9 +69,12 @@ export function register(program: Command): void {
     .option('--lib-dir', 'the library directory alone')
     .option('--preload', 'the path of libhyprof.so (for LD_PRELOAD)')
     .option('--mpi', 'with the MPI layer: --libs adds -lhyprof_mpi (MPI calls become events), --preload both libraries')
+    .option('--instrument', 'compiler instrumentation: -g -finstrument-functions (gcc, clang, gfortran; with --select, the exclusions gcc can express)')
+    .option('--select <file>', "TAU's selective instrumentation file for --instrument (at run time: HYPROF_SELECT_FILE / TAU_SELECT_FILE)")
+    .option('--compiler <name>', 'the compiler --instrument is for: gcc, g++, gfortran or clang (default: $CC, else gcc)')
     .addHelpText(
       'after',
-      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)',
+      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)\n  gcc $(npx hyprof config --instrument) app.c -o app $(npx hyprof config --libs)   # every function a timer',
     )
     .action((opts: ConfigOptions) => {
       process.stdout.write(`${configWords(opts).join(' ')}\n`);

@@ -5,6 +5,7 @@
  * stack only under HYPROF_DEBUG=1.
  */
 import { Command, CommanderError } from 'commander';
+import { register as registerCompile } from './cmd-compile.js';
 import { register as registerConfig } from './cmd-config.js';
 import { register as registerDiff } from './cmd-diff.js';
 import { register as registerExport } from './cmd-export.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerView(program);
   registerExport(program);
   registerConfig(program);
+  registerCompile(program);
   return program;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The second pass of a resolve, one raw file at a time (in the main thread, or in a worker of
- * resolve-workers.ts): read the process, name its OpenMP constructs, assemble its threads, add its
+ * resolve-workers.ts): read the process, name its OpenMP constructs and instrumented functions, assemble its threads, add its
  * MPI call sites, and write each thread's file into the profile's temporary directory. Nothing of the
  * process is kept afterwards but what the summary line and the OpenMP file need.
  */
@@ -9,6 +9,7 @@ import { openmpNotes, prepareOpenmp, type OpenmpFile } from '../analysis/openmp.
 import { readRawFile } from '../samples/raw-reader.js';
 import type { Symbolizer } from '../symbolize/symbolizer.js';
 import { assembleProcess } from './assemble.js';
+import { markThrottled, nameFunctions } from './function-names.js';
 import { ModuleCollector, type ModulesFile } from './modules-file.js';
 import { writeThreadFile, type ProfileWrite } from './tau-writer.js';
 
@@ -40,6 +41,9 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   const proc = readRawFile(file);
   // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
   const openmp = await prepareOpenmp([proc], symbolizer);
+  // Compiler-instrumented functions are named from their addresses; throttled timers marked as TAU does.
+  await nameFunctions(proc, symbolizer);
+  markThrottled(proc);
   const modules = new ModuleCollector();
   const a = assembleProcess(proc, {
     callpath: job.callpath,

@@ -20,6 +20,8 @@ export const enum SectionTag {
   OMPT = 9,
   /** Optional: the MPI layer's call sites (src/analysis/mpi-raw.ts reads it). */
   MPI = 10,
+  /** Optional: the code address of each compiler-instrumented function's event. */
+  FUNCTIONS = 11,
   END = 0xffffffff,
 }
 
@@ -64,7 +66,12 @@ export const enum EventKind {
   PARAM = 2,
   ROOT = 3,
   OPENMP = 4,
+  /** A compiler-instrumented function, named `@0x<address>` until the resolver names it (FUNCTIONS). */
+  FUNCTION = 5,
 }
+
+/** EVENTS flags (the byte after the kind). */
+export const EVENT_THROTTLED = 1;
 
 export interface RawInfo {
   pid: number;
@@ -86,6 +93,8 @@ export interface RawEvent {
   base: number;
   name: string;
   group: string;
+  /** The runtime throttled it (TAU_THROTTLE): its later calls went unmeasured. */
+  throttled?: boolean;
 }
 
 export interface RawContext {
@@ -171,4 +180,6 @@ export interface RawProcess {
   userEvents: Map<number, string>;
   maps: RawMapping[];
   sampling: RawSampling | null;
+  /** Compiler-instrumented functions: event id -> the function's code address (FUNCTIONS). */
+  functions?: Map<number, bigint>;
 }

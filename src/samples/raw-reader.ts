@@ -9,6 +9,8 @@ import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
 import {
   RAW_MAGIC,
+  EVENT_THROTTLED,
+  EventKind,
   RAW_VERSION,
   SectionTag,
   type RawContext,
@@ -33,6 +35,7 @@ const SECTION_NAMES: Record<number, string> = {
   [SectionTag.MAPS]: 'MAPS',
   [SectionTag.SAMPLING]: 'SAMPLING',
   [SectionTag.OMPT]: 'OMPT',
+  [SectionTag.FUNCTIONS]: 'FUNCTIONS',
   [SectionTag.END]: 'END',
 };
 
@@ -120,7 +123,27 @@ export function parseRaw(file: string, buf: Buffer): RawProcess {
     if (thread.samples.length > 0) c.fail(`a second SAMPLES section for thread ${idx}`, s.start);
     thread.samples = readSamples(c, nMetrics, contexts);
   }
-  return { file, version, info, events, contexts, threads, userEvents, maps, sampling };
+  const functionsSec = sections.find((s) => s.tag === SectionTag.FUNCTIONS);
+  const functions = functionsSec ? readFunctions(cursorOf(functionsSec), events) : undefined;
+  return { file, version, info, events, contexts, threads, userEvents, maps, sampling, ...(functions ? { functions } : {}) };
+}
+
+/** FUNCTIONS: (u32 event, u64 address)[n], each event of kind FUNCTION, named once. */
+function readFunctions(c: Cursor, events: RawEvent[]): Map<number, bigint> {
+  const n = c.count('functions', 12);
+  const out = new Map<number, bigint>();
+  for (let i = 0; i < n; i++) {
+    const at = c.pos;
+    const event = c.u32(`function ${i} event`);
+    const address = c.u64(`function ${i} address`);
+    if (event >= events.length) c.fail(`function ${i} names event ${event}, which does not exist`, at);
+    if (events[event].kind !== EventKind.FUNCTION) c.fail(`function ${i} names event ${event}, which is not a function event`, at);
+    if (out.has(event)) c.fail(`event ${event} has two function addresses`, at);
+    if (address === 0n) c.fail(`function ${i} (event ${event}) has address 0`, at);
+    out.set(event, address);
+  }
+  c.done();
+  return out;
 }
 
 /** Walk the section headers, checking bounds and CRCs and the END section. */
@@ -189,15 +212,18 @@ function readEvents(c: Cursor): RawEvent[] {
     const at = c.pos;
     const id = c.u32(`event ${i} id`);
     const kind = c.u8(`event ${i} kind`);
-    c.u8('reserved');
+    const flags = c.u8(`event ${i} flags`);
     c.u8('reserved');
     c.u8('reserved');
     const base = c.u32(`event ${i} base`);
     const name = c.str(`event ${i} name`);
     const group = c.str(`event ${i} group`);
     if (id !== i) c.fail(`expected event id ${i} (ids are dense from 0), found ${id}`, at);
-    if (kind > 4) c.fail(`event ${id} has unknown kind ${kind}`, at);
-    events.push({ id, kind, base, name, group });
+    if (kind > EventKind.FUNCTION) c.fail(`event ${id} has unknown kind ${kind}`, at);
+    if (flags & ~EVENT_THROTTLED) c.fail(`event ${id} has unknown flags 0x${flags.toString(16)}`, at);
+    const e: RawEvent = { id, kind, base, name, group };
+    if (flags & EVENT_THROTTLED) e.throttled = true;
+    events.push(e);
   }
   c.done();
   for (const e of events) {

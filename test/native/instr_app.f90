@@ -1,0 +1,26 @@
+! A Fortran program for compiler instrumentation: a module routine called from a loop.
+module kernels
+  implicit none
+contains
+  subroutine relax(a, n)
+    integer, intent(in) :: n
+    double precision, intent(inout) :: a(n)
+    integer :: i
+    do i = 2, n - 1
+      a(i) = 0.5d0 * (a(i - 1) + a(i + 1))
+    end do
+  end subroutine relax
+end module kernels
+
+program instr_app
+  use kernels
+  implicit none
+  double precision :: a(100)
+  integer :: it
+  a = 1.0d0
+  a(1) = 0.0d0
+  do it = 1, 7
+    call relax(a, 100)
+  end do
+  print '(F12.6)', sum(a)
+end program instr_app
