@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "stack.h"
 #include "stats.h"
+#include "probe.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
  * Samples unwind up to the frame holding it (the function in which the timer started). */
@@ -42,6 +43,7 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   f->child_calls = 0;
   f->stack_addr = cfa;
   f->flags = flags;
+  f->skipped = 0;
   f->anchor = -1;
   f->detached_at_push = t->detached_ns;
   f->sub_ns = 0;
@@ -50,7 +52,21 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   return top + 1;
 }
 
+/* TAU_DISABLE_INSTRUMENTATION: while non-zero, starts push nothing (each is counted on the running
+ * frame, so its stop is recognised and dropped too), stops of those record nothing, and parameters
+ * and user events are not recorded. One load of a shared, rarely written word per probe. */
+static int probes_off;
+
+int hp_probes_off(void) { return __atomic_load_n(&probes_off, __ATOMIC_RELAXED); }
+
+HP_EXPORT void hyprof_disable_instrumentation(void) { __atomic_store_n(&probes_off, 1, __ATOMIC_RELAXED); }
+HP_EXPORT void hyprof_enable_instrumentation(void) { __atomic_store_n(&probes_off, 0, __ATOMIC_RELAXED); }
+
 static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+  if (__builtin_expect(__atomic_load_n(&probes_off, __ATOMIC_RELAXED), 0)) {
+    t->frames[t->top].skipped++;
+    return;
+  }
   hp_tool_enter(t);
   push_frame(t, event, NULL, cfa, 0);
   hp_tool_leave(t);
@@ -149,13 +165,17 @@ static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t eve
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
-  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event, 1)) {
+  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event && !t->frames[top].skipped, 1)) {
     close_frame(t, top, now);
     __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
     hp_tool_leave(t);
     return;
   }
-  pop_in_tool(t, event, now);
+  if (t->frames[top].skipped) {
+    t->frames[top].skipped--; /* the stop of a start made while instrumentation was disabled */
+  } else {
+    pop_in_tool(t, event, now);
+  }
   hp_tool_leave(t);
 }
 
@@ -173,6 +193,11 @@ HP_EXPORT hyprof_event_t hyprof_phase(const char *name, const char *group) {
 
 HP_EXPORT __attribute__((noinline)) void hyprof_start(hyprof_event_t e) {
   uintptr_t cfa = CALLER_CFA();
+  hp_thread *t = hp_thread_self();
+  if (t && e) push(t, handle_event(e)->id, cfa);
+}
+
+void hp_start_at(hyprof_event_t e, uintptr_t cfa) {
   hp_thread *t = hp_thread_self();
   if (t && e) push(t, handle_event(e)->id, cfa);
 }
@@ -207,6 +232,13 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   if (e) push(t, e->id, cfa);
 }
 
+void hp_start_named_at(const char *name, int phase, uintptr_t cfa) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(t, name, phase ? 1 : 0);
+  if (e) push(t, e->id, cfa);
+}
+
 HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -231,7 +263,7 @@ HP_EXPORT void(hyprof_phase_stop)(const char *name) {
 
 HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_thread *t = hp_thread_self();
-  if (!t || !name) return;
+  if (!t || !name || hp_probes_off()) return;
   hp_tool_enter(t);
   int32_t top = t->top;
   if (top <= 0 || t->overflow_depth) {

@@ -54,6 +54,8 @@ typedef struct hp_frame {
   uintptr_t stack_addr;         /* caller's stack pointer at start: unwinding stops at the frame
                                    that holds this address */
   uint32_t flags;               /* HP_FRAME_* */
+  uint32_t skipped;             /* starts above this frame made while instrumentation was disabled
+                                   and not yet matched by a stop (probe.c, hyprof_disable_instrumentation) */
   int32_t anchor;               /* HP_FRAME_DETACHED: the level whose child time this frame's is */
   /* Detached frames (below) that ran above this one while it was open: the thread's detached_ns
    * when it was pushed (and when its parameter was set), and sub_ns, the part of their time that

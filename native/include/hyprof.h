@@ -70,6 +70,20 @@ hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *
 /* Atomic user events. */
 hyprof_user_event_t hyprof_user_event(const char *name);
 void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
+/* A context event: the value is recorded under the event's name and under "<name> : <path>", the
+ * path of the running timers ("main => solve", at most the callpath depth of them), as TAU does. */
+void hyprof_context_event_trigger(hyprof_user_event_t event, double value);
+
+/* A name / value pair of the program, written in the profile's metadata (TAU_METADATA). A name given
+ * again replaces its value. */
+void hyprof_metadata(const char *name, const char *value);
+
+/* Switch the probes off and on again, for the whole process (TAU_DISABLE_INSTRUMENTATION /
+ * TAU_ENABLE_INSTRUMENTATION). While off, starts and stops of timers and phases, parameters and user
+ * events record nothing and cost one test; a timer started before stays running and may be stopped
+ * while off. Sampling, OpenMP and MPI events are not affected. */
+void hyprof_disable_instrumentation(void);
+void hyprof_enable_instrumentation(void);
 
 /* Call-site handles. hyprof_start_named("solve") and the like (and TAU.h's TAU_START, which maps
  * onto them) keep the event of a literal name in a static handle of their own call site: the name is
@@ -128,6 +142,10 @@ static inline hyprof_event_t hyprof_tau_timer(const char *name, const char *type
 }
 static inline hyprof_user_event_t hyprof_user_event(const char *name) { (void)name; return 0; }
 static inline void hyprof_user_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
+static inline void hyprof_context_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
+static inline void hyprof_metadata(const char *name, const char *value) { (void)name; (void)value; }
+static inline void hyprof_disable_instrumentation(void) {}
+static inline void hyprof_enable_instrumentation(void) {}
 
 #endif /* HYPROF_NO_PROBES */
 

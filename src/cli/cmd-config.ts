@@ -4,10 +4,12 @@
  */
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
-import { includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { existsSync } from 'node:fs';
+import { fortranModDir, fortranModPath, includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
 
 interface ConfigOptions {
   cflags?: boolean;
+  fflags?: boolean;
   libs?: boolean;
   includeDir?: boolean;
   libDir?: boolean;
@@ -28,14 +30,29 @@ function requireMpiLayer(): string {
   return lib;
 }
 
+/** The directory of hyprof.mod, or a UserError saying why it is not there. */
+function requireFortranModule(): string {
+  if (!existsSync(fortranModPath)) {
+    throw new UserError(
+      `--fflags: the Fortran module is not built (${fortranModPath} is missing: no Fortran compiler was found when hyprof was built). ` +
+        "Install gfortran (or set FC) and run 'npm rebuild hyprof'; TAU's Fortran API (tau_profile_timer, ...) needs only --libs",
+      1,
+    );
+  }
+  return fortranModDir;
+}
+
 export function configWords(opts: ConfigOptions): string[] {
   const lib = requireRuntime();
   const mpiLib = opts.mpi ? requireMpiLayer() : null;
-  const none = !opts.cflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload;
+  const modDir = opts.fflags ? requireFortranModule() : null;
+  const none = !opts.cflags && !opts.fflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload;
   const words: string[] = [];
   // Printed as they are, like pkg-config: quotes would not survive `$(...)` word splitting, and a
   // single path (--preload) is best used as "$(hyprof config --preload)".
   if (opts.cflags || none) words.push(`-I${includeDir}`);
+  // -I is where gfortran looks for .mod files (and for files of INCLUDE lines and #include).
+  if (modDir) words.push(`-I${modDir}`);
   // The MPI layer first: its MPI_* wrappers must come before the MPI library (which mpicc / mpif90
   // add last), as TAU's -lTauMpi does.
   if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
@@ -50,14 +67,15 @@ export function register(program: Command): void {
     .command('config')
     .description('print flags to compile and link a C/C++/Fortran program against hyprof')
     .option('--cflags', 'compiler flags: -I<dir> holding hyprof.h, hyprof.hpp and TAU.h')
-    .option('--libs', 'linker flags: -L, rpath and -lhyprof')
+    .option('--fflags', 'Fortran compiler flags: -I<dir> holding hyprof.mod (`use hyprof`)')
+    .option('--libs', 'linker flags: -L, rpath and -lhyprof (also for Fortran: the module needs no library of its own)')
     .option('--include-dir', 'the include directory alone')
     .option('--lib-dir', 'the library directory alone')
     .option('--preload', 'the path of libhyprof.so (for LD_PRELOAD)')
     .option('--mpi', 'with the MPI layer: --libs adds -lhyprof_mpi (MPI calls become events), --preload both libraries')
     .addHelpText(
       'after',
-      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)',
+      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  gfortran $(npx hyprof config --fflags) app.f90 -o app $(npx hyprof config --libs)   # use hyprof\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)',
     )
     .action((opts: ConfigOptions) => {
       process.stdout.write(`${configWords(opts).join(' ')}\n`);

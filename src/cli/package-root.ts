@@ -14,6 +14,10 @@ export const libPath = join(libDir, 'libhyprof.so');
 /** The MPI layer, built only where an MPI compiler was found (docs/mpi.md). */
 export const mpiLibPath = join(libDir, 'libhyprof_mpi.so');
 
+/** The Fortran module file, built only where a Fortran compiler was found (docs/fortran.md). */
+export const fortranModDir = join(libDir, 'fortran');
+export const fortranModPath = join(fortranModDir, 'hyprof.mod');
+
 /** The MPI layer's library when it was built, else null. */
 export function mpiRuntime(): string | null {
   return existsSync(mpiLibPath) ? mpiLibPath : null;
