@@ -261,6 +261,17 @@ HP_EXPORT void(hyprof_phase_stop)(const char *name) {
   if (e) pop(t, e->id);
 }
 
+HP_EXPORT void hyprof_stop_current(void) {
+  hp_thread *t = hp_thread_self();
+  if (!t) return;
+  if (t->frames[t->top].skipped || t->overflow_depth) {
+    pop(t, HP_NO_EVENT); /* a start not kept: pop only counts it off */
+    return;
+  }
+  if (t->top > 0) pop(t, t->frames[t->top].event);
+  else hp_thread_warn(t, "stop of the running timer while no timer is running on thread %u; ignored", t->index);
+}
+
 HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_thread *t = hp_thread_self();
   if (!t || !name || hp_probes_off()) return;

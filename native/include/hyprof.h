@@ -50,6 +50,15 @@ void hyprof_stop_named(const char *name);
 void hyprof_phase_start(const char *name);
 void hyprof_phase_stop(const char *name);
 
+/* Stop whatever timer or phase runs innermost on the calling thread (TAU_GLOBAL_TIMER_STOP). */
+void hyprof_stop_current(void);
+
+/* What the calling thread has measured of `event` so far, over every context it ran in: its stopped
+ * calls, their calls of other timers, and their inclusive and exclusive time in microseconds
+ * (TAU_PROFILER_GET_*). A recursive call's time is in the inclusive time of each call around it.
+ * Any pointer may be NULL. */
+void hyprof_event_totals(hyprof_event_t event, long *calls, long *child_calls, double *incl_us, double *excl_us);
+
 /* Specialise the running timer by a parameter: from now until that timer stops, its time is also
  * recorded under "<timer>  [ <name> = <value> ]  ", and that specialised event is the context of
  * everything inside it (child regions and samples). */
@@ -144,6 +153,14 @@ static inline hyprof_user_event_t hyprof_user_event(const char *name) { (void)na
 static inline void hyprof_user_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
 static inline void hyprof_context_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
 static inline void hyprof_metadata(const char *name, const char *value) { (void)name; (void)value; }
+static inline void hyprof_stop_current(void) {}
+static inline void hyprof_event_totals(hyprof_event_t event, long *calls, long *child_calls, double *incl_us, double *excl_us) {
+  (void)event;
+  if (calls) *calls = 0;
+  if (child_calls) *child_calls = 0;
+  if (incl_us) *incl_us = 0;
+  if (excl_us) *excl_us = 0;
+}
 static inline void hyprof_disable_instrumentation(void) {}
 static inline void hyprof_enable_instrumentation(void) {}
 
