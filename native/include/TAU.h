@@ -83,7 +83,7 @@
 #define TAU_PROFILER_GET_EXCLUSIVE_VALUES(ptr, values) hyprof_event_totals((hyprof_event_t)(ptr), 0, 0, 0, (double *)(values))
 #define TAU_PROFILER_GET_COUNTER_INFO(counters, num) \
   (*(counters) = hyprof_tau_counter_names_, *(num) = 1)
-static const char *const hyprof_tau_counter_names_[] __attribute__((unused)) = {"TIME"};
+static const char *hyprof_tau_counter_names_[] __attribute__((unused)) = {"TIME"};
 
 /* Global timers: defined once, declared where used elsewhere, started and stopped by name of the
  * variable. */
