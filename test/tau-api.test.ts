@@ -120,3 +120,19 @@ test.serial('TAU variables hyprof does not implement are named once each, with w
   t.is(rank1.code, 0, rank1.stderr);
   t.notRegex(rank1.stderr, /is not supported/);
 });
+
+test.serial('misuse of the calls behind TAU.h says what was wrong and the program runs on', async (t) => {
+  if (!existsSync(libPath)) return t.fail(`the native runtime is not built: ${libPath}`);
+  const exe = compileC('tau_misuse', ['tau_misuse.c'], { cflags: ['-O1', '-g', '-Wall', '-Wextra', '-Werror'] });
+  const dir = tmpDir('tau-misuse');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir } });
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, 'null totals 0 0 0 0\nrunning calls 0\nstopped calls 1\n');
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('hyprof: ') && !l.includes('profile of'));
+  t.deepEqual(lines, [
+    'hyprof: stop of the running timer while no timer is running on thread 0; ignored',
+    'hyprof: hyprof_metadata: the name is empty; ignored (said once)',
+    "hyprof: stop of 'never started', which is not running on thread 0 (innermost running: 'running'); ignored",
+  ]);
+  t.is(calls(mainThread(dir), 'running'), 1);
+});

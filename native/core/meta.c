@@ -90,13 +90,19 @@ void hp_meta_get(unsigned i, const char **key, const char **value) {
 
 #include <pthread.h>
 
+#include "config.h"
 #include "hyprof.h"
 #include "runtime.h"
 
 static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
 
 HP_EXPORT void hyprof_metadata(const char *name, const char *value) {
-  if (!hp_init() || !name || !*name) return;
+  if (!hp_init()) return;
+  if (!name || !*name) {
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) hp_warn("hyprof_metadata: the name is empty; ignored (said once)");
+    return;
+  }
   /* Threads of the program may call this at once; the runtime's own additions happen at start-up
    * and at dumps. */
   pthread_mutex_lock(&program_lock);
