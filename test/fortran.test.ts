@@ -101,6 +101,7 @@ test.serial('use hyprof: the module API, linked; samples named kernels::relax an
   t.is(r.code, 0, r.stderr);
   const check = (p: TauThreadProfile) => {
     t.is(calls(p, 'total'), 1);
+    t.is(group(p, 'total'), 'TAU_USER', 'no group given: TAU_USER');
     t.is(group(p, 'setup'), 'INIT');
     t.is(calls(p, 'relax'), 3, 'the blank-padded name, three times; not while off');
     t.is(calls(p, 'relax [ <n> = <4000> ] [ <sweeps> = <4000> ]'), 3, 'integer and integer(8) parameters');

@@ -104,7 +104,6 @@ test.serial('TAU variables hyprof does not implement are named once each, with w
     TAU_COMM_MATRIX: '0', // off: asks for nothing hyprof lacks
     TAU_THROTTLE: '1', // implemented elsewhere: never named here
     TAU_METRICS: 'TIME',
-    TAU_SELECT_FILE: '/nonexistent/select.tau',
     TAU_PROFILE_FORMAT: 'profile',
   };
   const r = await run(exe, [], { env });
