@@ -134,4 +134,6 @@ test.serial('misuse of the calls behind TAU.h says what was wrong and the progra
     "hyprof: stop of 'never started', which is not running on thread 0 (innermost running: 'running'); ignored",
   ]);
   t.is(calls(mainThread(dir), 'running'), 1);
+  t.is(calls(mainThread(dir), 'recursive'), 1, 'the start made while off was not counted, its stop did not end the outer call');
+  t.is(calls(mainThread(dir), '.TAU application => running => recursive'), 1);
 });

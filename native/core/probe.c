@@ -43,7 +43,6 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   f->child_calls = 0;
   f->stack_addr = cfa;
   f->flags = flags;
-  f->skipped = 0;
   f->anchor = -1;
   f->detached_at_push = t->detached_ns;
   f->sub_ns = 0;
@@ -64,7 +63,8 @@ HP_EXPORT void hyprof_enable_instrumentation(void) { __atomic_store_n(&probes_of
 
 static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
   if (__builtin_expect(__atomic_load_n(&probes_off, __ATOMIC_RELAXED), 0)) {
-    t->frames[t->top].skipped++;
+    hp_frame *f = &t->frames[t->top];
+    if ((f->flags & HP_FRAME_SKIPPED) != HP_FRAME_SKIPPED) f->flags += HP_FRAME_SKIP_ONE; /* saturates */
     return;
   }
   hp_tool_enter(t);
@@ -165,14 +165,14 @@ static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t eve
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
-  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event && !t->frames[top].skipped, 1)) {
+  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event && !(t->frames[top].flags & HP_FRAME_SKIPPED), 1)) {
     close_frame(t, top, now);
     __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
     hp_tool_leave(t);
     return;
   }
-  if (t->frames[top].skipped) {
-    t->frames[top].skipped--; /* the stop of a start made while instrumentation was disabled */
+  if (t->frames[top].flags & HP_FRAME_SKIPPED) {
+    t->frames[top].flags -= HP_FRAME_SKIP_ONE; /* the stop of a start made while instrumentation was disabled */
   } else {
     pop_in_tool(t, event, now);
   }
@@ -264,7 +264,7 @@ HP_EXPORT void(hyprof_phase_stop)(const char *name) {
 HP_EXPORT void hyprof_stop_current(void) {
   hp_thread *t = hp_thread_self();
   if (!t) return;
-  if (t->frames[t->top].skipped || t->overflow_depth) {
+  if ((t->frames[t->top].flags & HP_FRAME_SKIPPED) || t->overflow_depth) {
     pop(t, HP_NO_EVENT); /* a start not kept: pop only counts it off */
     return;
   }

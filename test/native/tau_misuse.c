@@ -21,6 +21,13 @@ int main(void) {
   TAU_DISABLE_INSTRUMENTATION();
   TAU_STOP("never started");                   /* off, and nothing of it skipped: an ordinary misuse */
   TAU_ENABLE_INSTRUMENTATION();
+  /* A start of the running timer itself while off: its stop must not end the outer one. */
+  TAU_START("recursive");
+  TAU_DISABLE_INSTRUMENTATION();
+  TAU_START("recursive");
+  TAU_STOP("recursive");
+  TAU_ENABLE_INSTRUMENTATION();
+  TAU_STOP("recursive");
   TAU_PROFILER_STOP(running);
   TAU_PROFILER_GET_CALLS(running, &calls);
   printf("stopped calls %ld\n", calls);
