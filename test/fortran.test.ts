@@ -129,6 +129,22 @@ test.serial('use hyprof: the module API, linked; samples named kernels::relax an
   t.false(samples.some((e) => /__kernels_MOD_|MAIN__/.test(e.name)), 'no gfortran linkage name is left');
 });
 
+test.serial('OpenMP in a module procedure: the parallel region is named kernels::smooth', async (t) => {
+  const why = missing();
+  if (why) return t.fail(why);
+  const exe = join(tmpDir('fomp'), 'fortran_omp');
+  const cc = spawnSync('gfortran', ['-fopenmp', '-O1', '-g', join(testNativeDir, 'fortran_omp.f90'), '-o', exe], { encoding: 'utf8' });
+  t.is(cc.status, 0, cc.stderr);
+  const dir = tmpDir('fomp-run');
+  const r = await hyprof(['run', '--dir', dir, '--', exe], { env: { OMP_NUM_THREADS: '2' } });
+  t.is(r.code, 0, r.stderr);
+  const names = mainThread(dir).events.map((e) => displayName(e.name));
+  const region = names.find((n) => n.startsWith('OpenMP_Parallel_Region '));
+  t.regex(region ?? '', /^OpenMP_Parallel_Region kernels::smooth \[\{.*fortran_omp\.f90\} \{10, 0\}\]$/, names.join('\n'));
+  t.is(calls(mainThread(dir), region ?? ''), 50);
+  t.false(names.some((n) => n.includes('_MOD_')), 'no gfortran linkage name is left');
+});
+
 test.serial('an empty (blank) Fortran name is said once and ignored; the program runs on', async (t) => {
   const why = missing();
   if (why) return t.fail(why);
