@@ -133,7 +133,8 @@ test.serial('OpenMP in a module procedure: the parallel region is named kernels:
   const why = missing();
   if (why) return t.fail(why);
   const exe = join(tmpDir('fomp'), 'fortran_omp');
-  const cc = spawnSync('gfortran', ['-fopenmp', '-O1', '-g', join(testNativeDir, 'fortran_omp.f90'), '-o', exe], { encoding: 'utf8' });
+  // In the output's directory: gfortran writes the program's own kernels.mod where it runs.
+  const cc = spawnSync('gfortran', ['-fopenmp', '-O1', '-g', join(testNativeDir, 'fortran_omp.f90'), '-o', exe], { encoding: 'utf8', cwd: join(exe, '..') });
   t.is(cc.status, 0, cc.stderr);
   const dir = tmpDir('fomp-run');
   const r = await hyprof(['run', '--dir', dir, '--', exe], { env: { OMP_NUM_THREADS: '2' } });
