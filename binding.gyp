@@ -2,16 +2,19 @@
   # One set of C sources, built twice: libhyprof.so (the C ABI programs link with -lhyprof or get
   # through LD_PRELOAD) and the Node addon (node-addon-api) over the same runtime. The C sources are
   # every .c of native/ but the addon and the MPI layer: the core, each module's folder, and
-  # native/modules.c, the list of those modules (native/README.md).
+  # native/modules.c, the list of those modules (native/README.md). scripts/runtime-sources.sh lists
+  # them, for this file and for the Makefile (the C-only install, which repeats the flags below).
   # The Fortran module file hyprof.mod (native/include/hyprof.f90: interfaces only, its functions are
   # in libhyprof.so) is built by scripts/build-fortran.sh where a Fortran compiler is found.
   # The MPI layer (native/mpi) is a library of its own, libhyprof_mpi.so, compiled with the MPI
   # implementation's compiler by scripts/build-mpi.sh when one is installed (docs/mpi.md).
   "variables": {
     "hyprof_c_sources": [
-      "<!@(find native -name '*.c' -not -path 'native/addon/*' -not -path 'native/mpi/*' | sort)"
+      "<!@(sh scripts/runtime-sources.sh)"
     ],
-    "hyprof_has_papi": "<!(test -f /usr/include/papi.h && echo 1 || echo 0)"
+    # PAPI counters when its header is there; HYPROF_PAPI=0 leaves them out (the prebuilt binaries,
+    # scripts/prebuild.sh, must not need libpapi on the user's machine).
+    "hyprof_has_papi": "<!(test \"$HYPROF_PAPI\" != 0 && test -f /usr/include/papi.h && echo 1 || echo 0)"
   },
   "target_defaults": {
     "cflags_c": ["-std=gnu11"],

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hyprof builds and tests with. Run as root or with sudo available.
-#   compilers and tools: gcc, g++, gfortran, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3
+#   compilers and tools: gcc, g++, gfortran, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3,
+#                        pkg-config (the C-only install's test builds with `pkg-config hyprof`)
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
 #   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
 #                        a JDK (TAU's own profile reader, test/tools/tau-reader), util-linux (prlimit:
 #                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks)
 set -euo pipefail
-packages=(build-essential python3 gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
+packages=(build-essential python3 pkg-config gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
   openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()

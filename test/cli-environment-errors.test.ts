@@ -53,7 +53,7 @@ test('a directory where a profile file should be: report, export and view say wh
   cpSync(probes, dir, { recursive: true });
   mkdirSync(join(dir, 'profile.0.0.1'));
   const expected = `hyprof: ${join(dir, 'profile.0.0.1')}: a directory where a profile file should be\n`;
-  for (const args of [['report', dir], ['export', dir, '--format', 'chrome'], ['view', dir, '--port', '0']]) {
+  for (const args of [['report', dir], ['export', dir, '--format', 'collapsed'], ['view', dir, '--port', '0']]) {
     const r = await hyprof(args, { timeoutMs: 30_000 });
     t.is(r.code, 2, `${args[0]}: ${r.stderr}`);
     t.is(r.stderr, expected);

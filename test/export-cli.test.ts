@@ -13,7 +13,7 @@ const ref = (v: string): string => join(tauReferenceDir, v);
 
 test('export writes each format to a file with -o', async (t) => {
   const out = tmpDir('export-cli');
-  for (const format of ['pprof', 'speedscope', 'chrome', 'collapsed']) {
+  for (const format of ['pprof', 'speedscope', 'collapsed']) {
     const file = join(out, `p.${format}`);
     const r = await hyprof(['export', ref('hybrid_unwind'), '--format', format, '-o', file]);
     t.is(r.code, 0, r.stderr);
@@ -42,10 +42,18 @@ test('export writes text formats to standard output, with --thread and --metric'
 test('an unknown format is refused with the list of formats, exit 2', async (t) => {
   const r = await hyprof(['export', ref('probes'), '--format', 'svg']);
   t.is(r.code, 2);
-  t.is(r.stderr, 'hyprof: --format svg: unknown format; formats: pprof, speedscope, chrome, collapsed\n');
+  t.is(r.stderr, 'hyprof: --format svg: unknown format; formats: pprof, speedscope, collapsed\n');
   const none = await hyprof(['export', ref('probes')]);
   t.is(none.code, 2);
   t.regex(none.stderr, /--format <f>/);
+});
+
+test('the chrome format is refused with the reason (no instance times) and the formats to use instead', async (t) => {
+  const out = join(tmpDir('export-chrome'), 'trace.json');
+  const r = await hyprof(['export', ref('hybrid_unwind'), '--format', 'chrome', '-o', out]);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^hyprof: --format chrome: not written: a Chrome trace is a timeline, .*not when each call ran .*--format speedscope .*--format pprof\n$/);
+  t.throws(() => readFileSync(out));
 });
 
 test('export errors name the input: no profiles, unknown thread or metric, unwritable output', async (t) => {
@@ -56,7 +64,7 @@ test('export errors name the input: no profiles, unknown thread or metric, unwri
   const th = await hyprof(['export', ref('probes'), '--format', 'collapsed', '--thread', '3']);
   t.is(th.code, 2);
   t.regex(th.stderr, /^hyprof: --thread 3: no such thread in .*probes \(threads: 0,0,0\)\n$/);
-  const m = await hyprof(['export', ref('probes'), '--format', 'chrome', '--metric', 'CPU_TIME']);
+  const m = await hyprof(['export', ref('probes'), '--format', 'speedscope', '--metric', 'CPU_TIME']);
   t.is(m.code, 2);
   t.regex(m.stderr, /^hyprof: --metric CPU_TIME: not in .*probes \(metrics: TIME\)\n$/);
   const bad = join(empty, 'no', 'such', 'dir', 'out.pb.gz');

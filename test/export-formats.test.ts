@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { Profile, type Sample } from 'pprof-format';
 import { buildPprof, exportPprof } from '../src/output/export-pprof.js';
 import { exportSpeedscope } from '../src/output/export-speedscope.js';
-import { exportChrome, type ChromeEvent } from '../src/output/export-chrome.js';
 import { exportCollapsed } from '../src/output/export-collapsed.js';
 import type { TauEvent } from '../src/output/tau-model.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
@@ -98,25 +97,6 @@ for (const v of VARIANTS) {
     t.is(p.endValue - p.startValue, sum);
   });
 
-  test(`chrome trace of ${v} parses and its events nest`, (t) => {
-    const profile = readTauProfileDir(ref(v));
-    const trace = JSON.parse(JSON.stringify(exportChrome(profile))) as { traceEvents: ChromeEvent[] };
-    const xs = trace.traceEvents.filter((e) => e.ph === 'X').sort((a, b) => a.ts! - b.ts! || b.dur! - a.dur!);
-    t.true(xs.length > 0);
-    const eps = 1e-6;
-    const stack: ChromeEvent[] = [];
-    for (const e of xs) {
-      while (stack.length && stack.at(-1)!.ts! + stack.at(-1)!.dur! <= e.ts! + eps && !(e.dur === 0 && e.ts === stack.at(-1)!.ts)) stack.pop();
-      const parent = stack.at(-1);
-      if (parent) t.true(e.ts! + e.dur! <= parent.ts! + parent.dur! + eps, `${e.name} inside ${parent.name}`);
-      stack.push(e);
-    }
-    // Roots are laid out one after another: the last end is the total, as in the other exports.
-    t.is(Math.max(...xs.map((e) => e.ts! + e.dur!)), expectedTotal(profile.threads[0][0].events));
-    t.false(xs.some((e) => /^\[(SAMPLE|UNWIND|CONTEXT)\]/.test(e.name)));
-    t.true(trace.traceEvents.some((e) => e.ph === 'M' && e.name === 'thread_name'));
-  });
-
   test(`collapsed stacks of ${v} sum to the profile's total`, (t) => {
     const profile = readTauProfileDir(ref(v));
     const text = exportCollapsed(profile);
@@ -144,8 +124,6 @@ test('exports of a two-thread OpenMP profile keep the threads apart', (t) => {
   t.true(lines.some((l) => l.startsWith('n,c,t 0,0,0;')));
   t.true(lines.some((l) => l.startsWith('n,c,t 0,0,1;')));
   t.true(lines.every((l) => /^n,c,t 0,0,[01];/.test(l)));
-  const chrome = exportChrome(profile);
-  t.deepEqual([...new Set(chrome.traceEvents.map((e) => e.tid))].sort(), [0, 1]);
   const one = buildPprof(profile, { thread: '1' });
   t.true(one.sample.length > 0);
   t.true(one.sample.every((x) => one.stringTable.strings[Number(x.label[0].str)] === 'n,c,t 0,0,1'));

@@ -66,3 +66,48 @@ test.serial("include 'mpif.h' (Fortran 77, upper-case calls, status ignored): ex
   }
   t.true(readWithTau(dir).ok);
 });
+
+test.serial('use mpi: completions of several requests (Waitany, Waitsome, Testany, Testsome), persistent requests, MPI_IN_PLACE, one-sided; exact bytes', async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiFortran('mpi_calls_f90', 'mpi_calls.f90');
+  const dir = tmpDir('mpi-f90-calls');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(3), exe]);
+  t.is(r.code, 0, r.stderr);
+  const profile = readTauProfileDir(dir);
+  for (let rank = 0; rank < 3; rank++) {
+    const m = rankMain(profile, rank);
+    const want: Record<string, number> = {
+      'MPI_Init_thread()': 1,
+      'MPI_Irecv()': 7,
+      'MPI_Isend()': 7,
+      'MPI_Waitany()': 3,
+      'MPI_Waitall()': 4,
+      'MPI_Wait()': 3,
+      'MPI_Recv_init()': 1,
+      'MPI_Send_init()': 1,
+      'MPI_Startall()': 2,
+      'MPI_Request_free()': 2,
+      'MPI_Allreduce()': 1,
+      'MPI_Iallreduce()': 1,
+      'MPI_Gather()': 1,
+      'MPI_Win_create()': 1,
+      'MPI_Win_fence()': 3,
+      'MPI_Put()': 1,
+      'MPI_Get()': 1,
+      'MPI_Win_free()': 1,
+      'MPI_Comm_split()': 1,
+      'MPI_Comm_free()': 1,
+      'MPI_Finalize()': 1,
+    };
+    for (const [name, count] of Object.entries(want)) t.is(calls(m, name), count, `rank ${rank}: ${name}`);
+    for (const name of ['MPI_Waitsome()', 'MPI_Testany()', 'MPI_Testsome()']) t.true(calls(m, name) >= 1, `rank ${rank}: ${name}`);
+    // Statuses of an array are MPI_STATUS_SIZE integers apart: a second receive completed by one
+    // MPI_Waitsome (or MPI_Waitall) is read from the right place.
+    t.deepEqual(userEvent(m, 'Message size sent to all nodes'), { count: 10, sum: 116 }, `rank ${rank}: sent`);
+    t.deepEqual(userEvent(m, 'Message size received from all nodes'), { count: 10, sum: 116 }, `rank ${rank}: received`);
+    t.deepEqual(userEvent(m, 'Message size for all-reduce'), { count: 2, sum: 32 }, 'MPI_IN_PLACE counts its buffer');
+    t.deepEqual(userEvent(m, 'Message size for gather'), { count: 1, sum: 8 }, 'the root in place counts its block');
+  }
+  const tau = readWithTau(dir);
+  t.true(tau.ok, tauReaderComplaints(tau));
+});

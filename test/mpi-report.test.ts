@@ -12,6 +12,7 @@ import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau } from './helpers/tau-reader.js';
 import { assertConformant } from './helpers/conformance.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { callSitesOf } from '../src/analysis/mpi-sites.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from '../src/output/mpi-report.js';
 
 const missing = mpiMissing();
@@ -78,6 +79,18 @@ test.serial('report --mpi: each rank\'s MPI time and bytes as its own files say;
   t.is(allreduce?.calls, 60, '20 per rank');
   t.is(allreduce?.ranks, 3);
   t.true(mpi.sites.some((s) => s.call === 'MPI_Allreduce()' && /mpi_app\.c:\d+ \(exchange\)/.test(s.location) && s.calls === 60));
+  // Three MPI_Barrier calls written on one line: one call site of 3 ranks and 9 calls, however
+  // many return addresses the line has.
+  const barrier = mpi.sites.filter((s) => s.call === 'MPI_Barrier()');
+  t.is(barrier.length, 1, JSON.stringify(barrier));
+  t.is(barrier[0]?.ranks, 3);
+  t.is(barrier[0]?.calls, 9);
+  for (const s of mpi.sites) t.true(s.ranks <= 3, `${s.call} at ${s.location}: ${s.ranks} ranks of 3`);
+  // Each thread's metadata names a call site once.
+  for (const th of threads) {
+    const keys = callSitesOf(th.metadata).map((s) => `${s.call}|${s.caller}|${s.location}`);
+    t.is(new Set(keys).size, keys.length, `${th.node},${th.context},${th.thread}: ${keys.join(', ')}`);
+  }
   const text = await hyprof(['report', exchangeDir, '--mpi']);
   t.regex(text.stdout, /MPI per rank/);
   t.regex(text.stdout, /MPI as an overhead class/);
@@ -142,6 +155,28 @@ test.serial('MPI and OpenMP together: both layers, MPI under the parallel region
   const omp2 = await hyprof(['report', own, '--openmp', '--json']);
   t.is((JSON.parse(omp2.stdout) as { processes: unknown[] }).processes.length, 2);
   assertConformant(own);
+});
+
+test.serial('MPI_THREAD_MULTIPLE: MPI calls of every thread in the call sites, each rank counted once', async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiC('mpi_omp_multiple', 'mpi_omp_multiple.c', false, { env: { OMPI_CC: 'clang' }, cflags: ['-fopenmp'] });
+  const dir = tmpDir('mpi-report-multiple');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(2), exe]);
+  t.is(r.code, 0, r.stderr);
+  const threads = readTauProfileDir(dir).threads[0];
+  for (const node of [0, 1]) {
+    const callers = threads.filter((th) => th.node === node && (th.events.find((e) => e.name === 'MPI_Allreduce()')?.calls ?? 0) === 3);
+    t.is(callers.length, 2, `rank ${node}: two threads made 3 MPI_Allreduce calls each`);
+  }
+  const j = await hyprof(['report', dir, '--mpi', '--json']);
+  t.is(j.code, 0, j.stderr);
+  const mpi = (JSON.parse(j.stdout) as { mpi: MpiAccounting }).mpi;
+  const sites = mpi.sites.filter((s) => s.call === 'MPI_Allreduce()');
+  t.is(sites.length, 1, JSON.stringify(sites));
+  t.regex(sites[0].location, /mpi_omp_multiple\.c:\d+/);
+  t.is(sites[0].calls, 12, '2 ranks x 2 threads x 3 calls');
+  t.is(sites[0].ranks, 2);
+  t.is(mpi.byCall.find((c) => c.call === 'MPI_Allreduce()')?.calls, 12);
 });
 
 test.serial('each rank resolving on its own: the report says which rank of the run is missing', async (t) => {

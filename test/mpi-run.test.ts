@@ -144,6 +144,26 @@ test.serial('a rank that crashes is counted as lost and said; the others are kep
   t.regex(report.stdout + report.stderr, /rank 1 of 3 wrote no measurements/);
 });
 
+test.serial('a linked program whose rank crashes: the others, stopped by the launcher, leave raw files; report says how to resolve them; the lost rank is named', async (t) => {
+  if (missing) return t.fail(missing);
+  const dir = tmpDir('mpi-linked-crash');
+  const env = { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' };
+  const r = await run('mpirun', [...mpirunArgs(3), '-x', 'HYPROF_DIR', '-x', 'HYPROF_SAMPLING', linked, 'crash', '1'], { env });
+  t.not(r.code, 0);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 2, `ranks 0 and 2 wrote their measurements when the launcher stopped them: ${readdirSync(dir).join(' ')}`);
+  t.deepEqual(profileFiles(dir), []);
+  const early = await hyprof(['report', dir]);
+  t.is(early.code, 2);
+  t.true(early.stderr.includes(`it holds 2 raw measurement files (*.raw) not resolved yet (processes stopped by a signal write them): hyprof resolve ${dir} -o ${dir}`), early.stderr);
+  const res = await hyprof(['resolve', dir, '-o', dir]);
+  t.is(res.code, 0, res.stderr);
+  t.regex(res.stderr, /hyprof: warning: rank 1 of 3 wrote no measurements/);
+  t.deepEqual([...new Set(profileFiles(dir).map((f) => f.split('.')[1]))], ['0', '2']);
+  const rep = await hyprof(['report', dir, '--thread', 'mean']);
+  t.regex(rep.stdout, /WARNING: rank 1 of 3 wrote no measurements/);
+});
+
 test.serial('a rank that calls MPI_Abort writes its measurements first; the ranks the launcher kills write theirs', async (t) => {
   if (missing) return t.fail(missing);
   const dir = tmpDir('mpi-abort');
@@ -168,6 +188,40 @@ test.serial('ranks measured with different settings: the difference is named wit
   t.is(r.code, 0, r.stderr);
   t.regex(r.stderr, /hyprof: warning: ranks were measured with different settings: HYPROF_CALLPATH is on \(rank 0\), off \(rank 1\)/);
   assertRanks(t, dir, 2);
+});
+
+test.serial('the rank from the launcher\'s environment (Open MPI, PMIx, MPICH / Hydra, MVAPICH, Slurm) with no MPI at all; a variable that is not a rank is said', async (t) => {
+  const src = join(tmpDir('env-rank-src'), 'plain.c');
+  writeFileSync(src, '#include <stdio.h>\nint main(void) { puts("x"); return 0; }\n');
+  const plain = compileC('plain', [src], { link: false });
+  const cases: Array<[Record<string, string>, number, string, string | undefined, string | undefined]> = [
+    [{ OMPI_COMM_WORLD_RANK: '2', OMPI_COMM_WORLD_SIZE: '4', OMPI_MCA_ess_base_jobid: '77' }, 2, 'OMPI_COMM_WORLD_RANK', '4', 'openmpi:77'],
+    [{ PMIX_RANK: '1', OMPI_COMM_WORLD_SIZE: '2', PMIX_NAMESPACE: 'job9' }, 1, 'PMIX_RANK', '2', 'pmix:job9'],
+    [{ PMI_RANK: '3', PMI_SIZE: '4' }, 3, 'PMI_RANK', '4', undefined],
+    [{ MV2_COMM_WORLD_RANK: '1', MV2_COMM_WORLD_SIZE: '3' }, 1, 'MV2_COMM_WORLD_RANK', '3', undefined],
+    [{ SLURM_PROCID: '5', SLURM_NTASKS: '8', SLURM_JOB_ID: '123', SLURM_STEP_ID: '4' }, 5, 'SLURM_PROCID', '8', 'slurm:123.4'],
+  ];
+  for (const [env, node, source, size, runId] of cases) {
+    const dir = tmpDir('env-rank');
+    const r = await hyprof(['run', '--dir', dir, '--', plain], { env });
+    t.is(r.code, 0, r.stderr);
+    t.deepEqual(profileFiles(dir), [`profile.${node}.0.0`], source);
+    const meta = new Map(readTauProfileDir(dir).threads[0][0].metadata);
+    t.is(meta.get('MPI Rank'), String(node));
+    t.is(meta.get('MPI Rank Source'), source);
+    t.is(meta.get('MPI World Size'), size);
+    t.is(meta.get('MPI Run Id'), runId);
+  }
+  const bad = tmpDir('env-rank-bad');
+  const r = await hyprof(['run', '--dir', bad, '--', plain], { env: { PMI_RANK: 'two', PMI_SIZE: '4' } });
+  t.is(r.code, 0, r.stderr);
+  t.true(r.stderr.includes("hyprof: PMI_RANK=two is not a rank (a whole number): this process's rank is not taken from it\n"), r.stderr);
+  t.deepEqual(profileFiles(bad), ['profile.0.0.0']);
+  const small = tmpDir('env-rank-size');
+  const r2 = await hyprof(['run', '--dir', small, '--', plain], { env: { PMI_RANK: '5', PMI_SIZE: '4' } });
+  t.is(r2.code, 0, r2.stderr);
+  t.true(r2.stderr.includes('hyprof: PMI_SIZE=4 is not a number of ranks above PMI_RANK=5: the size of the run is not known\n'), r2.stderr);
+  t.deepEqual(profileFiles(small), ['profile.5.0.0']);
 });
 
 test.serial('mpirun missing: the message names it and asks whether MPI is installed; exit 127', async (t) => {

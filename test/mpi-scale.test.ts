@@ -5,7 +5,8 @@
  * resolved on workers. (The 1,024-rank figures are measured in bench/mpi-scale.ts.)
  */
 import test from 'ava';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
@@ -13,8 +14,22 @@ import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain } from './helpers/
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import type { RanksReport } from '../src/output/mpi-report.js';
+import { encodeRaw, simpleFixture } from './raw-fixture.js';
+import { INFO_MPI_RANK } from '../src/samples/raw-model.js';
 
 const RANKS = 32;
+
+/** Python: split a merged file into its <profile_xml> documents, parse each with expat, print how many. */
+const WELL_FORMED_BLOCKS = `
+import sys, xml.parsers.expat
+data = open(sys.argv[1], 'rb').read()
+blocks = data.split(b'</profile_xml>')
+if blocks.pop().strip(): sys.exit('text after the last </profile_xml>')
+for i, b in enumerate(blocks):
+    if not b.lstrip().startswith(b'<profile_xml>'): sys.exit('block %d does not start with <profile_xml>' % i)
+    xml.parsers.expat.ParserCreate().Parse(b + b'</profile_xml>', True)
+print(len(blocks))
+`;
 const THREADS = 4;
 let raw = '';
 test.before(() => {
@@ -72,8 +87,32 @@ test.serial('the merged format holds the same threads and values as the thread f
   const tau = readWithTau(join(merged, 'tauprofile.xml'));
   t.true(tau.ok, tauReaderComplaints(tau));
   t.is(tau.num_threads, 32);
+  // TAU's merged file is a run of <profile_xml> documents (definitions, one per thread, the derived
+  // statistics): each one well-formed XML to a real parser (Python's expat), nothing between them.
+  const check = spawnSync('python3', ['-c', WELL_FORMED_BLOCKS, join(merged, 'tauprofile.xml')], { encoding: 'utf8' });
+  t.is(check.status, 0, check.stderr);
+  t.is(check.stdout.trim(), String(1 + 32 + 7), 'definitions, 32 threads, 7 derived blocks');
   const rep = await hyprof(['report', merged, '--json']);
   t.is((JSON.parse(rep.stdout) as { ranks: RanksReport }).ranks.ranks, 16);
+});
+
+test.serial('TAU_PROFILE_FORMAT=merged chooses the merged file; a value hyprof does not write is said', async (t) => {
+  const raw = tmpDir('scale-env-raw');
+  generateRanks(raw, { ranks: 2, threads: 1 });
+  const merged = tmpDir('scale-env-merged');
+  const r = await hyprof(['resolve', raw, '-o', merged], { env: { TAU_PROFILE_FORMAT: 'merged' } });
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(merged).filter((f) => f.startsWith('profile.') || f.startsWith('tauprofile')), ['tauprofile.xml']);
+  const other = tmpDir('scale-env-other');
+  const s = await hyprof(['resolve', raw, '-o', other], { env: { TAU_PROFILE_FORMAT: 'snapshot' } });
+  t.is(s.code, 0, s.stderr);
+  t.true(
+    s.stderr.includes('hyprof: warning: TAU_PROFILE_FORMAT=snapshot is not a format hyprof writes (profile or merged): profile.<node>.<context>.<thread> files are written\n'),
+    s.stderr,
+  );
+  t.deepEqual(readdirSync(other).filter((f) => f.startsWith('profile.')).sort(), ['profile.0.0.0', 'profile.1.0.0']);
+  const opt = await hyprof(['resolve', raw, '-o', tmpDir('scale-env-opt'), '--format', 'profile'], { env: { TAU_PROFILE_FORMAT: 'snapshot' } });
+  t.notRegex(opt.stderr, /TAU_PROFILE_FORMAT/, 'the option decides; the variable is not read');
 });
 
 test.serial('a rank missing from the raw files of a run is named; merged output of one rank alone is refused', async (t) => {
@@ -87,6 +126,36 @@ test.serial('a rank missing from the raw files of a run is named; merged output 
   const one = await hyprof(['resolve', subset[0], '-o', tmpDir('scale-one'), '--format', 'merged']);
   t.is(one.code, 2);
   t.regex(one.stderr, /hyprof: TAU_PROFILE_FORMAT=merged: one file holds every rank, and these raw files are one rank's/);
+});
+
+test.serial('ranks whose files hold different metrics: an error naming both files and ranks, nothing written', async (t) => {
+  const raw = tmpDir('scale-metrics');
+  const rank = (node: number, metrics: string[]) => {
+    const f = simpleFixture();
+    f.node = node;
+    f.pid = 5000 + node;
+    f.flags = INFO_MPI_RANK;
+    f.metrics = metrics;
+    f.attributes = [['Hostname', 'testhost'], ['MPI World Size', '2']];
+    for (const th of f.threads) for (const st of th.stats) {
+      st.incl = metrics.map(() => st.incl[0]);
+      st.excl = metrics.map(() => st.excl[0]);
+    }
+    const file = join(raw, `rank${node}.raw`);
+    writeFileSync(file, encodeRaw(f));
+    return file;
+  };
+  const a = rank(0, ['TIME']);
+  const b = rank(1, ['TIME', 'PAPI_TOT_CYC']);
+  const out = tmpDir('scale-metrics-out');
+  const r = await hyprof(['resolve', raw, '-o', out]);
+  t.is(r.code, 2);
+  t.is(
+    r.stderr,
+    `hyprof: ${b} (rank 1) measured TIME, PAPI_TOT_CYC but ${a} (rank 0) measured TIME: ` +
+      'one profile holds one set of metrics: resolve these files into separate directories\n',
+  );
+  t.deepEqual(readdirSync(out), []);
 });
 
 test.serial('a real run of 8 oversubscribed ranks, resolved on workers: every rank, exact calls', async (t) => {

@@ -29,7 +29,9 @@ test('the API labels threads by rank and says which rank of the run is missing',
   t.is(s.ranks?.worldSize, 4);
   t.true(s.ranks!.notes.some((n) => /^rank 2 of 4 wrote no measurements/.test(n)), s.ranks!.notes.join('\n'));
   const rows = (api.threads(new URLSearchParams({ limit: '10' })) as { rows: Array<{ label: string }> }).rows.map((r) => r.label);
-  t.deepEqual(rows, ['rank 0 · thread 0', 'rank 0 · thread 1', 'rank 1 · thread 0', 'rank 1 · thread 1', 'rank 3 · thread 0', 'rank 3 · thread 1']);
+  // The generated workers carry a thread name (as the runtime records OpenMP workers): shown beside the rank.
+  const w = ' "OpenMP worker 1"';
+  t.deepEqual(rows, ['rank 0 · thread 0', `rank 0 · thread 1${w}`, 'rank 1 · thread 0', `rank 1 · thread 1${w}`, 'rank 3 · thread 0', `rank 3 · thread 1${w}`]);
 });
 
 test('the page shows the ranks and the missing one', async (t) => {
@@ -56,7 +58,7 @@ test('the page shows the ranks and the missing one', async (t) => {
     t.regex((await page.textContent('#notes')) ?? '', /rank 2 of 4 wrote no measurements/);
     t.false(await page.isHidden('#notes'));
     const options = await page.$$eval('#thread option', (o) => o.map((x) => x.textContent));
-    t.true(options.includes('rank 3 · thread 1'), options.join(', '));
+    t.true(options.includes('rank 3 · thread 1 "OpenMP worker 1"'), options.join(', '));
   } finally {
     await browser.close();
     child?.kill('SIGTERM');

@@ -5,6 +5,7 @@
  * running, and the program says where its measurements went.
  */
 import test from 'ava';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, tmpDir, type RunResult } from './helpers/native.js';
@@ -31,13 +32,34 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
   return !alive(pid);
 }
 
+/** The daemon's upper bound: it normally ends at once when the test signals it. */
+const DAEMON_MAX_MS = 60_000;
+
+/** Once the run names the daemon it left running, act (as a user would), then tell the daemon to
+ * end (SIGUSR1): its end is then after the run's report, however loaded the machine is. */
+function stopDaemonWhenNamed(child: ChildProcess, act?: (m: RegExpExecArray) => void): void {
+  let seen = '';
+  let done = false;
+  child.stderr!.on('data', (d: Buffer) => {
+    seen += d.toString();
+    const m = SURVIVOR.exec(seen);
+    if (!m || done) return;
+    done = true;
+    act?.(m);
+    process.kill(Number(m[1]), 'SIGUSR1');
+  });
+}
+
 const SURVIVOR = /^hyprof: 1 process the program started is still running \(pid (\d+): \S*run_life\); its measurements are not in this profile: they are written to (\S+) when it ends, then: hyprof resolve \S+ -o (\S+)$/m;
 
 test('a daemon the program leaves running is named; the run directory is kept for it, private, and its file resolves', async (t) => {
   const dir = tmpDir('life-daemon');
   const out = join(dir, 'out');
-  // The run's own pipes stay open until the daemon ends: the result comes once it has.
-  const r = await hyprof(['run', '--dir', out, '--', program, 'daemon', '3000']);
+  // The run's own pipes stay open until the daemon ends: the result comes once it has. The daemon
+  // works until it is told to stop, once the run has named it.
+  const r = await hyprof(['run', '--dir', out, '--', program, 'daemon', String(DAEMON_MAX_MS)], {
+    onSpawn: (child) => stopDaemonWhenNamed(child),
+  });
   t.is(r.code, 0, r.stderr);
   const m = SURVIVOR.exec(r.stderr);
   t.truthy(m, r.stderr);
@@ -61,19 +83,13 @@ test('a daemon the program leaves running is named; the run directory is kept fo
 test('a daemon that ends after its run directory was removed does not re-create it', async (t) => {
   const dir = tmpDir('life-removed');
   let rawDir = '';
-  const r: RunResult = await hyprof(['run', '--dir', join(dir, 'out'), '--', program, 'daemon', '3000'], {
-    onSpawn: (child) => {
-      let seen = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        seen += d.toString();
-        const m = SURVIVOR.exec(seen);
+  const r: RunResult = await hyprof(['run', '--dir', join(dir, 'out'), '--', program, 'daemon', String(DAEMON_MAX_MS)], {
+    onSpawn: (child) =>
+      stopDaemonWhenNamed(child, (m) => {
         // As a user cleaning up /tmp would, while the daemon still runs.
-        if (m && !rawDir) {
-          rawDir = m[2];
-          rmSync(rawDir, { recursive: true, force: true });
-        }
-      });
-    },
+        rawDir = m[2];
+        rmSync(rawDir, { recursive: true, force: true });
+      }),
   });
   t.is(r.code, 0, r.stderr);
   t.truthy(rawDir, r.stderr);

@@ -42,7 +42,7 @@ for (const args of [[], ['--callpath'], ['--json']]) {
   });
 }
 
-for (const format of ['pprof', 'speedscope', 'chrome', 'collapsed']) {
+for (const format of ['pprof', 'speedscope', 'collapsed']) {
   test(`export ${format} of ${N} timers`, async (t) => {
     const out = join(tmpDir(`size-${format}`), `out.${format}`);
     const r = await cli(['export', dir, '--format', format, '-o', out]);

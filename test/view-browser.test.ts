@@ -123,7 +123,7 @@ t2('the main window shows a bar per thread and statistic', async (t) => {
   const rows = await page.$$eval('.bars .row', (rs) => rs.map((r) => r.getAttribute('data-thread')));
   t.deepEqual(rows, ['mean', 'min', 'max', 'std', '0']);
   const total = await page.textContent('.bars .row[data-thread="0"] .total');
-  t.is(total, fmt(fileValues('.TAU application')[3]));
+  t.is(total, `${fmt(fileValues('.TAU application')[3])} µs`);
   t.true((await page.$$('.bars .row[data-thread="0"] rect')).length >= 5);
   const facts = await shot(page, 'threads');
   t.deepEqual([facts.width, facts.height], [VIEWPORT.width, VIEWPORT.height]);

@@ -299,7 +299,12 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   int ended = __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
   hp_buf_u32(b, t->index);
   hp_buf_i64(b, t->tid);
-  hp_buf_str(b, t->name);
+  /* A name from hyprof_set_thread_name, else the one pthread_setname_np gave a running thread (an
+   * ended thread's was kept at its end); hp_thread_os_name is async-signal-safe. */
+  char os_name[32];
+  const char *name = t->name;
+  if (!name[0] && !ended && hp_thread_os_name(t, os_name, sizeof os_name)) name = os_name;
+  hp_buf_str(b, name);
   hp_buf_u64(b, t->start_ns);
   hp_buf_u64(b, ended ? t->stop_ns : now_wall);
   hp_buf_u32(b, ended ? 1u : 0u);

@@ -265,6 +265,8 @@ static void init_once_body(void) {
   hp_rt.ppid = getppid();
   hp_rt.start_wall_ns = hp_wall_ns();
   hp_rt.start_mono_ns = hp_now_ns();
+  /* Threads inherit this name; one that differs at the dump was named by the program. */
+  if (hp_read_small_file("/proc/self/comm", hp_rt.process_comm, sizeof hp_rt.process_comm) < 0) hp_rt.process_comm[0] = '\0';
   const char *run_parent = getenv("HYPROF_RUN_PARENT");
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;

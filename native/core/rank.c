@@ -87,8 +87,15 @@ static void job_id(char *out, size_t cap) {
 void hp_rank_from_env(void) {
   for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
     long rank = env_number(rank_vars[i][0]);
+    const char *set = getenv(rank_vars[i][0]);
+    if (rank < 0 && set && *set)
+      hp_warn("%s=%s is not a rank (a whole number): this process's rank is not taken from it", rank_vars[i][0], set);
     if (rank < 0) continue;
     long size = env_number(rank_vars[i][1]);
+    const char *size_set = getenv(rank_vars[i][1]);
+    if (size_set && *size_set && size <= rank)
+      hp_warn("%s=%s is not a number of ranks above %s=%ld: the size of the run is not known", rank_vars[i][1], size_set,
+              rank_vars[i][0], rank);
     hp_rt.node = (int)rank;
     hp_rt.rank_from_env = 1;
     hp_rt.world_size = size > rank ? (int)size : 0;

@@ -1,6 +1,7 @@
 /* A program linked with -lhyprof and run on its own still leaves a TAU profile: at exit the runtime
- * runs `hyprof resolve` from the package it was built in (it finds it from its own location), or
- * prints the one command to run when node or the package's CLI cannot be found. */
+ * runs `hyprof resolve` from the package it was built in (it finds it from its own location), or the
+ * single executable installed beside a C-only install (<prefix>/bin/hyprof for <prefix>/lib), or
+ * prints the one command to run when neither can be found. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -36,20 +37,37 @@ static int find_node(char *out, size_t cap) {
   return 0;
 }
 
-/* <package>/build/Release/libhyprof.so -> <package>/dist/src/cli/main.js */
-static int find_cli(char *out, size_t cap) {
+/* The real path of this library, cut by `up` components: 1 gives its directory. */
+static int lib_dir_up(char *out, size_t cap, int up) {
   Dl_info info;
-  if (!dladdr((void *)find_cli, &info) || !info.dli_fname) return 0;
+  if (!dladdr((void *)lib_dir_up, &info) || !info.dli_fname) return 0;
   char lib[PATH_MAX];
   if (!realpath(info.dli_fname, lib)) return 0;
-  for (int up = 0; up < 3; up++) {
+  for (int i = 0; i < up; i++) {
     char *slash = strrchr(lib, '/');
     if (!slash) return 0;
     *slash = 0;
   }
-  snprintf(out, cap, "%s/dist/src/cli/main.js", lib);
+  snprintf(out, cap, "%s", lib);
+  return 1;
+}
+
+/* <package>/build/Release/libhyprof.so or <package>/prebuilds/<platform>/libhyprof.so ->
+ * <package>/dist/src/cli/main.js */
+static int find_cli(char *out, size_t cap) {
+  char root[PATH_MAX];
+  if (!lib_dir_up(root, sizeof root, 3)) return 0;
+  int n = snprintf(out, cap, "%s/dist/src/cli/main.js", root);
   struct stat st;
-  return stat(out, &st) == 0;
+  return n > 0 && (size_t)n < cap && stat(out, &st) == 0;
+}
+
+/* <prefix>/lib/libhyprof.so -> <prefix>/bin/hyprof (make install puts the single executable there) */
+static int find_executable_beside(char *out, size_t cap) {
+  char prefix[PATH_MAX];
+  if (!lib_dir_up(prefix, sizeof prefix, 2)) return 0;
+  int n = snprintf(out, cap, "%s/bin/hyprof", prefix);
+  return n > 0 && (size_t)n < cap && is_executable(out);
 }
 
 /* The environment of the resolver: measurement off, the runtime not preloaded into node. */
@@ -69,8 +87,10 @@ static char **resolver_env(void) {
 
 void hp_resolve_at_exit(const char *raw) {
   if (!raw || !raw[0]) return;
-  char node[PATH_MAX], cli[PATH_MAX];
-  if (!find_node(node, sizeof node) || !find_cli(cli, sizeof cli)) {
+  char node[PATH_MAX], cli[PATH_MAX], exe[PATH_MAX];
+  int with_node = find_node(node, sizeof node) && find_cli(cli, sizeof cli);
+  int with_exe = !with_node && find_executable_beside(exe, sizeof exe);
+  if (!with_node && !with_exe) {
     hp_warn("measurements written to %s; turn them into a TAU profile with: npx hyprof resolve %s -o %s", raw, raw,
             hp_cfg.dir);
     return;
@@ -80,11 +100,13 @@ void hp_resolve_at_exit(const char *raw) {
    * after "--", so that neither is ever read as an option. */
   char output[sizeof hp_cfg.dir + 16];
   snprintf(output, sizeof output, "--output=%s", hp_cfg.dir);
-  char *argv[] = {node, cli, "resolve", output, "--", (char *)raw, NULL};
+  char *node_argv[] = {node, cli, "resolve", output, "--", (char *)raw, NULL};
+  char *exe_argv[] = {exe, "resolve", output, "--", (char *)raw, NULL};
+  char **argv = with_node ? node_argv : exe_argv;
   pid_t pid;
   int status = -1;
-  if (!env || posix_spawn(&pid, node, NULL, NULL, argv, env) != 0 || waitpid(pid, &status, 0) < 0) {
-    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", node, raw, raw, hp_cfg.dir);
+  if (!env || posix_spawn(&pid, argv[0], NULL, NULL, argv, env) != 0 || waitpid(pid, &status, 0) < 0) {
+    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", argv[0], raw, raw, hp_cfg.dir);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
   } else {

@@ -25,6 +25,8 @@ typedef struct hp_runtime {
   uint64_t start_wall_ns;  /* CLOCK_REALTIME at start (or fork) */
   uint64_t start_mono_ns;
   uint32_t root_event;
+  char process_comm[16];   /* the process's name (/proc/self/comm) at start: a thread whose own name
+                            * differs was named by the program (pthread_setname_np, prctl) */
 } hp_runtime;
 
 extern hp_runtime hp_rt;
@@ -34,6 +36,13 @@ int hp_init(void);
 
 /* Child side of fork: drop the other threads, clear statistics, restart the clocks. */
 void hp_thread_after_fork_child(void);
+/* A thread's name as the OS holds it (/proc/self/task/<tid>/comm), when it differs from the
+ * process's name at start and from the name the thread inherited from its creator: set by the
+ * program (pthread_setname_np). Fills out and returns 1, else 0. Async-signal-safe: open, read and
+ * close only (the signal dump calls it). */
+int hp_thread_os_name(const hp_thread *t, char *out, size_t cap);
+/* Read a small file into out (NUL-terminated, trailing newline dropped); async-signal-safe. Length or -1. */
+int hp_read_small_file(const char *path, char *out, size_t cap);
 /* Mark the calling thread as ended (its pthread key destructor). */
 void hp_thread_end(hp_thread *t);
 /* Record a misuse warning on t (printed once per distinct text, kept in the profile). */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -38,6 +40,8 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   }
   t->in_tool = 1;
   t->tid = (pid_t)syscall(SYS_gettid);
+  /* The name it inherited from its creator: a name equal to it was not given to this thread. */
+  if (prctl(PR_GET_NAME, t->born_comm) != 0) t->born_comm[0] = '\0';
   t->start_ns = hp_wall_ns();
   t->entry_stack_addr = entry_stack_addr;
   hp_frame *root = &t->frames[0];
@@ -63,9 +67,47 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   return t;
 }
 
+/* Read a small /proc file into out (at most cap-1 bytes, the trailing newline dropped). open, read
+ * and close only: async-signal-safe. Returns the length, or -1. */
+int hp_read_small_file(const char *path, char *out, size_t cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, out, cap - 1);
+  close(fd);
+  if (n < 0) return -1;
+  while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0')) n--;
+  out[n] = '\0';
+  return (int)n;
+}
+
+int hp_thread_os_name(const hp_thread *t, char *out, size_t cap) {
+  if (!hp_rt.process_comm[0] || cap < 2) return 0;
+  pid_t tid = t->tid;
+  /* "/proc/self/task/<tid>/comm" built by hand: snprintf is not async-signal-safe. */
+  char path[64] = "/proc/self/task/";
+  size_t at = strlen(path);
+  char digits[16];
+  int nd = 0;
+  unsigned long v = (unsigned long)tid;
+  do digits[nd++] = (char)('0' + v % 10);
+  while ((v /= 10) && nd < (int)sizeof digits);
+  while (nd > 0) path[at++] = digits[--nd];
+  memcpy(path + at, "/comm", 6);
+  char comm[32];
+  if (hp_read_small_file(path, comm, sizeof comm) <= 0) return 0;
+  if (strcmp(comm, hp_rt.process_comm) == 0 || strcmp(comm, t->born_comm) == 0) return 0;
+  size_t n = strlen(comm);
+  if (n >= cap) n = cap - 1;
+  memcpy(out, comm, n);
+  out[n] = '\0';
+  return 1;
+}
+
 void hp_thread_end(hp_thread *t) {
   if (!t || t->ended) return;
   hp_tool_enter(t);
+  /* The name the program gave the thread with pthread_setname_np, while the thread still exists. */
+  if (!t->name[0]) hp_thread_os_name(t, t->name, sizeof t->name);
   hp_modules_thread_end(t);
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */

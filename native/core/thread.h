@@ -103,6 +103,7 @@ typedef struct hp_thread {
   uint32_t index;                  /* 0.. in order of first appearance */
   pid_t tid;
   char name[64];
+  char born_comm[16];              /* the OS name the thread had when its state was made (inherited) */
   uint64_t start_ns, stop_ns;      /* CLOCK_REALTIME */
   uint64_t stop_mono_ns;           /* CLOCK_MONOTONIC when the thread ended: open timers close then */
   int ended;

@@ -67,7 +67,8 @@ void hyprof_param(const char *name, long long value);
 /* The node (MPI rank) this process writes as: profile.<node>.0.<thread>. */
 void hyprof_set_node(int node);
 
-/* Name the calling thread in the profile metadata. */
+/* Name the calling thread: the profile labels it so (report, viewer) and records it as metadata
+ * `Thread Name`. Without it, a name set with pthread_setname_np is used. */
 void hyprof_set_thread_name(const char *name);
 
 /* Write the raw measurement file now (the process goes on measuring; the file is replaced at exit). */

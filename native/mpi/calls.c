@@ -526,7 +526,7 @@ static void mpi_waitall_f(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuse
   if (p.any && !hp_mpi_f_statuses_ignore(statuses) && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS))
     for (int i = 0; i < n; i++) {
       MPI_Status st;
-      if (PMPI_Status_f2c(statuses + (size_t)i * FSS, &st) == MPI_SUCCESS && completed(*ierr, &st)) pending_done(&p, i, &st);
+      if (PMPI_Status_f2c(statuses + (size_t)i * HP_F_STATUS_STRIDE, &st) == MPI_SUCCESS && completed(*ierr, &st)) pending_done(&p, i, &st);
     }
   if (own != inline_st) free(own);
   pending_release(&p);
@@ -554,7 +554,7 @@ static void mpi_testall_f(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, M
   if (p.any && *flag && !hp_mpi_f_statuses_ignore(statuses) && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS))
     for (int i = 0; i < n; i++) {
       MPI_Status st;
-      if (PMPI_Status_f2c(statuses + (size_t)i * FSS, &st) == MPI_SUCCESS && completed(*ierr, &st)) pending_done(&p, i, &st);
+      if (PMPI_Status_f2c(statuses + (size_t)i * HP_F_STATUS_STRIDE, &st) == MPI_SUCCESS && completed(*ierr, &st)) pending_done(&p, i, &st);
     }
   if (own != inline_st) free(own);
   pending_release(&p);
@@ -582,7 +582,7 @@ static void some_f(fsome_fn call, enum hp_mpi_ev ev, uintptr_t ra, uintptr_t cfa
       *outcount != MPI_UNDEFINED)
     for (int k = 0; k < (int)*outcount; k++) {
       MPI_Status st;
-      if (PMPI_Status_f2c(statuses + (size_t)k * FSS, &st) == MPI_SUCCESS && completed(*ierr, &st))
+      if (PMPI_Status_f2c(statuses + (size_t)k * HP_F_STATUS_STRIDE, &st) == MPI_SUCCESS && completed(*ierr, &st))
         pending_done(&p, (int)indices[k] - 1, &st);
     }
   if (own != inline_st) free(own);

@@ -54,8 +54,17 @@ void hp_mpi_after_init(int thread_level);
 
 /* ---- Fortran ---- */
 
-/* A Fortran status: MPI_Status's size in Fortran integers (MPI-3), with room to spare. */
-#define HP_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint) + 2)
+/* Fortran's MPI_STATUS_SIZE: the integers of one status, and so the distance between two statuses
+ * of an array of them (MPI_Waitall ...). MPI-4 names it MPI_F_STATUS_SIZE in C; before, an MPI_Status
+ * is that many Fortran integers (Open MPI 6, MPICH 5). */
+#ifdef MPI_F_STATUS_SIZE
+#define HP_F_STATUS_STRIDE ((size_t)MPI_F_STATUS_SIZE)
+#else
+#define HP_F_STATUS_STRIDE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "an MPI_Status is a whole number of Fortran integers");
+#endif
+/* A buffer for one Fortran status, with room to spare; never a stride (HP_F_STATUS_STRIDE is). */
+#define HP_F_STATUS_SIZE (HP_F_STATUS_STRIDE + 2)
 /* Is this Fortran status argument MPI_STATUS_IGNORE (or MPI_STATUSES_IGNORE)? */
 int hp_mpi_f_status_ignore(const MPI_Fint *status);
 int hp_mpi_f_statuses_ignore(const MPI_Fint *statuses);

@@ -59,20 +59,27 @@ export async function mpiCallSites(proc: RawProcess, symbolizer: Symbolizer): Pr
       else if (f && f.length > 0) located.set(`${path}@${a}`, `${f[0].function} in ${path}`);
     });
   }
+  // Several return addresses can be one line (calls written on one line, an unrolled loop): the
+  // layer records each address, a thread's list holds each call, context and line once.
+  const byKey = new Map<number, Map<string, MpiSiteRecord>>();
   for (const s of sites) {
     const ctx = proc.contexts.get(s.context);
     const addr = s.pc - 1n - s.bias;
-    const record: MpiSiteRecord = {
-      call: proc.events[s.event]?.name ?? `event ${s.event}`,
-      caller: ctx ? pathOf(proc, ctx.parent) : '',
-      location: located.get(`${s.path}@${addr}`) ?? `${s.path || 'UNKNOWN'}+0x${addr.toString(16)}`,
-      calls: s.calls,
-      usec: s.ns / 1000,
-    };
-    let list = out.get(s.thread);
-    if (!list) out.set(s.thread, (list = []));
-    list.push(record);
+    const call = proc.events[s.event]?.name ?? `event ${s.event}`;
+    const caller = ctx ? pathOf(proc, ctx.parent) : '';
+    const location = located.get(`${s.path}@${addr}`) ?? `${s.path || 'UNKNOWN'}+0x${addr.toString(16)}`;
+    let mine = byKey.get(s.thread);
+    if (!mine) byKey.set(s.thread, (mine = new Map()));
+    const key = `${call}\u0000${caller}\u0000${location}`;
+    const known = mine.get(key);
+    if (known) {
+      known.calls += s.calls;
+      known.usec += s.ns / 1000;
+    } else {
+      mine.set(key, { call, caller, location, calls: s.calls, usec: s.ns / 1000 });
+    }
   }
+  for (const [thread, mine] of byKey) out.set(thread, [...mine.values()]);
   for (const list of out.values()) list.sort((a, b) => b.usec - a.usec || (a.location < b.location ? -1 : 1));
   return out;
 }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
 import { existsSync } from 'node:fs';
-import { fortranModDir, fortranModPath, includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
 
 interface ConfigOptions {
   cflags?: boolean;
@@ -32,6 +32,13 @@ function requireMpiLayer(): string {
 
 /** The directory of hyprof.mod, or a UserError saying why it is not there. */
 function requireFortranModule(): string {
+  if (!existsSync(fortranModPath) && installedPrefix) {
+    throw new UserError(
+      `--fflags: no Fortran module is installed (${fortranModPath} is missing: make install found no Fortran compiler). ` +
+        "Install gfortran (or set FC) and run 'make install' again; TAU's Fortran API (tau_profile_timer, ...) needs only --libs",
+      1,
+    );
+  }
   if (!existsSync(fortranModPath)) {
     throw new UserError(
       `--fflags: the Fortran module is not built (${fortranModPath} is missing: no Fortran compiler was found when hyprof was built). ` +

@@ -1,12 +1,11 @@
 /**
  * `hyprof export DIR --format F`: a TAU profile directory in another tool's format — pprof,
- * speedscope, Chrome trace, collapsed stacks — with contexts, unwound frames and samples kept as
+ * speedscope, collapsed stacks — with contexts, unwound frames and samples kept as
  * frames below the timers.
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { EXPORT_FORMATS, type ExportFormat, type ExportSelection } from '../output/export-common.js';
-import { exportChrome } from '../output/export-chrome.js';
+import { DROPPED_FORMATS, EXPORT_FORMATS, type ExportFormat, type ExportSelection } from '../output/export-common.js';
 import { exportCollapsed } from '../output/export-collapsed.js';
 import { exportPprof } from '../output/export-pprof.js';
 import { exportSpeedscope } from '../output/export-speedscope.js';
@@ -28,8 +27,6 @@ export function renderExport(profile: TauProfile, format: ExportFormat, sel: Exp
       return exportPprof(profile, sel);
     case 'speedscope':
       return `${JSON.stringify(exportSpeedscope(profile, sel, packageVersion()))}\n`;
-    case 'chrome':
-      return `${JSON.stringify(exportChrome(profile, sel))}\n`;
     case 'collapsed':
       return exportCollapsed(profile, sel);
   }
@@ -46,6 +43,8 @@ export function register(program: Command): void {
     .option('--metric <name>', 'metric to export (default: the first)')
     .action((dir: string, opts: ExportCliOptions) => {
       const format = opts.format as ExportFormat;
+      const dropped = DROPPED_FORMATS[opts.format ?? ''];
+      if (dropped !== undefined) throw new UserError(`--format ${opts.format}: not written: ${dropped}`, 2);
       if (!EXPORT_FORMATS.includes(format)) {
         throw new UserError(`--format ${opts.format}: unknown format; formats: ${EXPORT_FORMATS.join(', ')}`, 2);
       }

@@ -2,7 +2,7 @@
  * `hyprof report`: a TAU profile directory (hyprof's or TAU's own) printed in the terminal in the
  * manner of TAU's pprof, plus event paths, hot lines per context, sample drops and user events.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
@@ -18,6 +18,9 @@ import { renderDiagnoses, renderOpenmpReport } from '../output/report-openmp.js'
 import { reportPieces } from '../output/report-text.js';
 import { jsonPieces } from '../base/json-pieces.js';
 import { buildFunctionReport, renderFunctionReport } from '../output/report-functions.js';
+import { eventAcrossThreads } from '../output/event-threads.js';
+import { renderEventBars } from '../output/event-threads-text.js';
+import { colourWanted } from '../output/term-colour.js';
 import type { TauThreadProfile } from '../output/tau-model.js';
 import { listProfileFiles, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
@@ -35,6 +38,7 @@ interface ReportCliOptions {
   mpi?: boolean;
   diagnose?: boolean;
   functions?: boolean;
+  event?: string;
 }
 
 /** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
@@ -76,7 +80,7 @@ function report(dir: string, opts: ReportCliOptions): void {
   try {
     sets = listProfileFiles(dir);
   } catch (e) {
-    const note = existsSync(dir) ? unresolvedRaw(dir) : null;
+    const note = existsSync(dir) ? (unresolvedRaw(dir) ?? rawBeside(dir)) : null;
     if (e instanceof UserError && note) throw new UserError(`${e.message}; ${note}`);
     throw e;
   }
@@ -188,6 +192,25 @@ function unresolvedRaw(dir: string): string | null {
   );
 }
 
+/**
+ * Raw files directly in a directory that holds no profile: what processes stopped by a signal leave
+ * (a linked program's ranks that the launcher stopped write their raw file and cannot resolve it in
+ * the signal handler). A note with the command that resolves them all at once, or null.
+ */
+function rawBeside(dir: string): string | null {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  } catch {
+    return null;
+  }
+  if (files.length === 0) return null;
+  return (
+    `it holds ${files.length} raw measurement file${files.length === 1 ? '' : 's'} (*.raw) not resolved yet ` +
+    `(processes stopped by a signal write them): hyprof resolve ${dir} -o ${dir}`
+  );
+}
+
 function withNote(r: RanksReport, note: string | null): RanksReport {
   return note ? { ...r, notes: [...r.notes, note] } : r;
 }
@@ -221,6 +244,7 @@ export function register(program: Command): void {
       'the samples by function instead: self and total (callers included) per function, over all contexts and per context, ' +
         'like perf report --no-children (--sort excl, the default) and --children (--sort incl)',
     )
+    .option('--event <name>', 'one timer (or event path, or sampled function) on every thread instead: bars of its exclusive value, with mean, min, max, std. dev.')
     .addHelpText(
       'after',
       '\nA profile of several ranks (MPI) also gets a RANKS section: ranks lost, the slowest rank, and per event\nthe mean, std. dev., min and max over all threads (ParaProf\'s mean and std. dev. views).',
@@ -236,6 +260,14 @@ export function register(program: Command): void {
         const parts = [renderOpenmpReport(data, { limit: opts.limit })];
         if (opts.diagnose) parts.push(renderDiagnoses(data));
         process.stdout.write(`${parts.map((p) => p.replace(/\n*$/, '\n')).join('\n')}`);
+        return;
+      }
+      if (opts.event !== undefined) {
+        const profile = readTauProfileDir(dir);
+        const mi = opts.metric === undefined ? 0 : profile.metrics.indexOf(opts.metric);
+        if (mi < 0) throw new UserError(`--metric ${opts.metric}: not in this profile (it has ${profile.metrics.join(', ')})`);
+        const e = eventAcrossThreads(profile, mi, opts.event);
+        process.stdout.write(opts.json ? `${JSON.stringify(e, null, 2)}\n` : renderEventBars(e, { colour: colourWanted(process.stdout.isTTY, process.env) }));
         return;
       }
       if (opts.functions) {

@@ -7,7 +7,10 @@ import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
+import { bundledWebFiles } from './bundled-web.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
+import { commonMetric } from '../output/diff.js';
+import { readRun } from './cmd-diff.js';
 
 interface ViewCliOptions {
   port: number;
@@ -52,6 +55,7 @@ export function register(program: Command): void {
     .command('view')
     .description('show a TAU profile directory in the browser (bar charts, statistics, event-path tree, flame graph)')
     .argument('<dir>', 'profile directory (profile.<node>.<context>.<thread> files or MULTI__<metric> subdirectories)')
+    .argument('[compare]', 'a second profile directory: compare it (B) with the first (A): differences, differential flame graph')
     .option('--port <n>', 'port to listen on (0 = a free port)', portNumber, 0)
     .option('--host <addr>', 'loopback address to listen on', '127.0.0.1')
     .option('--open', 'open the page in the desktop browser (xdg-open)')
@@ -61,10 +65,18 @@ export function register(program: Command): void {
       sourceDirs,
       [],
     )
-    .action(async (dir: string, opts: ViewCliOptions) => {
-      const profile = readProfileWithProgress(dir);
-      const view = await startViewServer(profile, { host: opts.host, port: opts.port, sourceDirs: opts.sourceDir });
-      process.stdout.write(`hyprof: viewing ${dir} at ${view.url}\n`);
+    .action(async (dir: string, compare: string | undefined, opts: ViewCliOptions) => {
+      const profile = compare === undefined ? readProfileWithProgress(dir) : readRun(dir, 'A');
+      const other = compare === undefined ? undefined : readRun(compare, 'B');
+      if (other) commonMetric(profile, other);
+      const view = await startViewServer(profile, {
+        host: opts.host,
+        port: opts.port,
+        sourceDirs: opts.sourceDir,
+        compare: other,
+        webFiles: bundledWebFiles(),
+      });
+      process.stdout.write(`hyprof: viewing ${dir}${compare !== undefined ? ` compared with ${compare}` : ''} at ${view.url}\n`);
       if (opts.open) openBrowser(view.url);
       const stop = (): void => {
         void view.close().then(() => process.exit(0));

@@ -6,16 +6,31 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../base/errors.js';
+import { inSingleExecutable, singleExecutableText } from '../base/single-executable.js';
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const includeDir = join(packageRoot, 'native', 'include');
-export const libDir = join(packageRoot, 'build', 'Release');
+/** The single executable installed by `make install` into <prefix>/bin finds <prefix>/include and
+ * <prefix>/lib; in the package, native/include and the native build. */
+export const installedPrefix = inSingleExecutable() ? resolve(dirname(process.execPath), '..') : null;
+export const includeDir = installedPrefix ? join(installedPrefix, 'include') : join(packageRoot, 'native', 'include');
+/** Where the native runtime is: as node-gyp-build picks the addon, a build from source
+ * (build/Release) first, else the prebuilt binaries npm installed (prebuilds/<platform>-<arch>). */
+export const libDir = runtimeDir();
 export const libPath = join(libDir, 'libhyprof.so');
 /** The MPI layer, built only where an MPI compiler was found (docs/mpi.md). */
 export const mpiLibPath = join(libDir, 'libhyprof_mpi.so');
 
-/** The Fortran module file, built only where a Fortran compiler was found (docs/fortran.md). */
-export const fortranModDir = join(libDir, 'fortran');
+function runtimeDir(): string {
+  if (installedPrefix) return join(installedPrefix, 'lib');
+  const built = join(packageRoot, 'build', 'Release');
+  const prebuilt = join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`);
+  return !existsSync(join(built, 'libhyprof.so')) && existsSync(join(prebuilt, 'libhyprof.so')) ? prebuilt : built;
+}
+
+/** The Fortran module file, built only where a Fortran compiler was found (docs/fortran.md): beside
+ * the runtime (build/Release/fortran, or the prebuilt binaries' directory, scripts/install-fortran.sh),
+ * or where `make install` puts it, with the headers. */
+export const fortranModDir = installedPrefix ? includeDir : join(libDir, 'fortran');
 export const fortranModPath = join(fortranModDir, 'hyprof.mod');
 
 /** The MPI layer's library when it was built, else null. */
@@ -24,6 +39,8 @@ export function mpiRuntime(): string | null {
 }
 
 export function packageVersion(): string {
+  const bundled = singleExecutableText('version');
+  if (bundled) return bundled;
   try {
     return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
@@ -33,6 +50,13 @@ export function packageVersion(): string {
 
 /** The runtime library, or a UserError telling how to build it. */
 export function requireRuntime(): string {
+  if (!existsSync(libPath) && installedPrefix) {
+    throw new UserError(
+      `this hyprof is the single executable, and no runtime is installed beside it (${libPath} is missing): ` +
+        "install the runtime with 'make install PREFIX=...' from the hyprof sources, or use the npm package (docs/install.md)",
+      1,
+    );
+  }
   if (!existsSync(libPath)) {
     throw new UserError(
       `the native runtime is not built (${libPath} is missing): run 'npm rebuild hyprof', or 'npx node-gyp rebuild' in ${packageRoot}`,

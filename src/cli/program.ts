@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { register as registerConfig } from './cmd-config.js';
+import { register as registerDiff } from './cmd-diff.js';
 import { register as registerExport } from './cmd-export.js';
 import { register as registerReport } from './cmd-report.js';
 import { register as registerResolve } from './cmd-resolve.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerResolve(program);
   registerReport(program);
+  registerDiff(program);
   registerView(program);
   registerExport(program);
   registerConfig(program);

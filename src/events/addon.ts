@@ -1,6 +1,7 @@
 /**
  * The native addon: the same C runtime as libhyprof.so, loaded into Node with node-gyp-build
- * (a prebuilt binary from prebuilds/ when present, else build/Release).
+ * (a build from source in build/Release when there is one, else the prebuilt binary npm installed in
+ * prebuilds/<platform>-<arch>).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

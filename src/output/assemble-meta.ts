@@ -8,11 +8,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INFO_FROM_FLUSH, INFO_FROM_SIGNAL, type RawProcess, type RawThread } from '../samples/raw-model.js';
 import type { ContextTree } from './assemble-tree.js';
+import { singleExecutableText } from '../base/single-executable.js';
 
 let packageVersion: string | undefined;
 
 /** hyprof's version, from package.json (dist/src/output/ → the package root). */
 export function hyprofVersion(): string {
+  packageVersion ??= singleExecutableText('version');
   if (packageVersion === undefined) {
     try {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

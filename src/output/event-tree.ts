@@ -227,7 +227,7 @@ const widths = new WeakMap<EventTree, Map<TreeNode, number>>();
 /**
  * Flame-graph width of every node of a tree (computed once per tree): its own unexplained value plus
  * its children's widths, so samples nest inside the timer they were taken in. The viewer's flame
- * graph and the chrome export lay nodes out by it.
+ * graph lays nodes out by it.
  */
 export function flameWidths(tree: EventTree): Map<TreeNode, number> {
   let w = widths.get(tree);

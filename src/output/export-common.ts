@@ -8,9 +8,21 @@
  */
 import { UserError } from '../base/errors.js';
 import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from './event-tree.js';
-import { displayName, threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
-export const EXPORT_FORMATS = ['pprof', 'speedscope', 'chrome', 'collapsed'] as const;
+export const EXPORT_FORMATS = ['pprof', 'speedscope', 'collapsed'] as const;
+
+/**
+ * Formats hyprof no longer writes, with the reason and what to use instead. Chrome's trace format
+ * is a timeline: a TAU profile holds totals per event and calling context, not when each call
+ * started, so any timeline written from it would be invented.
+ */
+export const DROPPED_FORMATS: Record<string, string> = {
+  chrome:
+    'a Chrome trace is a timeline, and a profile holds totals per event and calling context, not when each call ran ' +
+    '(the runtime keeps no instance times), so its times would be invented; use --format speedscope ' +
+    "(speedscope's left-heavy and sandwich views of the same stacks) or --format pprof",
+};
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportSelection {
@@ -137,7 +149,7 @@ export function threadTree(t: TauThreadProfile): EventTree {
 }
 
 export function threadName(t: TauThreadProfile): string {
-  return threadLabel(t);
+  return namedThreadLabel(t);
 }
 
 /** Time metrics hold microseconds; anything else is a count. */

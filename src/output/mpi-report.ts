@@ -240,18 +240,21 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
   const totalAll = [...scan.events.values()].find((e) => displayName(e.name) === ROOT)?.incl.sum ?? 0;
   const mpiAll = ranks.reduce((n, r) => n + r.mpi, 0);
   if (rankRows.length > 0) regions.push({ region: 'whole program', exec: totalAll, mpi: mpiAll, share: totalAll > 0 ? (100 * mpiAll) / totalAll : 0 });
-  const siteMap = new Map<string, MpiSiteRow>();
+  // A rank's sites come from all its threads (and a profile may list a line more than once): a row
+  // counts each rank once.
+  const siteMap = new Map<string, MpiSiteRow & { lastNode: number }>();
   for (const r of ranks) {
     for (const s of r.sites) {
       const key = `${s.call}\u0000${s.caller}\u0000${s.location}`;
-      const row = siteMap.get(key) ?? { call: s.call, caller: s.caller, location: s.location, calls: 0, usec: 0, ranks: 0 };
+      const row = siteMap.get(key) ?? { call: s.call, caller: s.caller, location: s.location, calls: 0, usec: 0, ranks: 0, lastNode: -1 };
       row.calls += s.calls;
       row.usec += s.usec;
-      row.ranks++;
+      if (row.lastNode !== r.node) row.ranks++;
+      row.lastNode = r.node;
       siteMap.set(key, row);
     }
   }
-  const sites = [...siteMap.values()].sort((a, b) => b.usec - a.usec);
+  const sites = [...siteMap.values()].map(({ lastNode: _, ...row }) => row).sort((a, b) => b.usec - a.usec);
   return { ranks: rankRows, byCall, byCaller, regions, sites };
 }
 

@@ -125,8 +125,9 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
     // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
     const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
     scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
-    r.sites.push(...callSitesOf(t.metadata));
   }
+  // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
+  r.sites.push(...callSitesOf(t.metadata));
   if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
   for (const e of t.events) {
     // pprof's mean: every entry summed (divided by the threads at the end).

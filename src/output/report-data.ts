@@ -4,7 +4,7 @@
  * events. Pure functions, no I/O: the text renderer and `--json` print the same data.
  */
 import { UserError } from '../base/errors.js';
-import { displayName, isCallpath, threadLabel } from './tau-model.js';
+import { displayName, isCallpath, threadLabel, threadNameOf } from './tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 
 export type SortKey = 'excl' | 'incl' | 'calls' | 'name';
@@ -96,6 +96,8 @@ export interface ThreadReport {
   node?: number;
   context?: number;
   thread?: number;
+  /** The name the program gave the thread (pthread_setname_np, hyprof_set_thread_name), if any. */
+  name?: string;
   /** Largest inclusive value of the thread (the 100% of the %Time column). */
   total: number;
   rows: ReportRow[];
@@ -407,7 +409,8 @@ function threadReport(
     })),
     opts.sort,
   );
-  const ids = t.node >= 0 ? { node: t.node, context: t.context, thread: t.thread } : {};
+  const name = threadNameOf(t);
+  const ids = t.node >= 0 ? { node: t.node, context: t.context, thread: t.thread, ...(name ? { name } : {}) } : {};
   return {
     label,
     ...ids,

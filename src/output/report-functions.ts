@@ -11,7 +11,7 @@ import { UserError } from '../base/errors.js';
 import { sampledCode } from './export-common.js';
 import { meanThread, parseThreadSelector, selectThreads, type ThreadSelector } from './report-data.js';
 import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
-import { displayName, threadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
 
 /** Samples and values of one function. */
 interface FunctionCounts {
@@ -134,7 +134,7 @@ export function functionsOf(t: TauThreadProfile, sort: 'self' | 'total' = 'self'
   }
   if (!sawPaths) for (const f of flat) overall.add([sampledCode(f.name)!], f.calls, f.value);
   return {
-    label: threadLabel(t),
+    label: namedThreadLabel(t),
     overall: overall.rows(sort, limit, null),
     contexts: [...contexts.entries()]
       .map(([name, s]) => s.rows(sort, limit, name))

@@ -144,7 +144,7 @@ function threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean)
   const title =
     mean || t.node === undefined
       ? 'FUNCTION SUMMARY (mean):'
-      : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}:`;
+      : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}${t.name ? ` "${t.name}"` : ''}:`;
   return ['', title].concat(flatTable(t, u), callTree(report, t, u), hotLines(t, u), samples(t, mean), userEvents(t, mean));
 }
 

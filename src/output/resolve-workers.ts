@@ -7,11 +7,14 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { UserError } from '../base/errors.js';
+import { inSingleExecutable } from '../base/single-executable.js';
 import type { Symbolizer } from '../symbolize/symbolizer.js';
 import type { AssembleJob, FilePart } from './resolve-file.js';
 
-/** How many workers for `files` raw files: HYPROF_RESOLVE_WORKERS (0: none), else one per core up to 8, one per 4 files. */
+/** How many workers for `files` raw files: HYPROF_RESOLVE_WORKERS (0: none), else one per core up to 8, one per 4 files.
+ * None in the single executable: a worker runs a script file (resolve-worker.js), and it has none. */
 export function workerCount(files: number, env: NodeJS.ProcessEnv = process.env): number {
+  if (inSingleExecutable()) return 0;
   const asked = env.HYPROF_RESOLVE_WORKERS;
   if (asked !== undefined && /^\d+$/.test(asked.trim())) return Math.min(Number(asked), files);
   if (files < 8) return 0;

@@ -76,6 +76,14 @@ export function profileFormat(opt: ResolveOptions['format'], env: NodeJS.Process
   return (env.TAU_PROFILE_FORMAT ?? '').trim().toLowerCase() === 'merged' ? 'merged' : 'profile';
 }
 
+/** A TAU_PROFILE_FORMAT that is neither of the two formats hyprof writes: what to say (TAU itself
+ * also knows snapshot and cubex), or null. Set but unknown, the thread files are written. */
+export function profileFormatWarning(opt: ResolveOptions['format'], env: NodeJS.ProcessEnv = process.env): string | null {
+  const v = (env.TAU_PROFILE_FORMAT ?? '').trim();
+  if (opt || v === '' || ['profile', 'merged'].includes(v.toLowerCase())) return null;
+  return `TAU_PROFILE_FORMAT=${v} is not a format hyprof writes (profile or merged): profile.<node>.<context>.<thread> files are written`;
+}
+
 export async function resolveRawFiles(files: string[], opts: ResolveOptions): Promise<ResolveResult> {
   if (files.length === 0) throw new UserError('no raw measurement files to resolve');
   const symbolizer = new Symbolizer({
@@ -103,7 +111,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       const who = (q: ProcessSummary) => (isRankOfSeveral(q) ? `${q.file} (rank ${q.info.node})` : q.file);
       throw new UserError(
         `${who(p)} measured ${p.info.metrics.join(', ')} but ${who(procs[0])} measured ${metrics.join(', ')}: ` +
-          'one profile holds one set of metrics; resolve them separately (or run every rank with the same HYPROF_METRICS)',
+          'one profile holds one set of metrics: resolve these files into separate directories',
       );
     }
   }
@@ -190,6 +198,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     // The program's own misuse warnings (each part's warnings) are not repeated: the runtime printed
     // each one while the program ran, and the profile's metadata keeps them (hyprof warning N).
     warnings: [
+      ...[profileFormatWarning(opts.format)].filter((w): w is string => w !== null),
       ...new Set([...symbolizer.warnings, ...warnings]),
       ...parts.flatMap((p) => p.openmpNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),

@@ -61,6 +61,21 @@ export function threadLabel(t: Pick<TauThreadProfile, 'node' | 'context' | 'thre
   return `n,c,t ${t.node},${t.context},${t.thread}`;
 }
 
+/**
+ * The name the program gave a thread (hyprof_set_thread_name, pthread_setname_np, recorded by the
+ * runtime as the `Thread Name` metadata attribute), or undefined.
+ */
+export function threadNameOf(t: Pick<TauThreadProfile, 'metadata'>): string | undefined {
+  const v = t.metadata.find(([k]) => k === 'Thread Name')?.[1]?.trim();
+  return v ? v : undefined;
+}
+
+/** `n,c,t 0,0,1 "worker"`: TAU's label, with the thread's name when the program named it. */
+export function namedThreadLabel(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
+  const name = threadNameOf(t);
+  return name ? `${threadLabel(t)} "${name}"` : threadLabel(t);
+}
+
 /** A name as TAU's readers show it: runs of spaces collapsed, trimmed. Files keep TAU's exact names. */
 export function displayName(name: string): string {
   return name.replace(/ {2,}/g, ' ').trim();

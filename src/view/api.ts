@@ -4,13 +4,16 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
+import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
 import { functionsOf } from '../output/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../output/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
 import { SourceAccess } from './source-access.js';
+import { eventAcrossThreads, eventChoices } from '../output/event-threads.js';
+import { meanThread, userEventStats } from '../output/report-data.js';
+import { UserError } from '../base/errors.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -65,9 +68,10 @@ export class ProfileApi {
   }
 
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
-  private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread'>): string {
-    if (!this.ranks) return threadLabel(t);
-    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}`;
+  private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
+    if (!this.ranks) return namedThreadLabel(t);
+    const name = threadNameOf(t);
+    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}${name ? ` "${name}"` : ''}`;
   }
 
   private metricIndex(q: Query): number {
@@ -101,6 +105,77 @@ export class ProfileApi {
     this.cache.set(key, v);
     if (this.cache.size > 24) this.cache.delete(this.cache.keys().next().value!);
     return v;
+  }
+
+  /** The event tree of a metric (by name) and thread (a statistic or an index), for the compare view. */
+  treeFor(metric: string, thread: Stat | number): EventTree | undefined {
+    const mi = this.profile.metrics.indexOf(metric);
+    if (mi < 0) return undefined;
+    if (typeof thread === 'number' && thread >= this.profile.threads[mi].length) return undefined;
+    const v = this.view(mi, thread);
+    v.tree ??= eventTree(v.events);
+    return v.tree;
+  }
+
+  /** The metric a query names (index or name), as its name. */
+  metricName(q: Query): string {
+    return this.profile.metrics[this.metricIndex(q)];
+  }
+
+  /** The thread a query names: a statistic or a thread index. */
+  threadOf(q: Query): Stat | number {
+    return this.threadKey(q, this.metricIndex(q));
+  }
+
+  /** Label of a thread (by index) as the page shows it. */
+  threadLabelAt(metric: string, index: number): string {
+    return this.label(this.profile.threads[Math.max(0, this.profile.metrics.indexOf(metric))][index]);
+  }
+
+  /**
+   * ParaProf's function window: one event (a timer or event path, or a sampled function) on every
+   * thread, with mean, min, max and std; without a name, the names there are to choose from.
+   */
+  event(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const name = q.get('name');
+    if (!name) return { metric: this.profile.metrics[metric], ...eventChoices(this.profile.threads[metric]) };
+    const kind = q.get('kind');
+    if (kind !== null && kind !== '' && kind !== 'timer' && kind !== 'function') throw new ApiError(400, `unknown kind "${kind}"; use timer or function`);
+    try {
+      const e = eventAcrossThreads(this.profile, metric, name, kind ? (kind as 'timer' | 'function') : undefined);
+      const threads = this.profile.threads[metric];
+      return { ...e, threads: e.threads.map((t, i) => ({ ...t, key: String(i), label: this.label(threads[i]) })) };
+    } catch (e) {
+      if (e instanceof UserError) throw new ApiError(404, e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * User events (TAU's atomic events: count, min, max, mean, std) per thread, and across threads:
+   * all samples of all threads together, and the spread of the per-thread means.
+   */
+  userEvents(q: Query): unknown {
+    const metric = this.metricIndex(q);
+    const threads = this.profile.threads[metric];
+    const thread = this.threadKey(q, metric);
+    const rows = threads.map((t, i) => ({ key: String(i), label: this.label(t), events: t.userEvents.map(userEventStats) }));
+    const all = meanThread(threads).userEvents.map(userEventStats);
+    const across = all
+      .map((u) => {
+        const per = rows.map((r) => r.events.find((x) => x.name === u.name));
+        const means = per.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => x.mean);
+        const m = means.reduce((s, v) => s + v, 0) / Math.max(1, means.length);
+        return {
+          ...u,
+          threads: means.length,
+          meanOfThreads: { mean: m, min: means.length ? means.reduce((a, v) => Math.min(a, v), Infinity) : 0, max: means.length ? means.reduce((a, v) => Math.max(a, v), -Infinity) : 0, std: Math.sqrt(Math.max(0, means.reduce((s, v) => s + v * v, 0) / Math.max(1, means.length) - m * m)) },
+        };
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const chosen = typeof thread === 'number' ? rows[thread] : undefined;
+    return { thread: chosen ? chosen.label : 'all threads', events: chosen ? chosen.events : all, across, threadCount: threads.length };
   }
 
   private treeOf(q: Query): EventTree {

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { UserError } from '../base/errors.js';
 import type { TauProfile } from '../output/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
+import { CompareApi } from './compare-api.js';
+import { readTauProfileDir } from '../output/tau-reader.js';
 
 /** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
 export const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -38,31 +40,61 @@ export interface ViewServer {
 
 export async function startViewServer(
   profile: TauProfile,
-  opts: { host: string; port: number; webDir?: string; sourceDirs?: string[] },
+  opts: { host: string; port: number; webDir?: string; webFiles?: WebFiles; sourceDirs?: string[]; compare?: TauProfile },
 ): Promise<ViewServer> {
   if (!isLoopback(opts.host)) {
     throw new UserError(`--host ${opts.host}: the viewer listens on a loopback address only (127.0.0.1, ::1, localhost)`);
   }
-  const web = opts.webDir ?? webRoot;
-  if (!existsSync(join(web, 'index.html'))) {
+  const web = opts.webFiles ?? opts.webDir ?? webRoot;
+  if (typeof web === 'string' && !existsSync(join(web, 'index.html'))) {
     throw new UserError(`${web}: the viewer page is not built (run "npm run build:web")`, 1);
   }
   const api = new ProfileApi(profile, opts.sourceDirs);
+  // Run B of the compare mode: given on the command line, or opened from the page (/api/open).
+  let compare: CompareApi | undefined;
+  const setB = (b: TauProfile): void => {
+    compare = new CompareApi(api, new ProfileApi(b, opts.sourceDirs));
+  };
+  if (opts.compare) setB(opts.compare);
+  const noB = (): never => {
+    throw new ApiError(404, 'no second profile to compare with: hyprof view A B, or open one from the page');
+  };
+  /** `run=b` asks run B's views (its threads, table, tree ...); anything else run A's. */
+  const pick = (q: Query): ProfileApi => (q.get('run') === 'b' ? (compare?.b ?? noB()) : api);
   const routes: Record<string, (q: Query) => unknown> = {
-    '/api/summary': () => api.summary(),
-    '/api/threads': (q) => api.threads(q),
-    '/api/table': (q) => api.table(q),
-    '/api/tree': (q) => api.tree(q),
-    '/api/search': (q) => api.search(q),
-    '/api/flame': (q) => api.flame(q),
-    '/api/functions': (q) => api.functions(q),
-    '/api/source': (q) => api.source(q),
-    '/api/metadata': (q) => api.metadata(q),
+    '/api/summary': (q) => ({ ...(pick(q).summary() as object), ...(compare ? { compare: compare.summary() } : {}) }),
+    '/api/threads': (q) => pick(q).threads(q),
+    '/api/table': (q) => pick(q).table(q),
+    '/api/tree': (q) => pick(q).tree(q),
+    '/api/search': (q) => pick(q).search(q),
+    '/api/flame': (q) => pick(q).flame(q),
+    '/api/functions': (q) => pick(q).functions(q),
+    '/api/source': (q) => pick(q).source(q),
+    '/api/metadata': (q) => pick(q).metadata(q),
+    '/api/event': (q) => pick(q).event(q),
+    '/api/userevents': (q) => pick(q).userEvents(q),
+    '/api/diff': (q) => (compare ?? noB()).diff(q),
+    '/api/diff-flame': (q) => (compare ?? noB()).flame(q),
+  };
+  /** POST /api/open?dir=D: read D as run B. Only from the page: the header below makes a browser
+   * ask first (CORS preflight) for any other origin, which this server never allows. */
+  const open = (q: Query): unknown => {
+    const dir = q.get('dir') ?? '';
+    if (!dir) throw new ApiError(400, 'give the directory of the profile to compare with');
+    try {
+      setB(readTauProfileDir(dir));
+    } catch (e) {
+      if (e instanceof UserError) throw new ApiError(400, e.message);
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ApiError(400, `${dir}: cannot read (${code ?? (e as Error).message})`);
+    }
+    return compare!.summary();
   };
   const server = createServer((req, res) => {
     // Nothing a request holds may stop the server (a malformed URL such as /%FF): any page or local
     // process can send one.
     try {
+      if (req.method === 'POST' && (req.url ?? '').startsWith('/api/open')) return handleOpen(req, res, open);
       handle(req, res, routes, web);
     } catch {
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
@@ -87,7 +119,28 @@ export async function startViewServer(
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string, (q: Query) => unknown>, web: string): void {
+/** The page's files held in memory (the single executable's assets), by path relative to dist/web. */
+export type WebFiles = Map<string, Buffer>;
+
+function handleOpen(req: IncomingMessage, res: ServerResponse, open: (q: Query) => unknown): void {
+  const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
+  if (req.headers['x-hyprof-page'] !== '1') return send(res, 403, 'application/json', JSON.stringify({ error: 'only the viewer page opens profiles' }));
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return send(res, 400, 'text/plain', 'malformed URL');
+  }
+  try {
+    send(res, 200, 'application/json', JSON.stringify(open(url.searchParams)));
+  } catch (e) {
+    if (e instanceof ApiError) return send(res, e.status, 'application/json', JSON.stringify({ error: e.message }));
+    send(res, 500, 'application/json', JSON.stringify({ error: String((e as Error).message ?? e) }));
+  }
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string, (q: Query) => unknown>, web: string | WebFiles): void {
   const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed');
@@ -112,6 +165,11 @@ function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string
     rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
   } catch {
     return send(res, 400, 'text/plain', 'malformed URL');
+  }
+  if (typeof web !== 'string') {
+    const held = web.get(rel);
+    if (!held) return send(res, 404, 'text/plain', 'not found');
+    return send(res, 200, TYPES[extname(rel)] ?? 'application/octet-stream', held);
   }
   const file = resolve(web, rel);
   if (!file.startsWith(web + sep)) return send(res, 403, 'text/plain', 'forbidden');

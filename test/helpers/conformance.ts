@@ -3,7 +3,7 @@
  * tests produce (helpers/native.ts runs it after each `hyprof run`, `hyprof resolve` and each linked
  * program that resolved its own profile; helpers/resolve.ts after in-process resolves):
  *
- * 1. TAU's own reader (ParaProf's, strict) accepts the directory.
+ * 1. TAU's own reader (ParaProf's, strict) accepts the directory (or its merged file, tauprofile.xml).
  * 2. Every event path `a => b => c` has its prefixes as entries of the same thread (`a => b`, `a`),
  *    every part of it has a flat entry, and no two entries of a thread are one name to TAU's readers
  *    (which collapse runs of spaces and trim).
@@ -14,17 +14,18 @@
  *    event inside a phase under it, nested or not (TAU's format): there the events' exclusive values
  *    fit the phase. Rounding aside: the written numbers have 16 significant digits and the root line
  *    is rounded to whole units.
- * 4. Every export (collapsed, pprof, speedscope, chrome) of a thread adds up to the thread's root
+ * 4. Every export (collapsed, pprof, speedscope) of a thread adds up to the thread's root
  *    inclusive value, and no exported frame carries a `[SAMPLE]`, `[UNWIND]` or `[CONTEXT]` prefix.
  * 5. The viewer's tree (its root, under which everything hangs when there are event paths) and its
  *    flame graph of a thread show the same total.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Profile } from 'pprof-format';
-import { exportChrome } from '../../src/output/export-chrome.js';
 import { exportCollapsed } from '../../src/output/export-collapsed.js';
 import { buildPprof } from '../../src/output/export-pprof.js';
 import { exportSpeedscope } from '../../src/output/export-speedscope.js';
+import { MERGED_FILE } from '../../src/output/tau-merged.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile } from '../../src/output/tau-model.js';
 import { readTauProfileDir } from '../../src/output/tau-reader.js';
 import { ProfileApi } from '../../src/view/api.js';
@@ -155,11 +156,6 @@ function checkConsumers(p: TauProfile, m: number, i: number, problems: string[])
   report('the speedscope export', ss.profiles[0].weights.reduce((s, w) => s + w, 0), slack(total, ss.profiles[0].weights.length));
   badFrames('the speedscope export', ss.shared.frames.map((f) => f.name));
 
-  const chrome = exportChrome(p, sel).traceEvents.filter((e) => e.ph === 'X');
-  // Roots are laid out one after another from 0 and everything nests inside them: the last end is the total.
-  report('the chrome export', chrome.reduce((s, e) => Math.max(s, (e.ts ?? 0) + (e.dur ?? 0)), 0), slack(total, chrome.length));
-  badFrames('the chrome export', chrome.map((e) => e.name));
-
   const api = new ProfileApi(p);
   const q = new URLSearchParams({ thread: String(i), metric: String(m) });
   // The tree: the root holds the thread's total; with event paths everything hangs under it (a flat
@@ -178,7 +174,9 @@ function checkConsumers(p: TauProfile, m: number, i: number, problems: string[])
 /** Every problem of the profile directory `dir` (none: it keeps the invariant). */
 export function conformanceProblems(dir: string): string[] {
   const problems: string[] = [];
-  const tau = readWithTau(dir);
+  // TAU's reader is given the merged file itself (it finds only profile.* files in a directory).
+  const mergedOnly = !readdirSync(dir).some(isThreadProfile) && existsSync(join(dir, MERGED_FILE));
+  const tau = readWithTau(mergedOnly ? join(dir, MERGED_FILE) : dir);
   if (!tau.ok) problems.push(`TAU's reader (strict) does not accept ${dir}:\n${tauReaderComplaints(tau)}`);
   let p: TauProfile;
   try {
@@ -197,10 +195,19 @@ export function conformanceProblems(dir: string): string[] {
 
 const checked = new Map<string, number>();
 
-/** True when `dir` holds TAU profile files (or MULTI__ metric directories of them). */
+/** True when `dir` passed assertConformant (and nothing was written there since). */
+export function wasChecked(dir: string): boolean {
+  return checked.get(dir) === statSync(dir).mtimeMs;
+}
+
+/** A directory entry that is (or holds, MULTI__<metric>) profile.<n>.<c>.<t> files. */
+const isThreadProfile = (f: string): boolean => /^profile\.\d+\.\d+\.\d+$/.test(f) || f.startsWith('MULTI__');
+
+/** True when `dir` holds TAU profile files (or MULTI__ metric directories of them, or TAU's merged
+ * file tauprofile.xml). */
 export function holdsProfile(dir: string): boolean {
   try {
-    return readdirSync(dir).some((f) => /^profile\.\d+\.\d+\.\d+$/.test(f) || f.startsWith('MULTI__'));
+    return readdirSync(dir).some((f) => isThreadProfile(f) || f === MERGED_FILE);
   } catch {
     return false;
   }

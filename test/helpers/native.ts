@@ -91,12 +91,20 @@ export interface RunOptions {
 }
 
 /** Run a program; resolves when it exits (killed after timeoutMs, default 120 s). A profile it
- * resolved at exit (HYPROF_DIR / PROFILEDIR, resolution not turned off) is checked for conformance. */
+ * resolved at exit (HYPROF_DIR / PROFILEDIR, resolution not turned off) is checked for conformance;
+ * so is the output of `hyprof run` / `hyprof resolve` started another way than hyprof() (with node's
+ * own flags, under mpirun or a shell): wherever the built CLI is among the arguments. */
 export async function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const r = await runOnly(cmd, args, opts);
+  const cli = args.indexOf(cliPath);
+  if (cli >= 0) {
+    const out = outputDir(args.slice(cli + 1), opts);
+    if (out) checkWritten(resolve(opts.cwd ?? '.', out), started);
+    return r;
+  }
   const env = { ...process.env, ...opts.env };
-  if (env.HYPROF_RESOLVE !== '0' && !(cmd === process.execPath && args[0] === cliPath)) {
+  if (env.HYPROF_RESOLVE !== '0') {
     const dir = env.HYPROF_DIR ?? env.PROFILEDIR;
     if (dir) checkWritten(resolve(opts.cwd ?? '.', dir), started);
   }
@@ -107,15 +115,17 @@ export async function run(cmd: string, args: string[], opts: RunOptions = {}): P
 function outputDir(args: string[], opts: RunOptions): string | undefined {
   const cmd = args[0];
   if (cmd !== 'run' && cmd !== 'resolve') return undefined;
-  const own = args.indexOf('--') >= 0 ? args.slice(0, args.indexOf('--')) : args;
+  const dashes = args.indexOf('--');
+  const own = dashes >= 0 ? args.slice(0, dashes) : args;
   const flags = cmd === 'run' ? ['--dir'] : ['-o', '--output'];
   for (let i = 1; i < own.length; i++) {
     for (const f of flags) {
       if (own[i] === f && i + 1 < own.length) return own[i + 1];
       if (own[i].startsWith(`${f}=`)) return own[i].slice(f.length + 1);
     }
-    // `hyprof run PROGRAM ...` without `--`: the program's own arguments follow.
-    if (cmd === 'run' && !own[i].startsWith('-') && own[i - 1] !== '--period') break;
+    // `hyprof run PROGRAM ...` without `--`: the program's own arguments follow (an option's value,
+    // `--period 500`, `--format merged`, is not the program).
+    if (cmd === 'run' && dashes < 0 && !own[i].startsWith('-') && !['--period', '--format'].includes(own[i - 1])) break;
   }
   const env = { ...process.env, ...opts.env };
   return env.HYPROF_DIR ?? env.PROFILEDIR ?? opts.cwd ?? process.cwd();
@@ -126,7 +136,7 @@ function checkWritten(dir: string, since: number): void {
   if (!holdsProfile(dir)) return;
   let newest = 0;
   for (const f of readdirSync(dir)) {
-    if (!/^profile\.\d+\.\d+\.\d+$/.test(f) && !f.startsWith('MULTI__')) continue;
+    if (!/^profile\.\d+\.\d+\.\d+$/.test(f) && !f.startsWith('MULTI__') && f !== 'tauprofile.xml') continue;
     try {
       newest = Math.max(newest, statSync(join(dir, f)).mtimeMs);
     } catch {

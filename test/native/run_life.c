@@ -1,5 +1,7 @@
 /* Process life under `hyprof run` (not linked: the runtime is preloaded).
- *   daemon MS   start a daemon (double fork, setsid) that works for MS milliseconds, then return
+ *   daemon MS   start a daemon (double fork, setsid) that works until SIGUSR1 (at most MS milliseconds),
+ *               then return; the tests signal it once `hyprof run` has named it, so a loaded machine
+ *               cannot let it end before the run looks for it
  *   wait        print "ready <pid>" and work for up to a minute (default SIGTERM disposition)
  *   handler     the same, but with the program's own SIGTERM handler that ends main cleanly */
 #include <signal.h>
@@ -46,6 +48,7 @@ int main(int argc, char **argv) {
     if (first == 0) {
       setsid();
       if (fork() == 0) {
+        signal(SIGUSR1, on_term);
         work_for(ms);
         exit(0);
       }

@@ -47,3 +47,25 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
   if (text !== undefined) e.textContent = text;
   return e;
 }
+
+/** The unit of a metric's values as TAU stores them: TIME metrics in microseconds, others counts. */
+export function unitOf(metric: string): string {
+  return /TIME/i.test(metric) ? 'µs' : 'counts';
+}
+
+/** A value with its unit: `1,234.5 µs`. */
+export function withUnit(v: number, unit: string): string {
+  return `${fmt(v)} ${unit}`;
+}
+
+/** A change with its sign. */
+export function signed(v: number): string {
+  return v > 0 ? `+${fmt(v)}` : fmt(v);
+}
+
+/** b / a as the tables show it, or what stands instead. */
+export function ratioText(ratio: number | null, only?: 'a' | 'b'): string {
+  if (only === 'a') return 'only in A';
+  if (only === 'b') return 'only in B';
+  return ratio === null ? '–' : `${ratio.toFixed(2)}×`;
+}

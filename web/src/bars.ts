@@ -3,7 +3,7 @@
  * the top events, same colour for the same event on every row. Threads arrive a page at a time.
  */
 import * as d3 from 'd3';
-import { el, fmt, getJson } from './api.js';
+import { el, fmt, getJson, unitOf } from './api.js';
 import { state, showError } from './state.js';
 
 interface Row {
@@ -25,27 +25,37 @@ interface ThreadsAnswer {
 const PAGE = 100;
 const palette = [...d3.schemeTableau10, ...d3.schemeSet3];
 export const colorOf = (i: number): string => palette[i % palette.length];
+/** One colour per event name for the life of the page, so run A's and run B's bars agree. */
+const byName = new Map<string, string>();
+const colourOfName = (name: string): string => {
+  let c = byName.get(name);
+  if (!c) byName.set(name, (c = colorOf(byName.size)));
+  return c;
+};
 
-export async function renderBars(root: HTMLElement, onPick: (thread: string, label: string) => void, offset = 0): Promise<void> {
+/** The bars of run A, or of run B (`run` 'b') in the compare mode, into `root`. */
+export async function renderBars(root: HTMLElement, onPick: (thread: string, label: string) => void, offset = 0, run: 'a' | 'b' = 'a', title?: string): Promise<void> {
   const kind = (root.querySelector('select.kind') as HTMLSelectElement | null)?.value ?? 'timers';
   let a: ThreadsAnswer;
   try {
-    a = await getJson<ThreadsAnswer>('/api/threads', { metric: state.metric, kind, offset, limit: PAGE });
+    a = await getJson<ThreadsAnswer>('/api/threads', { metric: state.metric, kind, offset, limit: PAGE, ...(run === 'b' ? { run: 'b' } : {}) });
   } catch (e) {
     return showError(e);
   }
+  const unit = kind === 'samples' ? `${unitOf(a.metric)} sampled` : unitOf(a.metric);
   root.replaceChildren();
+  if (title) root.append(el('h3', { class: 'run-title' }, title));
   const controls = el('div', { class: 'controls' });
   const sel = el('select', { class: 'kind' });
   for (const k of ['timers', 'samples']) sel.append(el('option', { value: k, ...(k === kind ? { selected: '' } : {}) }, k === 'timers' ? 'timers (exclusive)' : 'samples'));
-  sel.onchange = () => void renderBars(root, onPick, 0);
-  controls.append(el('span', {}, `${a.total} thread${a.total === 1 ? '' : 's'}, metric ${a.metric}; bars: `), sel);
+  sel.onchange = () => void renderBars(root, onPick, 0, run, title);
+  controls.append(el('span', {}, `${a.total} thread${a.total === 1 ? '' : 's'}, metric ${a.metric}, exclusive values in ${unitOf(a.metric)}; bars: `), sel);
   root.append(controls);
 
   const legend = el('div', { class: 'legend' });
-  a.top.forEach((name, i) => {
+  a.top.forEach((name) => {
     const s = el('span', { title: name });
-    s.append(el('i', { class: 'swatch', style: `background:${colorOf(i)}` }), name);
+    s.append(el('i', { class: 'swatch', style: `background:${colourOfName(name)}` }), name);
     legend.append(s);
   });
   const o = el('span');
@@ -57,15 +67,18 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   const max = d3.max(rows, (r) => r.total) ?? 1;
   const x = d3.scaleLinear().domain([0, max || 1]).range([0, 100]);
   const list = el('div', { class: 'bars' });
+  // Columns as wide as their longest entry: thread names and totals with units are never cut.
+  list.style.setProperty('--label-w', `${Math.max(8, ...rows.map((r) => r.label.length)) + 1}ch`);
+  list.style.setProperty('--total-w', `${Math.max(8, ...rows.map((r) => `${fmt(r.total)} ${unitOf(a.metric)}`.length)) + 1}ch`);
   for (const r of rows) {
     const row = el('div', { class: `row${r.stat ? ' stat' : ''}`, 'data-thread': r.key, title: `${r.label}: click for its statistics` });
-    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total' }, fmt(r.total)));
+    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total', title: `${fmt(r.total)} ${unit}` }, `${fmt(r.total)} ${unitOf(a.metric)}`));
     const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
     let at = 0;
-    const parts = [...r.values.map((v, i) => ({ v, c: colorOf(i), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
+    const parts = [...r.values.map((v, i) => ({ v, c: colourOfName(a.top[i]), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
     for (const p of parts) {
       if (p.v <= 0) continue;
-      svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${fmt(p.v)}`);
+      svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${fmt(p.v)} ${unit}`);
       at += p.v;
     }
     row.onclick = () => onPick(r.key, r.label);
@@ -78,7 +91,7 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
     const next = el('button', {}, 'next ▶');
     prev.disabled = offset === 0;
     next.disabled = offset + PAGE >= a.total;
-    const go = (to: number): void => void renderBars(root, onPick, to).then(() => window.scrollTo(0, 0));
+    const go = (to: number): void => void renderBars(root, onPick, to, run, title).then(() => window.scrollTo(0, 0));
     prev.onclick = () => go(Math.max(0, offset - PAGE));
     next.onclick = () => go(offset + PAGE);
     pager.append(prev, el('span', {}, `threads ${offset + 1}–${Math.min(a.total, offset + PAGE)} of ${a.total}`), next);

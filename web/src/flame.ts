@@ -4,7 +4,7 @@
  * highlights.
  */
 import * as d3 from 'd3';
-import { fmt, getJson, type FlameNode } from './api.js';
+import { fmt, getJson, unitOf, type FlameNode } from './api.js';
 import { showSource } from './source.js';
 import { state, showError } from './state.js';
 
@@ -57,7 +57,8 @@ export async function renderFlame(root: HTMLElement): Promise<void> {
   root.replaceChildren();
   const info = document.createElement('div');
   info.className = 'controls muted';
-  info.textContent = `total ${fmt(data.value)} — click a frame to zoom, click the top frame to zoom out; timers orange, [CONTEXT] blue, [UNWIND] violet, [SAMPLE] green`;
+  const unit = unitOf(state.metricName);
+  info.textContent = `metric ${state.metricName}: total ${fmt(data.value)} ${unit} — click a frame to zoom, click the top frame to zoom out; timers orange, [CONTEXT] blue, [UNWIND] violet, [SAMPLE] green`;
   root.append(info);
   const holder = document.createElement('div');
   holder.id = 'flame';
@@ -76,7 +77,7 @@ export async function renderFlame(root: HTMLElement): Promise<void> {
     .attr('data-path', (d) => d.n.path);
   g.append('rect').attr('height', ROW - 1).attr('fill', (d) => colour(d.n));
   g.append('text').attr('x', 3).attr('y', ROW - 5);
-  g.append('title').text((d) => `${d.n.name}\nwidth ${fmt(d.n.value)} (${((100 * d.n.value) / (data.value || 1)).toFixed(1)}%)  inclusive ${fmt(d.n.incl)}  own ${fmt(d.n.self)}  calls ${fmt(d.n.calls)}`);
+  g.append('title').text((d) => `${d.n.name}\nwidth ${fmt(d.n.value)} ${unit} (${((100 * d.n.value) / (data.value || 1)).toFixed(1)}%)  inclusive ${fmt(d.n.incl)} ${unit}  own ${fmt(d.n.self)} ${unit}  ${d.n.kind === 'timer' ? 'calls' : 'samples'} ${fmt(d.n.calls)}`);
   const draw = (focus: Laid): void => {
     x.domain([focus.x0, focus.x1 || 1]);
     g.attr('transform', (d) => `translate(${x(d.x0)},${d.depth * ROW})`)

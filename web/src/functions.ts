@@ -3,7 +3,7 @@
  * --no-children) and total (samples with the function anywhere in the chain, --children), over all
  * contexts or in one context (the timer that was running). Sorted on the server; click a column.
  */
-import { el, fmt, getJson, pct } from './api.js';
+import { el, fmt, getJson, pct, unitOf } from './api.js';
 import { state, showError } from './state.js';
 
 interface FunctionRow {
@@ -53,7 +53,8 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     view.context = pick.value;
     void renderFunctions(root);
   };
-  controls.append(el('span', {}, `${fmt(a.scope.samples)} samples, ${fmt(a.scope.value)} in `), pick);
+  const unit = unitOf(state.metricName);
+  controls.append(el('span', {}, `${fmt(a.scope.samples)} samples, ${fmt(a.scope.value)} ${unit} of ${state.metricName} in `), pick);
   root.append(controls);
   if (a.scope.samples === 0) {
     root.append(el('p', { class: 'muted' }, 'No samples in this profile: measure with sampling on (hyprof run samples by default).'));
@@ -69,7 +70,7 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     };
     return th;
   };
-  head.append(el('th', {}, 'Function'), sortable('Self', 'self'), el('th', { class: 'num' }, '%'), sortable('Total', 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
+  head.append(el('th', {}, 'Function'), sortable(`Self (${unit})`, 'self'), el('th', { class: 'num' }, '%'), sortable(`Total (${unit})`, 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
   const thead = el('thead');
   thead.append(head);
   const body = el('tbody');

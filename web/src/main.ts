@@ -7,6 +7,9 @@ import { renderTable, resetTable } from './table.js';
 import { renderTree } from './tree.js';
 import { renderMetadata } from './metadata.js';
 import { renderFunctions, resetFunctions } from './functions.js';
+import { compareBox, renderDiffFlame } from './compare.js';
+import { renderEvent } from './event.js';
+import { renderUserEvents } from './userevents.js';
 
 interface Summary {
   dir: string;
@@ -15,10 +18,12 @@ interface Summary {
   stats: string[];
   /** An MPI run: its ranks, and what is wrong with them (a rank lost, files of another run). */
   ranks?: { count: number; worldSize?: number; notes: string[] };
+  /** Run B of the compare mode. */
+  compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'metadata';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'metadata'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'metadata';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'metadata'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -28,13 +33,41 @@ function section(t: Tab): HTMLElement {
 async function render(): Promise<void> {
   document.body.dataset.ready = '0';
   const root = section(tab);
-  if (tab === 'threads') await renderBars(root, pickThread);
+  if (tab === 'threads') await renderThreads(root);
   else if (tab === 'table') await renderTable(root);
   else if (tab === 'tree') await renderTree(root);
-  else if (tab === 'flame') await renderFlame(root);
+  else if (tab === 'flame') await (state.compare ? renderDiffFlame(root) : renderFlame(root));
   else if (tab === 'functions') await renderFunctions(root);
+  else if (tab === 'event') await renderEvent(root);
+  else if (tab === 'userevents') await renderUserEvents(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
+}
+
+/** The thread bars; in the compare mode those of run A, then those of run B. */
+async function renderThreads(root: HTMLElement): Promise<void> {
+  if (!state.compare) return renderBars(root, pickThread);
+  root.replaceChildren();
+  const a = el('div', { id: 'bars-a' });
+  const b = el('div', { id: 'bars-b' });
+  root.append(a, b);
+  await renderBars(a, pickThread, 0, 'a', `A: ${runs.a}`);
+  await renderBars(b, pickThread, 0, 'b', `B: ${runs.b}`);
+}
+
+const runs = { a: '', b: '' };
+
+/** Enter the compare mode with run B as the summary gives it. */
+function showCompare(s: Summary): void {
+  if (!s.compare) return;
+  state.compare = true;
+  runs.a = s.dir;
+  runs.b = s.compare.dir;
+  const r = document.getElementById('runs')!;
+  r.textContent = `A: ${s.dir}  vs  B: ${s.compare.dir}`;
+  r.hidden = false;
+  document.getElementById('dir')!.hidden = true;
+  document.title = `hyprof view — ${s.dir} vs ${s.compare.dir}`;
 }
 
 function select(t: Tab): void {
@@ -70,11 +103,22 @@ async function start(): Promise<void> {
     notes.hidden = r.notes.length === 0;
   }
   document.title = `hyprof view — ${s.dir}`;
+  showCompare(s);
+  document.getElementById('compare-slot')!.append(
+    compareBox(() => {
+      void getJson<Summary>('/api/summary').then((again) => {
+        showCompare(again);
+        select('table');
+      });
+    }),
+  );
   const metric = document.getElementById('metric') as HTMLSelectElement;
   s.metrics.forEach((m, i) => metric.append(el('option', { value: String(i) }, m)));
+  state.metricName = s.metrics[0] ?? 'TIME';
   document.getElementById('metric-box')!.hidden = s.metrics.length < 2;
   metric.onchange = () => {
     state.metric = metric.value;
+    state.metricName = s.metrics[Number(metric.value)] ?? state.metricName;
     resetTable();
     void render();
   };

@@ -1,5 +1,6 @@
 /** ParaProf's thread statistics table: sorted and searched on the server, a page at a time. */
-import { el, fmt, getJson, pct } from './api.js';
+import { el, fmt, getJson, pct, unitOf } from './api.js';
+import { renderDiffTable } from './compare.js';
 import { state, showError } from './state.js';
 
 interface TableRow {
@@ -15,6 +16,7 @@ interface TableRow {
   inclPct: number;
 }
 interface TableAnswer {
+  metric: string;
   total: number;
   offset: number;
   rows: TableRow[];
@@ -39,6 +41,8 @@ export function resetTable(): void {
 }
 
 export async function renderTable(root: HTMLElement): Promise<void> {
+  // Two runs open: the table of both with the change (compare.ts).
+  if (state.compare) return renderDiffTable(root);
   let a: TableAnswer;
   try {
     a = await getJson<TableAnswer>('/api/table', {
@@ -64,13 +68,15 @@ export async function renderTable(root: HTMLElement): Promise<void> {
     void renderTable(root);
   };
   const lab = el('label', { for: 'paths' }, ' event paths (a => b)');
-  controls.append(el('span', {}, `${a.total} events${state.search ? ` matching "${state.search}"` : ''}`), box, lab);
+  const unit = unitOf(a.metric);
+  controls.append(el('span', {}, `${a.total} events${state.search ? ` matching "${state.search}"` : ''}; metric ${a.metric}, values in ${unit}`), box, lab);
   root.append(controls);
   const table = el('table', { class: 'stats' });
   const head = el('tr');
   for (const [key, label, num] of COLUMNS) {
     const sortKey = key === 'exclPct' ? 'excl' : key === 'inclPct' ? 'incl' : key;
-    const th = el('th', { class: num ? 'num' : '', 'data-sort': sortKey }, label + (view.sort === sortKey && key !== 'exclPct' && key !== 'inclPct' ? (view.order === 'desc' ? ' ▼' : ' ▲') : ''));
+    const units: Record<string, string> = { excl: ` (${unit})`, incl: ` (${unit})`, percall: ` (${unit})`, calls: '', subrs: '' };
+    const th = el('th', { class: num ? 'num' : '', 'data-sort': sortKey }, label + (units[key] ?? '') + (view.sort === sortKey && key !== 'exclPct' && key !== 'inclPct' ? (view.order === 'desc' ? ' ▼' : ' ▲') : ''));
     th.onclick = () => {
       view.order = view.sort === sortKey && view.order === 'desc' ? 'asc' : 'desc';
       view.sort = sortKey;

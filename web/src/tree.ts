@@ -3,7 +3,7 @@
  * frames and [SAMPLE] lines. Children are fetched when a node is opened, so a tree of 100,000
  * nodes costs what is on screen.
  */
-import { el, fmt, getJson, type NodeInfo } from './api.js';
+import { el, fmt, getJson, unitOf, type NodeInfo } from './api.js';
 import { showSource } from './source.js';
 import { state, showError } from './state.js';
 
@@ -126,7 +126,8 @@ export async function renderTree(root: HTMLElement): Promise<void> {
   root.append(results);
   const table = el('table', { class: 'tree' });
   const head = el('tr');
-  for (const [label, num] of [['Event path', false], ['Inclusive', true], ['Exclusive', true], ['Calls', true], ['% of root', true]] as const) head.append(el('th', { class: num ? 'num' : '' }, label));
+  const unit = unitOf(state.metricName);
+  for (const [label, num] of [['Event path', false], [`Inclusive ${state.metricName} (${unit})`, true], [`Exclusive ${state.metricName} (${unit})`, true], ['Calls / samples', true], ['% of root', true]] as const) head.append(el('th', { class: num ? 'num' : '' }, label));
   const thead = el('thead');
   thead.append(head);
   const body = el('tbody');

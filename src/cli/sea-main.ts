@@ -1,0 +1,7 @@
+/**
+ * The single executable's entry point (scripts/build-sea.sh bundles from here into one CommonJS
+ * file, which has no top-level await; main.ts is the package's entry point).
+ */
+import { main } from './program.js';
+
+void main(process.argv);

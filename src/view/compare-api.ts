@@ -1,0 +1,81 @@
+/**
+ * The viewer's compare mode: run A (the baseline) beside run B. The differences per event, sampled
+ * function and line (output/diff.ts, as `hyprof diff`), and a differential flame graph: the frames
+ * and widths of one run, each frame carrying its value in the other run so the page colours it by
+ * the change.
+ */
+import { UserError } from '../base/errors.js';
+import { buildDiff } from '../output/diff.js';
+import { parseThreadSelector } from '../output/report-data.js';
+import { flameWidths, stackRoots } from '../output/event-tree.js';
+import type { TauProfile } from '../output/tau-model.js';
+import { ApiError, ProfileApi, type Query } from './api.js';
+import { flameGraph, type FlameNode } from './flame.js';
+
+export interface DiffFlameNode extends FlameNode {
+  /** Width of the same path in the other run (0 when it has none). */
+  other: number;
+  children: DiffFlameNode[];
+}
+
+export class CompareApi {
+  constructor(
+    readonly a: ProfileApi,
+    readonly b: ProfileApi,
+  ) {}
+
+  private metric(q: Query): string {
+    const name = this.a.metricName(q);
+    if (!this.b.profile.metrics.includes(name)) {
+      throw new ApiError(400, `metric ${name} is not in ${this.b.profile.dir} (it has ${this.b.profile.metrics.join(', ')})`);
+    }
+    return name;
+  }
+
+  summary(): unknown {
+    const p = this.b.profile;
+    return { dir: p.dir, metrics: p.metrics, threadCount: p.threads[0].length, common: this.a.profile.metrics.filter((m) => p.metrics.includes(m)) };
+  }
+
+  /** The comparison of `hyprof diff` for the mean thread or one thread (by A's index; B's same n,c,t). */
+  diff(q: Query): unknown {
+    const metric = this.metric(q);
+    const thread = this.a.threadOf(q);
+    if (thread !== 'mean' && typeof thread !== 'number') throw new ApiError(400, `the comparison is of the mean or one thread, not the ${thread}`);
+    let sel = parseThreadSelector('mean');
+    if (typeof thread === 'number') {
+      const t = this.a.profile.threads[this.a.profile.metrics.indexOf(metric)][thread];
+      sel = parseThreadSelector(`${t.node},${t.context},${t.thread}`);
+    }
+    try {
+      return buildDiff(this.a.profile, this.b.profile, { metric, thread: sel });
+    } catch (e) {
+      if (e instanceof UserError) throw new ApiError(404, e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * Flame graph of run `width` (b by default) for the thread or statistic, each frame with `other`:
+   * its width in the other run, so colour shows the change.
+   */
+  flame(q: Query): DiffFlameNode {
+    const metric = this.metric(q);
+    const thread = this.a.threadOf(q);
+    const widthRun = q.get('width') === 'a' ? 'a' : 'b';
+    const [main, other] = widthRun === 'a' ? [this.a, this.b] : [this.b, this.a];
+    const tree = main.treeFor(metric, thread);
+    if (!tree) throw new ApiError(404, `thread ${thread} is not in ${main.profile.dir}`);
+    const otherTree = other.treeFor(metric, thread);
+    const minFraction = Number(q.get('min') ?? '0.0005');
+    const f = flameGraph(tree, { minFraction: minFraction >= 0 && minFraction < 1 ? minFraction : 0.0005, maxNodes: 5000 });
+    if (!f) throw new ApiError(404, 'no flame graph');
+    const ow = otherTree ? flameWidths(otherTree) : new Map();
+    const otherTotal = otherTree ? stackRoots(otherTree).reduce((s, r) => s + (ow.get(r) ?? 0), 0) : 0;
+    const annotate = (n: FlameNode): DiffFlameNode => {
+      const on = n.path === '' ? undefined : otherTree?.byPath.get(n.path);
+      return { ...n, other: n.path === '' ? otherTotal : on ? (ow.get(on) ?? 0) : 0, children: n.children.map(annotate) };
+    };
+    return { ...annotate(f), widthFrom: widthRun } as DiffFlameNode;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `hyprof diff A B` on two real runs of a program whose second run does twice the work in one
+ * function (helpers/compare-runs.ts): the comparison points at that function with the right sign
+ * and a ratio near 2, per function and per line inside each calling context; the text form, its
+ * colours, thread selection, TAU-written profiles, and the messages for bad input. Also the
+ * report's thread names (pthread_setname_np, hyprof_set_thread_name), user events and --event bars
+ * on the same runs.
+ */
+import test from 'ava';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hyprof, tauReferenceDir, tmpDir } from './helpers/native.js';
+import { compareRuns } from './helpers/compare-runs.js';
+import type { DiffReport } from '../src/output/diff.js';
+
+const ref = (v: string): string => join(tauReferenceDir, v);
+const ESC = '\u001b[';
+
+async function diffJson(args: string[]): Promise<DiffReport> {
+  const r = await hyprof(['diff', ...args, '--json']);
+  if (r.code !== 0) throw new Error(`hyprof diff failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as DiffReport;
+}
+
+test('diff points at the function that got slower: sign and a ratio near 2, per function and per line in context', async (t) => {
+  const { a, b } = await compareRuns();
+  const d = await diffJson([a, b]);
+  t.is(d.metric, 'TIME');
+  t.is(d.unit, 'usec');
+  t.is(d.thread, 'mean');
+  const fn = (name: string) => d.functions.find((f) => f.function === name && f.context === null)!;
+  const scaled = fn('scaled_work');
+  const steady = fn('steady_work');
+  t.log(`sampled self, mean thread: scaled_work ${scaled.self.a} -> ${scaled.self.b} us (x${scaled.self.ratio?.toFixed(2)}), steady_work x${steady.self.ratio?.toFixed(2)}`);
+  // Sampled on the thread's CPU clock: twice the work is close to twice the value.
+  t.true(scaled.self.delta > 0);
+  t.true(scaled.self.ratio! > 1.5 && scaled.self.ratio! < 2.7, `scaled_work ratio ${scaled.self.ratio}`);
+  t.true(steady.self.ratio! > 0.7 && steady.self.ratio! < 1.4, `steady_work ratio ${steady.self.ratio}`);
+  // Largest absolute change first: the slower function leads the functions of all contexts.
+  t.is(d.functions.filter((f) => f.context === null)[0].function, 'scaled_work');
+  // Within each calling context: the loop inside "Iteration 2" got slower, and by about 2.
+  const line = d.lines.find((l) => /Iteration 2 => scaled_work$/.test(l.context) && l.line.startsWith('scaled_work ['))!;
+  t.truthy(line, d.lines.map((l) => `${l.context}: ${l.line}`).join('\n'));
+  t.log(`line ${line.line} in ${line.context}: x${line.value.ratio?.toFixed(2)}`);
+  t.true(line.value.ratio! > 1.4 && line.value.ratio! < 2.9, `line ratio ${line.value.ratio}`);
+  const inCtx = d.functions.find((f) => f.function === 'scaled_work' && /Iteration 3 => scaled_work$/.test(f.context ?? ''))!;
+  t.true(inCtx.self.ratio! > 1.4 && inCtx.self.ratio! < 2.9, `in Iteration 3: ${inCtx.self.ratio}`);
+  // Probe times are wall time (the runs shared the machine): the timer grew, and more than the steady one.
+  const timer = (name: string) => d.events.find((e) => e.name === name && e.kind === 'timer')!;
+  t.log(`timers (wall): scaled_work x${timer('scaled_work').excl.ratio?.toFixed(2)}, steady_work x${timer('steady_work').excl.ratio?.toFixed(2)}`);
+  t.true(timer('scaled_work').excl.delta > 0);
+  t.true(timer('scaled_work').excl.ratio! > timer('steady_work').excl.ratio!);
+  // Event paths are compared too: the timer in each iteration.
+  t.truthy(d.events.find((e) => e.kind === 'path' && /Iteration 1 => scaled_work$/.test(e.name)));
+  // User events: the same values in both runs.
+  const u = d.userEvents.find((x) => x.name === 'bytes moved')!;
+  t.deepEqual([u.count.a, u.count.b, u.mean.a, u.mean.b, u.mean.delta], [3, 3, 2048, 2048, 0]);
+});
+
+test('diff as text: metric and unit in the headers, signed changes and ratios; colours only when asked or on a terminal', async (t) => {
+  const { a, b } = await compareRuns();
+  const r = await hyprof(['diff', a, b]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /^A: .*run-a \(mean of 3 threads\)\nB: .*run-b \(mean of 3 threads\)\nmetric TIME, values in msec/);
+  t.regex(r.stdout, /EVENTS: exclusive TIME \(msec\)/);
+  t.regex(r.stdout, /SAMPLED FUNCTIONS: self TIME \(msec\)/);
+  t.regex(r.stdout, /\+[\d.,]+ +[12]\.\d\dx .* scaled_work  \(in all contexts\)/);
+  t.regex(r.stdout, /USER EVENTS: mean value/);
+  // Not a terminal: no escapes.
+  t.false(r.stdout.includes(ESC));
+  const forced = await hyprof(['diff', a, b], { env: { FORCE_COLOR: '1' } });
+  const line = forced.stdout.split('\n').find((l) => l.endsWith('scaled_work  (in all contexts)'))!;
+  t.true(line.includes(`${ESC}31m`), line);
+  const off = await hyprof(['diff', a, b], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+  t.false(off.stdout.includes(ESC));
+  const zero = await hyprof(['diff', a, b], { env: { FORCE_COLOR: '0' } });
+  t.false(zero.stdout.includes(ESC));
+  const limited = await hyprof(['diff', a, b, '--limit', '2']);
+  t.regex(limited.stdout, /\(\d+ more; --limit\)/);
+});
+
+test('diff of one thread: --thread N, n,c,t and --node; thread names in the labels', async (t) => {
+  const { a, b } = await compareRuns();
+  const d0 = await diffJson([a, b, '--thread', '0']);
+  t.is(d0.a.thread, 'n,c,t 0,0,0');
+  t.truthy(d0.events.find((e) => e.name === 'scaled_work'));
+  const node = await diffJson([a, b, '--node', '0']);
+  t.deepEqual(node.events.map((e) => e.name), d0.events.map((e) => e.name));
+  const calc = await diffJson([a, b, '--thread', '0,0,2']);
+  t.is(calc.a.thread, 'n,c,t 0,0,2 "compare-calc"');
+  t.is(calc.b.thread, 'n,c,t 0,0,2 "compare-calc"');
+  t.truthy(calc.events.find((e) => e.name === 'calc_work'));
+  t.falsy(calc.events.find((e) => e.name === 'scaled_work'));
+});
+
+test('diff reads TAU-written profiles: a context that got slower shows, and a profile against itself changes nothing', async (t) => {
+  const d = await diffJson([ref('hybrid_unwind'), ref('hybrid')]);
+  const m = d.functions.find((f) => f.function === 'multiply' && f.context === 'Iteration 3')!;
+  t.truthy(m);
+  t.true(m.self.a! > 0 && m.self.b! > 0);
+  t.is(m.self.delta, m.self.b! - m.self.a!);
+  t.true(d.lines.some((l) => l.context === 'Iteration 3' && l.line.startsWith('multiply [')));
+  const same = await diffJson([ref('hybrid_callpath_unwind'), ref('hybrid_callpath_unwind')]);
+  t.true(same.events.length > 0 && same.functions.length > 0);
+  t.true([...same.events.map((e) => e.excl), ...same.functions.map((f) => f.self), ...same.lines.map((l) => l.value)].every((c) => c.delta === 0));
+  t.true(same.events.every((e) => e.only === undefined && (e.excl.ratio === null || e.excl.ratio === 1)));
+  // Timers one run lacks are listed as such.
+  const one = await diffJson([ref('probes'), ref('probes_callpath')]);
+  const onlyB = one.events.filter((e) => e.only === 'b');
+  t.true(onlyB.length > 0 && onlyB.every((e) => e.excl.a === undefined && e.excl.ratio === null));
+  const text = await hyprof(['diff', ref('probes'), ref('probes_callpath')]);
+  t.regex(text.stdout, /only in B/);
+});
+
+test('diff refuses bad input with a message naming it, exit 2', async (t) => {
+  const { a } = await compareRuns();
+  const tmp = tmpDir('diff-bad');
+  const missing = join(tmp, 'nope');
+  let r = await hyprof(['diff', missing, a]);
+  t.is(r.code, 2);
+  t.is(r.stderr, `hyprof: A ${missing}: no such directory\n`);
+  const file = join(tmp, 'file');
+  writeFileSync(file, 'x');
+  r = await hyprof(['diff', a, file]);
+  t.is(r.code, 2);
+  t.is(r.stderr, `hyprof: B ${file}: not a directory (give a profile directory)\n`);
+  r = await hyprof(['diff', a, tmp]);
+  t.is(r.code, 2);
+  t.is(r.stderr, `hyprof: B: ${tmp}: no TAU profile files (profile.<node>.<context>.<thread>) found\n`);
+  // A profile of another metric.
+  const cpu = join(tmp, 'cpu');
+  cpSync(ref('probes'), cpu, { recursive: true });
+  for (const f of readdirSync(cpu).filter((x) => x.startsWith('profile.'))) {
+    const p = join(cpu, f);
+    writeFileSync(p, readFileSync(p, 'utf8').replace('MULTI_TIME', 'MULTI_CPU_TIME').replace('<name>Metric Name</name><value>TIME</value>', '<name>Metric Name</name><value>CPU_TIME</value>'));
+  }
+  r = await hyprof(['diff', ref('probes'), cpu]);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^hyprof: the profiles measured different metrics \(.*probes has TIME; .*cpu has CPU_TIME\); compare one both have with --metric\n$/);
+  r = await hyprof(['diff', ref('probes'), cpu, '--metric', 'CPU_TIME']);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^hyprof: --metric CPU_TIME: not in both profiles \(.*probes has TIME\)\n$/);
+  r = await hyprof(['diff', a, ref('probes'), '--thread', '0,0,2']);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^hyprof: .*probes: --thread 0,0,2: no such thread \(the profile has 0,0,0\)\n$/);
+  r = await hyprof(['diff', a, a, '--thread', 'all']);
+  t.is(r.code, 2);
+  t.is(r.stderr, 'hyprof: --thread all: diff compares one thread or the mean; give N, n,c,t or mean\n');
+  r = await hyprof(['diff', a, a, '--node', 'x']);
+  t.is(r.code, 2);
+  t.is(r.stderr, "hyprof: --node must be a whole number (an MPI rank), not 'x'\n");
+  r = await hyprof(['diff', a]);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /missing required argument 'b'/);
+});
+
+test('report labels threads with the names the program gave them, and shows the user events', async (t) => {
+  const { a } = await compareRuns();
+  const r = await hyprof(['report', a]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /^NODE 0;CONTEXT 0;THREAD 0:$/m);
+  // pthread_setname_np (thread 1) and hyprof_set_thread_name (thread 2).
+  t.regex(r.stdout, /^NODE 0;CONTEXT 0;THREAD 1 "compare-io":$/m);
+  t.regex(r.stdout, /^NODE 0;CONTEXT 0;THREAD 2 "compare-calc":$/m);
+  t.regex(r.stdout, /^ +3 +3072 +1024 +2048 +836\.092 +bytes moved$/m);
+  const j = JSON.parse((await hyprof(['report', a, '--json'])).stdout) as { threads: Array<{ name?: string }> };
+  t.deepEqual(j.threads.map((x) => x.name), [undefined, 'compare-io', 'compare-calc']);
+  const f = await hyprof(['report', a, '--functions', '--thread', '1']);
+  t.regex(f.stdout, /FUNCTIONS n,c,t 0,0,1 "compare-io":/);
+});
+
+test('report --event: one event on every thread as text bars with mean, min, max, std; unknown names refused', async (t) => {
+  const { a } = await compareRuns();
+  const r = await hyprof(['report', a, '--event', 'calc_work']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /^Timer "calc_work": exclusive TIME in msec, on 3 threads \(1 with it\)$/m);
+  t.regex(r.stdout, /^n,c,t 0,0,2 "compare-calc" +[\d.]+ +[\d.]+ +1 +#{40}$/m);
+  t.regex(r.stdout, /^n,c,t 0,0,0 +- +- +-$/m);
+  for (const k of ['mean', 'min', 'max', 'std. dev.']) t.regex(r.stdout, new RegExp(`^${k.replace('.', '\\.')} +[\\d.]+ `, 'm'));
+  const j = JSON.parse((await hyprof(['report', a, '--event', 'calc_work', '--json'])).stdout) as { excl: { mean: number; max: number }; threads: Array<{ excl?: number }> };
+  t.is(j.excl.mean, j.excl.max / 3);
+  const fn = await hyprof(['report', a, '--event', 'io_thread']);
+  t.regex(fn.stdout, /^Sampled function "io_thread": self \(sampled\) TIME in msec/m);
+  const bad = await hyprof(['report', a, '--event', 'no_such_function']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /^hyprof: .*run-a: no timer or sampled function named "no_such_function" \(timers: /);
+  const coloured = await hyprof(['report', a, '--event', 'calc_work'], { env: { FORCE_COLOR: '1' } });
+  t.true(coloured.stdout.startsWith(`${ESC}1m`));
+});

@@ -1,0 +1,30 @@
+/**
+ * Two real runs of test/native/compare_work.c to compare: run A with the work scale 1, run B with 2
+ * (its `scaled_work` does twice the CPU work; `steady_work` the same). Both run at the same time so
+ * a shared machine loads them alike; samples use the thread's CPU clock (itimer-cpu), so sampled
+ * values measure work, not waiting. Built once per test process.
+ */
+import { join } from 'node:path';
+import { compileC, hyprof, tmpDir } from './native.js';
+
+export interface CompareRuns {
+  a: string;
+  b: string;
+  exe: string;
+}
+
+let runs: Promise<CompareRuns> | undefined;
+
+export function compareRuns(): Promise<CompareRuns> {
+  runs ??= (async () => {
+    const exe = compileC('compare_work', ['compare_work.c'], { cflags: ['-O1', '-g', '-D_GNU_SOURCE'] });
+    const root = tmpDir('compare-runs');
+    const a = join(root, 'run-a');
+    const b = join(root, 'run-b');
+    const env = { HYPROF_SAMPLE_SOURCE: 'itimer-cpu' };
+    const [ra, rb] = await Promise.all([hyprof(['run', '--dir', a, '--', exe, '1'], { env }), hyprof(['run', '--dir', b, '--', exe, '2'], { env })]);
+    for (const r of [ra, rb]) if (r.code !== 0) throw new Error(`hyprof run failed (${r.code}): ${r.stderr}`);
+    return { a, b, exe };
+  })();
+  return runs;
+}

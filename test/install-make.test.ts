@@ -1,0 +1,128 @@
+/**
+ * The C-only install: `make install PREFIX=...` builds libhyprof.so, the MPI layer and the pkg-config
+ * files without Node, and programs built with `pkg-config --cflags --libs hyprof` depend on nothing
+ * but PREFIX. Run where node is not on the PATH, such a program says how to turn its measurements
+ * into a profile; with the single executable installed beside (PREFIX/bin/hyprof) it does it itself.
+ */
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertConformant } from './helpers/conformance.js';
+import { NODE, pathWithout, toolsFound } from './helpers/hidden-path.js';
+import { hyprof, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
+
+/** Run a command that must succeed; its standard output and error. */
+function sh(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd, args, { cwd: repoRoot, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+interface Installed {
+  prefix: string;
+  log: string;
+  pkgEnv: NodeJS.ProcessEnv;
+  exe: string;
+  noNode: string;
+}
+
+let installed: Installed | undefined;
+
+/** make install into a fresh PREFIX (its own build directory), and a program built with pkg-config. */
+function install(): Installed {
+  if (installed) return installed;
+  const top = tmpDir('make');
+  const prefix = join(top, 'prefix');
+  // Node is not on make's PATH: the C-only route must not need it.
+  const noNode = pathWithout(NODE);
+  const log = sh('make', ['-j2', 'install', `PREFIX=${prefix}`, `BUILD=${join(top, 'build')}`, `SEA=${join(top, 'no-sea')}`], {
+    ...process.env,
+    PATH: noNode,
+  });
+  const pkgEnv = { ...process.env, PKG_CONFIG_PATH: join(prefix, 'lib', 'pkgconfig') };
+  const flags = sh('pkg-config', ['--cflags', '--libs', 'hyprof'], pkgEnv).trim().split(/\s+/);
+  const exe = join(top, 'nesting');
+  sh('gcc', ['-O1', '-g', join(testNativeDir, 'core_nesting.c'), ...flags, '-o', exe]);
+  installed = { prefix, log, pkgEnv, exe, noNode };
+  return installed;
+}
+
+test('make install puts the library, headers, MPI layer and pkg-config files under PREFIX', (t) => {
+  const { prefix, log, pkgEnv, noNode } = install();
+  t.deepEqual(toolsFound(noNode, ['node', 'npm', 'npx']), []);
+  t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['libhyprof.so', 'libhyprof_mpi.so', 'pkgconfig']);
+  t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
+  const headers = readdirSync(join(prefix, 'include')).sort();
+  t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['TAU.h', 'hyprof.h', 'hyprof.hpp']);
+  // The Fortran module comes from native/include/hyprof.f90 when the sources have it.
+  if (existsSync(join(repoRoot, 'native', 'include', 'hyprof.f90'))) t.true(headers.includes('hyprof.mod'), log);
+  else t.regex(log, /hyprof: no native\/include\/hyprof\.f90 in this version: the Fortran module is not built/);
+  const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  t.is(sh('pkg-config', ['--modversion', 'hyprof'], pkgEnv).trim(), version);
+  const lib = join(prefix, 'lib');
+  t.is(sh('pkg-config', ['--libs', 'hyprof-mpi'], pkgEnv).trim(), `-L${lib} -Wl,-rpath,${lib} -lhyprof_mpi -lhyprof`);
+  t.is(sh('pkg-config', ['--cflags', 'hyprof'], pkgEnv).trim(), `-I${join(prefix, 'include')}`);
+});
+
+test('a program built with pkg-config depends on PREFIX only', (t) => {
+  const { prefix, exe } = install();
+  const dynamic = sh('readelf', ['-d', exe]);
+  t.regex(dynamic, /\(NEEDED\)\s+Shared library: \[libhyprof\.so\]/);
+  t.regex(dynamic, new RegExp(`\\((?:RUNPATH|RPATH)\\)\\s+Library (?:runpath|rpath): \\[${join(prefix, 'lib').replace(/[/.]/g, '\\$&')}\\]`));
+  t.false(dynamic.includes('node_modules'));
+  t.false(dynamic.includes(repoRoot));
+  t.regex(sh('ldd', [exe]), new RegExp(`libhyprof\\.so => ${join(prefix, 'lib', 'libhyprof.so').replace(/[/.]/g, '\\$&')}`));
+});
+
+test('without node the program writes its raw file and prints the command that resolves it', async (t) => {
+  const { exe, noNode } = install();
+  const dir = tmpDir('make-run');
+  const r = await run(exe, [], { env: { PATH: noNode, HYPROF_DIR: dir } });
+  t.is(r.code, 0, r.stderr);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1, r.stderr);
+  const raw = join(dir, raws[0]);
+  t.is(r.stderr, `hyprof: measurements written to ${raw}; turn them into a TAU profile with: npx hyprof resolve ${raw} -o ${dir}\n`);
+  t.false(existsSync(join(dir, 'profile.0.0.0')));
+  // Later, where hyprof's CLI is: the command printed works.
+  const out = tmpDir('make-resolved');
+  const res = await hyprof(['resolve', raw, '-o', out]);
+  t.is(res.code, 0, res.stderr);
+  assertConformant(out);
+  const rep = await hyprof(['report', out]);
+  t.regex(rep.stdout, /\bouter\b/);
+  t.regex(rep.stdout, /\bIteration 1\b/);
+});
+
+test('with the single executable installed as PREFIX/bin/hyprof the program resolves at exit without node', async (t) => {
+  const { prefix, exe, noNode } = install();
+  const top = tmpDir('make-sea');
+  sh('bash', ['scripts/build-sea.sh', top]);
+  // A prefix of its own (a copy of the installed one), so the other tests see no bin/hyprof.
+  const withSea = join(top, 'prefix');
+  sh('cp', ['-R', prefix, withSea]);
+  sh('install', ['-D', '-m', '755', join(top, 'hyprof'), join(withSea, 'bin', 'hyprof')]);
+  const exe2 = join(top, 'nesting');
+  copyFileSync(exe, exe2);
+  const dir = tmpDir('make-sea-run');
+  const r = await run(exe2, [], { env: { PATH: noNode, HYPROF_DIR: dir, LD_LIBRARY_PATH: join(withSea, 'lib') } });
+  t.is(r.code, 0, r.stderr);
+  t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), []);
+  assertConformant(dir);
+
+  // The executable beside the runtime also runs programs (preloading PREFIX/lib/libhyprof.so) and
+  // prints the flags of the install.
+  const seaBin = join(withSea, 'bin', 'hyprof');
+  const lib = join(withSea, 'lib');
+  const c = await run(seaBin, ['config'], { env: { PATH: noNode } });
+  t.is(c.stdout.trim(), `-I${join(withSea, 'include')} -L${lib} -Wl,-rpath,${lib} -lhyprof`, c.stderr);
+  const runDir = tmpDir('make-sea-hyprof-run');
+  const h = await run(seaBin, ['run', '--dir', runDir, '--', exe2], { env: { PATH: noNode } });
+  t.is(h.code, 0, h.stderr);
+  assertConformant(runDir);
+  const prof = readFileSync(join(runDir, 'profile.0.0.0'), 'utf8');
+  t.regex(prof, /^"outer" 3 /m);
+  t.true(prof.includes('<attribute><name>HYPROF_SAMPLING</name><value>1</value></attribute>'), 'sampling on, as under hyprof run');
+});
