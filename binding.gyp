@@ -4,6 +4,8 @@
   # every .c of native/ but the addon and the MPI layer: the core, each module's folder, and
   # native/modules.c, the list of those modules (native/README.md). scripts/runtime-sources.sh lists
   # them, for this file and for the Makefile (the C-only install, which repeats the flags below).
+  # The Fortran module file hyprof.mod (native/include/hyprof.f90: interfaces only, its functions are
+  # in libhyprof.so) is built by scripts/build-fortran.sh where a Fortran compiler is found.
   # The MPI layer (native/mpi) is a library of its own, libhyprof_mpi.so, compiled with the MPI
   # implementation's compiler by scripts/build-mpi.sh when one is installed (docs/mpi.md).
   "variables": {
@@ -43,6 +45,18 @@
           "inputs": ["scripts/build-mpi.sh", "<!@(find native/mpi native/core -name '*.[ch]' | sort)"],
           "outputs": ["<(PRODUCT_DIR)/libhyprof_mpi.stamp"],
           "action": ["sh", "scripts/build-mpi.sh", "<(PRODUCT_DIR)"]
+        }
+      ]
+    },
+    {
+      "target_name": "hyprof_fortran_module",
+      "type": "none",
+      "actions": [
+        {
+          "action_name": "build_fortran_module",
+          "inputs": ["scripts/build-fortran.sh", "native/include/hyprof.f90"],
+          "outputs": ["<(PRODUCT_DIR)/hyprof_mod.stamp"],
+          "action": ["sh", "scripts/build-fortran.sh", "<(PRODUCT_DIR)"]
         }
       ]
     },

@@ -11,3 +11,4 @@ if [ -e .git ]; then
 fi
 node-gyp-build
 sh scripts/install-mpi.sh
+sh scripts/install-fortran.sh

@@ -1,6 +1,7 @@
 /* Environment configuration. hyprof's own names win over TAU's aliases so that a job script written
  * for TAU keeps working and can be overridden. Each malformed variable warns once (at init). */
 #include "config.h"
+#include "runtime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -139,4 +140,60 @@ void hp_config_read(void) {
   hp_cfg.resolve = hp_env_bool("HYPROF_RESOLVE", NULL, 1);
   hp_cfg.keep_raw = hp_env_bool("HYPROF_KEEP_RAW", NULL, 0);
   hp_cfg.verbose = hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0);
+}
+
+/* TAU's variables that a TAU job script commonly sets and hyprof does not implement, with what the
+ * user gets instead. `flag`: the variable is a switch, so an "off" value asks for nothing hyprof
+ * lacks and is not mentioned. The variables hyprof reads (PROFILEDIR, TAU_CALLPATH, TAU_SAMPLING,
+ * TAU_EBS_*, TAU_THROTTLE*, TAU_SELECT_FILE, TAU_METRICS, TAU_PROFILE_FORMAT, ...) are not here. */
+static const struct {
+  const char *name;
+  int flag;
+  const char *instead;
+} unsupported[] = {
+  {"TAU_TRACE", 1, "hyprof writes profiles, not event traces"},
+  {"TAU_TRACE_FORMAT", 0, "hyprof writes profiles, not event traces"},
+  {"TRACEDIR", 0, "hyprof writes profiles, not event traces"},
+  {"TAU_SYNCHRONIZE_CLOCKS", 1, "it only matters for traces, which hyprof does not write"},
+  {"TAU_COMM_MATRIX", 1, "no communication matrix is written; MPI calls and message sizes are in the profile"},
+  {"TAU_TRACK_MESSAGE", 1, "no per-peer message events are written; message sizes per MPI call are"},
+  {"TAU_CALLSITE", 1, "no call-site profiles are written; sampling shows where calls come from"},
+  {"TAU_CALLSITE_DEPTH", 0, "no call-site profiles are written"},
+  {"TAU_COMPENSATE", 1, "probe overhead is not subtracted from the times"},
+  {"TAU_TRACK_HEAP", 1, "heap memory is not tracked"},
+  {"TAU_TRACK_HEADROOM", 1, "memory headroom is not tracked"},
+  {"TAU_TRACK_MEMORY_FOOTPRINT", 1, "the memory footprint is not tracked"},
+  {"TAU_TRACK_MEMORY_LEAKS", 1, "memory leaks are not tracked"},
+  {"TAU_TRACK_LOAD", 1, "the system load is not tracked"},
+  {"TAU_TRACK_IO_PARAMS", 1, "I/O calls are not measured"},
+  {"TAU_TRACK_SIGNALS", 1, "no backtrace is written when the program crashes; the profile is written on SIGINT and SIGTERM"},
+  {"TAU_TRACK_MPI_T_PVARS", 1, "MPI_T performance variables are not read"},
+  {"TAU_MEMDBG_PROTECT_ABOVE", 1, "memory debugging is not supported"},
+  {"TAU_MEMDBG_PROTECT_BELOW", 1, "memory debugging is not supported"},
+  {"TAU_MEMDBG_PROTECT_FREE", 1, "memory debugging is not supported"},
+  {"TAU_PLUGINS", 0, "TAU plugins cannot be loaded"},
+  {"TAU_PLUGINS_PATH", 0, "TAU plugins cannot be loaded"},
+  {"TAU_PROFILE_PREFIX", 0, "profile files are always named profile.<node>.<context>.<thread>"},
+  {"TAU_SET_NODE", 0, "the node is the MPI rank, or what the program sets with hyprof_set_node / TAU_PROFILE_SET_NODE"},
+  {"TAU_EBS_KEEP_UNRESOLVED_ADDR", 1, "give `hyprof resolve --keep-addresses` instead"},
+  {"TAU_EBS_RESOLUTION", 0, "samples are resolved to lines; `hyprof report --functions` sums them by function"},
+  {"TAU_OPENMP_RUNTIME", 1, "OpenMP is measured through OMPT whenever the OpenMP runtime offers it"},
+  {"TAU_OPENMP_RUNTIME_STATES", 1, "OpenMP is measured through OMPT, without runtime states"},
+  {"TAU_OPENMP_RUNTIME_EVENTS", 1, "OpenMP is measured through OMPT whenever the OpenMP runtime offers it"},
+};
+
+static int is_off(const char *v) {
+  static const char *const no[] = {"0", "off", "false", "no", "disable", "disabled"};
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    if (!strcasecmp(v, no[i])) return 1;
+  return 0;
+}
+
+void hp_config_warn_unsupported(void) {
+  if (hp_rt.node != 0) return; /* the other ranks of an MPI job would say the same */
+  for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+    const char *v = getenv(unsupported[i].name);
+    if (!v || !*v || (unsupported[i].flag && is_off(v))) continue;
+    hp_warn("%s is not supported: %s (%s=%s ignored)", unsupported[i].name, unsupported[i].instead, unsupported[i].name, v);
+  }
 }

@@ -20,6 +20,11 @@ extern hp_config hp_cfg;
 /* Read once at initialisation. */
 void hp_config_read(void);
 
+/* Name, once on stderr, each TAU variable of the environment that hyprof does not implement (a job
+ * script written for TAU keeps running, and nothing it asks for is dropped without a word). Called
+ * once the MPI rank is known: only rank 0 (or a process outside MPI) says it. */
+void hp_config_warn_unsupported(void);
+
 /* The value of `name`, else of `alias` (may be NULL), else NULL. *used receives the name found. */
 const char *hp_env(const char *name, const char *alias, const char **used);
 /* Booleans accept 1/0, on/off, true/false, yes/no (any case). */

@@ -284,6 +284,7 @@ static void init_once_body(void) {
   hp_rt.root_event = root->id;
   collect_metadata();
   hp_rank_from_env();
+  hp_config_warn_unsupported();
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);

@@ -85,3 +85,27 @@ void hp_meta_get(unsigned i, const char **key, const char **value) {
   *key = "hyprof metadata dropped";
   *value = count;
 }
+
+/* ---- hyprof_metadata (TAU_METADATA): the program's own name / value pairs ---- */
+
+#include <pthread.h>
+
+#include "config.h"
+#include "hyprof.h"
+#include "runtime.h"
+
+static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
+
+HP_EXPORT void hyprof_metadata(const char *name, const char *value) {
+  if (!hp_init()) return;
+  if (!name || !*name) {
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) hp_warn("hyprof_metadata: the name is empty; ignored (said once)");
+    return;
+  }
+  /* Threads of the program may call this at once; the runtime's own additions happen at start-up
+   * and at dumps. */
+  pthread_mutex_lock(&program_lock);
+  hp_meta_add(name, value ? value : "");
+  pthread_mutex_unlock(&program_lock);
+}

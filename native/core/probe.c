@@ -17,6 +17,7 @@
 #include "functions.h"
 #include "stats.h"
 #include "throttle.h"
+#include "probe.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
  * Samples unwind up to the frame holding it (the function in which the timer started). */
@@ -52,7 +53,22 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   return top + 1;
 }
 
+/* TAU_DISABLE_INSTRUMENTATION: while non-zero, starts push nothing (each is counted on the running
+ * frame, so its stop is recognised and dropped too), stops of those record nothing, and parameters
+ * and user events are not recorded. One load of a shared, rarely written word per probe. */
+static int probes_off;
+
+int hp_probes_off(void) { return __atomic_load_n(&probes_off, __ATOMIC_RELAXED); }
+
+HP_EXPORT void hyprof_disable_instrumentation(void) { __atomic_store_n(&probes_off, 1, __ATOMIC_RELAXED); }
+HP_EXPORT void hyprof_enable_instrumentation(void) { __atomic_store_n(&probes_off, 0, __ATOMIC_RELAXED); }
+
 static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
+  if (__builtin_expect(__atomic_load_n(&probes_off, __ATOMIC_RELAXED), 0)) {
+    hp_frame *f = &t->frames[t->top];
+    if ((f->flags & HP_FRAME_SKIPPED) != HP_FRAME_SKIPPED) f->flags += HP_FRAME_SKIP_ONE; /* saturates */
+    return;
+  }
   hp_tool_enter(t);
   push_frame(t, event, NULL, cfa, 0);
   hp_tool_leave(t);
@@ -159,13 +175,17 @@ static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t eve
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
-  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event, 1)) {
+  if (__builtin_expect(!t->overflow_depth && top > 0 && t->frames[top].event == event && !(t->frames[top].flags & HP_FRAME_SKIPPED), 1)) {
     close_frame(t, top, now, 1);
     __atomic_store_n(&t->top, top - 1, __ATOMIC_RELEASE);
     hp_tool_leave(t);
     return;
   }
-  pop_in_tool(t, event, now);
+  if (t->frames[top].flags & HP_FRAME_SKIPPED) {
+    t->frames[top].flags -= HP_FRAME_SKIP_ONE; /* the stop of a start made while instrumentation was disabled */
+  } else {
+    pop_in_tool(t, event, now);
+  }
   hp_tool_leave(t);
 }
 
@@ -194,6 +214,11 @@ HP_EXPORT __attribute__((noinline)) void hyprof_start(hyprof_event_t e) {
   hp_event *ev = handle_event(e);
   if (HP_THROTTLED(ev)) return;
   push(t, ev->id, cfa);
+}
+
+void hp_start_at(hyprof_event_t e, uintptr_t cfa) {
+  hp_thread *t = hp_thread_self();
+  if (t && e) push(t, handle_event(e)->id, cfa);
 }
 
 HP_EXPORT void hyprof_stop(hyprof_event_t e) {
@@ -231,6 +256,13 @@ HP_EXPORT __attribute__((noinline)) void(hyprof_start_named)(const char *name) {
   if (e && !HP_THROTTLED(e)) push(t, e->id, cfa);
 }
 
+void hp_start_named_at(const char *name, int phase, uintptr_t cfa) {
+  hp_thread *t = hp_thread_self();
+  if (!t || !name) return;
+  hp_event *e = named(t, name, phase ? 1 : 0);
+  if (e) push(t, e->id, cfa);
+}
+
 HP_EXPORT void(hyprof_stop_named)(const char *name) {
   hp_thread *t = hp_thread_self();
   if (!t || !name) return;
@@ -259,9 +291,20 @@ HP_EXPORT void(hyprof_phase_stop)(const char *name) {
     throttled_stop(t, e->id);
 }
 
+HP_EXPORT void hyprof_stop_current(void) {
+  hp_thread *t = hp_thread_self();
+  if (!t) return;
+  if ((t->frames[t->top].flags & HP_FRAME_SKIPPED) || t->overflow_depth) {
+    pop(t, HP_NO_EVENT); /* a start not kept: pop only counts it off */
+    return;
+  }
+  if (t->top > 0) pop(t, t->frames[t->top].event);
+  else hp_thread_warn(t, "stop of the running timer while no timer is running on thread %u; ignored", t->index);
+}
+
 HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_thread *t = hp_thread_self();
-  if (!t || !name) return;
+  if (!t || !name || hp_probes_off()) return;
   hp_tool_enter(t);
   int32_t top = t->top;
   if (top <= 0 || t->overflow_depth) {

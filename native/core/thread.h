@@ -53,7 +53,7 @@ typedef struct hp_frame {
   uint64_t child_calls_at_param;
   uintptr_t stack_addr;         /* caller's stack pointer at start: unwinding stops at the frame
                                    that holds this address */
-  uint32_t flags;               /* HP_FRAME_* */
+  uint32_t flags;               /* HP_FRAME_*, and the count of HP_FRAME_SKIP_ONE */
   int32_t anchor;               /* HP_FRAME_DETACHED: the level whose child time this frame's is */
   /* Detached frames (below) that ran above this one while it was open: the thread's detached_ns
    * when it was pushed (and when its parameter was set), and sub_ns, the part of their time that
@@ -74,6 +74,11 @@ typedef struct hp_frame {
  * detached time the thread had closed when it was pushed (hp_frame.detached_at_push) and how much
  * of what closed since was its own (sub_ns). */
 #define HP_FRAME_DETACHED 2u
+/* Starts made above the frame while instrumentation was disabled, not yet matched by a stop
+ * (probe.c, hyprof_disable_instrumentation), counted in the high bits of its flags: a field of its
+ * own would make hp_frame 136 bytes instead of 128, and every frame index a multiply. */
+#define HP_FRAME_SKIP_ONE (1u << 8)
+#define HP_FRAME_SKIPPED (~(HP_FRAME_SKIP_ONE - 1u))
 
 #define HP_NO_EVENT UINT32_MAX
 

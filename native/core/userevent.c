@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hyprof.h"
+#include "probe.h"
 #include "runtime.h"
 #include "userevent.h"
 
@@ -38,7 +39,7 @@ HP_EXPORT hyprof_user_event_t hyprof_user_event(const char *name) {
 
 HP_EXPORT void hyprof_user_event_trigger(hyprof_user_event_t ue, double value) {
   hp_thread *t = hp_thread_self();
-  if (!t || !ue) return;
+  if (!t || !ue || hp_probes_off()) return;
   uint32_t id = (uint32_t)((uintptr_t)ue - 1);
   hp_tool_enter(t);
   if (id >= t->user_capacity) {

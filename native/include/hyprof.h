@@ -50,6 +50,15 @@ void hyprof_stop_named(const char *name);
 void hyprof_phase_start(const char *name);
 void hyprof_phase_stop(const char *name);
 
+/* Stop whatever timer or phase runs innermost on the calling thread (TAU_GLOBAL_TIMER_STOP). */
+void hyprof_stop_current(void);
+
+/* What the calling thread has measured of `event` so far, over every context it ran in: its stopped
+ * calls, their calls of other timers, and their inclusive and exclusive time in microseconds
+ * (TAU_PROFILER_GET_*). A recursive call's time is in the inclusive time of each call around it.
+ * Any pointer may be NULL. */
+void hyprof_event_totals(hyprof_event_t event, long *calls, long *child_calls, double *incl_us, double *excl_us);
+
 /* Specialise the running timer by a parameter: from now until that timer stops, its time is also
  * recorded under "<timer>  [ <name> = <value> ]  ", and that specialised event is the context of
  * everything inside it (child regions and samples). */
@@ -71,6 +80,20 @@ hyprof_event_t hyprof_tau_timer(const char *name, const char *type, const char *
 /* Atomic user events. */
 hyprof_user_event_t hyprof_user_event(const char *name);
 void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
+/* A context event: the value is recorded under the event's name and under "<name> : <path>", the
+ * path of the running timers ("main => solve", at most the callpath depth of them), as TAU does. */
+void hyprof_context_event_trigger(hyprof_user_event_t event, double value);
+
+/* A name / value pair of the program, written in the profile's metadata (TAU_METADATA). A name given
+ * again replaces its value. */
+void hyprof_metadata(const char *name, const char *value);
+
+/* Switch the probes off and on again, for the whole process (TAU_DISABLE_INSTRUMENTATION /
+ * TAU_ENABLE_INSTRUMENTATION). While off, starts and stops of timers and phases, parameters and user
+ * events record nothing and cost one test; a timer started before stays running and may be stopped
+ * while off. Sampling, OpenMP and MPI events are not affected. */
+void hyprof_disable_instrumentation(void);
+void hyprof_enable_instrumentation(void);
 
 /* Call-site handles. hyprof_start_named("solve") and the like (and TAU.h's TAU_START, which maps
  * onto them) keep the event of a literal name in a static handle of their own call site: the name is
@@ -148,6 +171,18 @@ static inline hyprof_event_t hyprof_tau_timer(const char *name, const char *type
 }
 static inline hyprof_user_event_t hyprof_user_event(const char *name) { (void)name; return 0; }
 static inline void hyprof_user_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
+static inline void hyprof_context_event_trigger(hyprof_user_event_t event, double value) { (void)event; (void)value; }
+static inline void hyprof_metadata(const char *name, const char *value) { (void)name; (void)value; }
+static inline void hyprof_stop_current(void) {}
+static inline void hyprof_event_totals(hyprof_event_t event, long *calls, long *child_calls, double *incl_us, double *excl_us) {
+  (void)event;
+  if (calls) *calls = 0;
+  if (child_calls) *child_calls = 0;
+  if (incl_us) *incl_us = 0;
+  if (excl_us) *excl_us = 0;
+}
+static inline void hyprof_disable_instrumentation(void) {}
+static inline void hyprof_enable_instrumentation(void) {}
 
 #endif /* HYPROF_NO_PROBES */
 

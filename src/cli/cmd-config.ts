@@ -4,12 +4,14 @@
  */
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
+import { existsSync } from 'node:fs';
 import { compilerFamily, instrumentFlags } from './instrument-flags.js';
-import { includeDir, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
 import { readSelectFile } from './select-file.js';
 
 interface ConfigOptions {
   cflags?: boolean;
+  fflags?: boolean;
   libs?: boolean;
   includeDir?: boolean;
   libDir?: boolean;
@@ -33,15 +35,37 @@ function requireMpiLayer(): string {
   return lib;
 }
 
+/** The directory of hyprof.mod, or a UserError saying why it is not there. */
+function requireFortranModule(): string {
+  if (!existsSync(fortranModPath) && installedPrefix) {
+    throw new UserError(
+      `--fflags: no Fortran module is installed (${fortranModPath} is missing: make install found no Fortran compiler). ` +
+        "Install gfortran (or set FC) and run 'make install' again; TAU's Fortran API (tau_profile_timer, ...) needs only --libs",
+      1,
+    );
+  }
+  if (!existsSync(fortranModPath)) {
+    throw new UserError(
+      `--fflags: the Fortran module is not built (${fortranModPath} is missing: no Fortran compiler was found when hyprof was built). ` +
+        "Install gfortran (or set FC) and run 'npm rebuild hyprof'; TAU's Fortran API (tau_profile_timer, ...) needs only --libs",
+      1,
+    );
+  }
+  return fortranModDir;
+}
+
 export function configWords(opts: ConfigOptions): string[] {
   const lib = requireRuntime();
   const mpiLib = opts.mpi ? requireMpiLayer() : null;
-  const none = !opts.cflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload && !opts.instrument;
+  const modDir = opts.fflags ? requireFortranModule() : null;
+  const none = !opts.cflags && !opts.fflags && !opts.libs && !opts.includeDir && !opts.libDir && !opts.preload && !opts.instrument;
   const words: string[] = [];
   if (opts.instrument) words.push(...instrumentWords(opts));
   // Printed as they are, like pkg-config: quotes would not survive `$(...)` word splitting, and a
   // single path (--preload) is best used as "$(hyprof config --preload)".
   if (opts.cflags || none) words.push(`-I${includeDir}`);
+  // -I is where gfortran looks for .mod files (and for files of INCLUDE lines and #include).
+  if (modDir) words.push(`-I${modDir}`);
   // The MPI layer first: its MPI_* wrappers must come before the MPI library (which mpicc / mpif90
   // add last), as TAU's -lTauMpi does.
   if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
@@ -64,7 +88,8 @@ export function register(program: Command): void {
     .command('config')
     .description('print flags to compile and link a C/C++/Fortran program against hyprof')
     .option('--cflags', 'compiler flags: -I<dir> holding hyprof.h, hyprof.hpp and TAU.h')
-    .option('--libs', 'linker flags: -L, rpath and -lhyprof')
+    .option('--fflags', 'Fortran compiler flags: -I<dir> holding hyprof.mod (`use hyprof`)')
+    .option('--libs', 'linker flags: -L, rpath and -lhyprof (also for Fortran: the module needs no library of its own)')
     .option('--include-dir', 'the include directory alone')
     .option('--lib-dir', 'the library directory alone')
     .option('--preload', 'the path of libhyprof.so (for LD_PRELOAD)')
@@ -74,7 +99,7 @@ export function register(program: Command): void {
     .option('--compiler <name>', 'the compiler --instrument is for: gcc, g++, gfortran or clang (default: $CC, else gcc)')
     .addHelpText(
       'after',
-      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)\n  gcc $(npx hyprof config --instrument) app.c -o app $(npx hyprof config --libs)   # every function a timer',
+      '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  gfortran $(npx hyprof config --fflags) app.f90 -o app $(npx hyprof config --libs)   # use hyprof\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)\n  gcc $(npx hyprof config --instrument) app.c -o app $(npx hyprof config --libs)   # every function a timer',
     )
     .action((opts: ConfigOptions) => {
       process.stdout.write(`${configWords(opts).join(' ')}\n`);

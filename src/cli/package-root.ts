@@ -11,7 +11,7 @@ import { inSingleExecutable, singleExecutableText } from '../base/single-executa
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The single executable installed by `make install` into <prefix>/bin finds <prefix>/include and
  * <prefix>/lib; in the package, native/include and the native build. */
-const installedPrefix = inSingleExecutable() ? resolve(dirname(process.execPath), '..') : null;
+export const installedPrefix = inSingleExecutable() ? resolve(dirname(process.execPath), '..') : null;
 export const includeDir = installedPrefix ? join(installedPrefix, 'include') : join(packageRoot, 'native', 'include');
 /** Where the native runtime is: as node-gyp-build picks the addon, a build from source
  * (build/Release) first, else the prebuilt binaries npm installed (prebuilds/<platform>-<arch>). */
@@ -26,6 +26,12 @@ function runtimeDir(): string {
   const prebuilt = join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`);
   return !existsSync(join(built, 'libhyprof.so')) && existsSync(join(prebuilt, 'libhyprof.so')) ? prebuilt : built;
 }
+
+/** The Fortran module file, built only where a Fortran compiler was found (docs/fortran.md): beside
+ * the runtime (build/Release/fortran, or the prebuilt binaries' directory, scripts/install-fortran.sh),
+ * or where `make install` puts it, with the headers. */
+export const fortranModDir = installedPrefix ? includeDir : join(libDir, 'fortran');
+export const fortranModPath = join(fortranModDir, 'hyprof.mod');
 
 /** The MPI layer's library when it was built, else null. */
 export function mpiRuntime(): string | null {

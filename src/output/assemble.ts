@@ -28,7 +28,7 @@ import {
 import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_SPLIT } from './assemble-tree.js';
 import { threadValues, type ThreadValues } from './assemble-values.js';
-import { userName } from './event-names.js';
+import { userEventName } from './event-names.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
@@ -187,7 +187,7 @@ function userEventsOf(proc: RawProcess, t: RawThread): TauUserEvent[] {
   return t.userStats
     .filter((u) => u.count > 0)
     .map((u) => ({
-      name: userName(proc.userEvents.get(u.userEvent) ?? `user event ${u.userEvent}`),
+      name: userEventName(proc.userEvents.get(u.userEvent) ?? `user event ${u.userEvent}`),
       count: u.count,
       max: u.max,
       min: u.min,

@@ -17,7 +17,7 @@ import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from '
 import { readBuildId } from './elf-build-id.js';
 import { readPltStubs } from './elf-plt.js';
 import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
-import { symbolizeBatch, toolAvailable } from './tools.js';
+import { fortranNames, symbolizeBatch, toolAvailable } from './tools.js';
 
 export interface SymbolizeOptions {
   symbolizer?: SymbolizerChoice;
@@ -158,7 +158,8 @@ export class Symbolizer {
         const disk = this.cacheDir && m.buildId && this.tool ? this.cacheDir : null;
         if (disk && !this.loadedFromDisk.has(m.key)) {
           this.loadedFromDisk.add(m.key);
-          for (const [a, f] of loadSymbols(disk, m.buildId, this.tool!)) if (!table.has(a)) table.set(a, f);
+          // Kept by an earlier version, the names of gfortran's module procedures may be raw.
+          for (const [a, f] of loadSymbols(disk, m.buildId, this.tool!)) if (!table.has(a)) table.set(a, fortranNames([f])[0]);
         }
         const addrs = [...m.addresses].filter((a) => !table!.has(a));
         let fromTool = false;

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
+import { FORTRAN_MAIN, fortranName } from './fortran-names.js';
 
 /** Result per address, in input order: the inline chain (innermost first), or null when unknown. */
 export type ModuleSymbols = Array<SourceFrame[] | null>;
@@ -22,16 +23,44 @@ export function toolAvailable(tool: SymbolizerTool): boolean {
   return ok;
 }
 
-function argsFor(tool: SymbolizerTool, path: string): string[] {
+function argsFor(tool: SymbolizerTool, path: string, names: 'linkage' | 'short'): string[] {
   return tool === 'llvm-symbolizer'
-    ? [`--obj=${path}`, '--inlining=true', '--functions=linkage', '--demangle', '--output-style=JSON']
+    ? [`--obj=${path}`, '--inlining=true', `--functions=${names}`, '--demangle', '--output-style=JSON']
     : ['-a', '-f', '-i', '-C', '-e', path];
 }
 
-/** Run the tool once over all `addresses` (module addresses) of the object at `path`. */
+/**
+ * Run the tool once over all `addresses` (module addresses) of the object at `path`. Names come back
+ * as programmers read them: C++ demangled by the tool, gfortran's module procedures and main program
+ * by fortran-names.ts (the latter through a second, short-names pass over the addresses in MAIN__,
+ * with llvm-symbolizer).
+ */
 export async function symbolizeBatch(tool: SymbolizerTool, path: string, addresses: bigint[]): Promise<ModuleSymbols> {
+  const symbols = await runTool(tool, path, addresses, 'linkage');
+  const inMain = tool === 'llvm-symbolizer' ? addresses.filter((_a, i) => symbols[i]?.some((f) => f.function === FORTRAN_MAIN)) : [];
+  if (inMain.length > 0) {
+    const short = await runTool(tool, path, inMain, 'short');
+    const programOf = new Map(inMain.map((a, i) => [a, short[i]]));
+    addresses.forEach((a, i) => {
+      const program = programOf.get(a);
+      symbols[i]?.forEach((f, level) => {
+        const name = program?.[level]?.function;
+        if (f.function === FORTRAN_MAIN && name) f.function = name;
+      });
+    });
+  }
+  return fortranNames(symbols);
+}
+
+/** The frames with gfortran's module procedure names read as Fortran (`kernels::relax`). */
+export function fortranNames(symbols: ModuleSymbols): ModuleSymbols {
+  for (const frames of symbols) for (const f of frames ?? []) f.function = fortranName(f.function);
+  return symbols;
+}
+
+async function runTool(tool: SymbolizerTool, path: string, addresses: bigint[], names: 'linkage' | 'short'): Promise<ModuleSymbols> {
   if (addresses.length === 0) return [];
-  const child = spawn(tool, argsFor(tool, path), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(tool, argsFor(tool, path, names), { stdio: ['pipe', 'pipe', 'pipe'] });
   const chunks: string[] = [];
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => chunks.push(d));
