@@ -75,7 +75,10 @@ test('gfortran: module routines and the main program are timers', async (t) => {
   t.truthy(relax, flatNames(th).join(', '));
   t.is(relax!.calls, 7);
   t.regex(relax!.name, /\[\{.*instr_app\.f90\} \{5,0\}\]$/);
-  t.truthy(th.events.find((e) => / => .*relax/.test(e.name) && /MAIN__/.test(e.name)), 'relax under the main program');
+  // The main program is named as Fortran names it (gfortran's MAIN__ is the PROGRAM instr_app,
+  // called by the C main gfortran writes).
+  t.truthy(th.events.find((e) => / => instr_app \[[^\]]*\] => kernels::relax \[/.test(e.name)), `relax under the main program: ${th.events.map((e) => e.name).join(', ')}`);
+  t.false(th.events.some((e) => /MAIN__|_MOD_/.test(e.name)), 'no gfortran symbol names');
   // A select file names Fortran routines as Fortran does (module::routine), under hyprof run.
   const sel = join(dir, 'select.tau');
   writeFileSync(sel, 'BEGIN_EXCLUDE_LIST\nkernels::relax\nEND_EXCLUDE_LIST\n');
@@ -84,7 +87,7 @@ test('gfortran: module routines and the main program are timers', async (t) => {
   t.is(r2.code, 0, r2.stderr);
   const th2 = thread0(out2);
   t.false(th2.events.some((e) => /relax/.test(e.name)), th2.events.map((e) => e.name).join(', '));
-  t.truthy(th2.events.find((e) => /MAIN__/.test(e.name)), 'the main program is still measured');
+  t.truthy(th2.events.find((e) => /^instr_app \[/.test(e.name)), 'the main program is still measured');
 });
 
 test('under hyprof run: the preloaded hooks win over glibc empty ones (program not linked with hyprof)', async (t) => {
@@ -296,9 +299,11 @@ test('throttling by default: a tiny probed timer is renamed [THROTTLED], said on
   t.is(tiny!.calls, 100001);
   const loop = fn(th, 'loop')!;
   t.is(loop.subrs, 100001);
-  // The 49,999 calls after throttling are in the loop's own time: at least half of what they would
-  // have cost at the measured calls' mean.
-  t.true(loop.excl >= 0.5 * 49999 * (tiny!.incl / tiny!.calls), `loop excl ${loop.excl} us, tiny ${tiny!.incl} us / ${tiny!.calls}`);
+  // The 49,999 calls after throttling are in the loop's own time: at least a quarter of what they
+  // would have cost at the measured calls' mean (preemption on a loaded machine inflates either
+  // side; without the throttled calls the loop's own time is its few instructions per iteration,
+  // under 2 % of that).
+  t.true(loop.excl >= 0.25 * 49999 * (tiny!.incl / tiny!.calls), `loop excl ${loop.excl} us, tiny ${tiny!.incl} us / ${tiny!.calls}`);
   t.is(th.metadata.find(([k]) => k === 'hyprof Throttled Timers')?.[1], '1');
   t.is(th.metadata.find(([k]) => k === 'TAU_THROTTLE_NUMCALLS')?.[1], '100000');
 });
