@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "metrics.h"
 #include "events.h"
 #include "meta.h"
 #include "module.h"
@@ -271,6 +272,7 @@ static void init_once_body(void) {
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
+  hp_metrics_configure();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
   if (!root) {
     hp_rt.disabled = 1;
