@@ -86,6 +86,29 @@ test('TIME:CPU_TIME:page-faults:context-switches: every region measured in every
   t.true(flame.value >= 16384);
 });
 
+test('threads have their own counters, a forked child counts from the fork', async (t) => {
+  const threads = compileC('metrics_threads', ['metrics_threads.c'], { cflags: ['-O1', '-g'] });
+  const dir = join(tmpDir('metrics-threads'), 'profile');
+  const r = await hyprof(['run', '--dir', dir, '--', threads], { env: { HYPROF_METRICS: 'TIME:CPU_TIME:context-switches' } });
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(conformanceProblems(dir), []);
+  const p = readTauProfileDir(dir);
+  const cpu = p.threads[p.metrics.indexOf('CPU_TIME')];
+  const value = (th: (typeof cpu)[number], name: string) => th.events.find((e) => e.name === name)?.incl;
+  const workers = cpu.filter((th) => value(th, 'work') !== undefined);
+  t.is(workers.length, 2);
+  for (const w of workers) {
+    t.true(value(w, 'work')! >= 50_000 && value(w, 'work')! < 80_000, `${value(w, 'work')}`);
+    t.true(value(w, 'nap')! < 5_000, `${value(w, 'nap')}`);
+  }
+  const child = cpu.find((th) => value(th, 'child') !== undefined)!;
+  t.truthy(child);
+  t.not(child.context, 0); // the child process's own file
+  t.true(value(child, 'child')! >= 30_000 && value(child, 'child')! < 60_000, `${value(child, 'child')}`);
+  // its root starts at the fork: not the parent's CPU time before it
+  t.true(value(child, '.TAU application')! < value(child, 'child')! + 20_000);
+});
+
 test('a hardware counter is measured where the machine has one, else named with the reason and the run goes on', async (t) => {
   const { dir, code, stderr } = await runWith({ HYPROF_METRICS: 'TIME:PAPI_TOT_CYC:CPU_TIME' }, 'hardware');
   t.is(code, 0, stderr);
