@@ -27,6 +27,8 @@ const modes = [
   { name: 'default clock', env: {} },
   { name: 'HYPROF_CLOCK=monotonic', env: { HYPROF_CLOCK: 'monotonic' } },
   { name: 'runtime inert (HYPROF_DISABLE=1)', env: { HYPROF_DISABLE: '1' } },
+  // Two metrics: every start and stop also reads the thread's CPU clock (a system call).
+  { name: 'HYPROF_METRICS=TIME:CPU_TIME', env: { HYPROF_METRICS: 'TIME:CPU_TIME' } },
 ];
 const before = conditions();
 const samples = new Samples();
@@ -58,6 +60,7 @@ const rows: Array<[string, string, string]> = [
   ['by handle, HYPROF_CLOCK=monotonic', 'HYPROF_CLOCK=monotonic', 'by_handle'],
   ['by literal name, HYPROF_CLOCK=monotonic', 'HYPROF_CLOCK=monotonic', 'by_name_literal'],
   ['by run-time name, HYPROF_CLOCK=monotonic', 'HYPROF_CLOCK=monotonic', 'by_name_dynamic'],
+  ['by handle, HYPROF_METRICS=TIME:CPU_TIME', 'HYPROF_METRICS=TIME:CPU_TIME', 'by_handle'],
   ['by handle, runtime inert', 'runtime inert (HYPROF_DISABLE=1)', 'by_handle'],
   ['by literal name, runtime inert', 'runtime inert (HYPROF_DISABLE=1)', 'by_name_literal'],
 ];

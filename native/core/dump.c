@@ -31,6 +31,7 @@
 #include "events.h"
 #include "functions.h"
 #include "meta.h"
+#include "metrics.h"
 #include "module.h"
 #include "runtime.h"
 #include "userevent.h"
@@ -90,7 +91,8 @@ typedef struct open_add {
   uint64_t context, parent;
   uint32_t event, written;
   uint32_t no_stats; /* HP_FRAME_NO_STATS: listed for the context table only */
-  uint64_t calls, child_calls, incl, excl;
+  uint64_t calls, child_calls;
+  uint64_t incl[HP_MAX_METRICS], excl[HP_MAX_METRICS]; /* [0] TIME; the others with HYPROF_METRICS */
 } open_add;
 
 /* Up to two entries per open frame (timer and parameter specialisation). */
@@ -103,8 +105,32 @@ static int n_open_frames;
  * time of those above a frame that is anchored at it (its sub time and child time). */
 static uint64_t open_sub_at[HP_MAX_FRAMES], open_child_at[HP_MAX_FRAMES];
 
+/* The extra metrics (metrics.h) of open frame i and of its parameter specialisation `pa` (or NULL),
+ * as closing them now would count them; `inner` holds the open child's inclusive values and is
+ * updated to frame i's. Detached frames' values are not moved to their anchors here (nor at close:
+ * metrics.c), so an OpenMP task's extra metrics also count in the frames it ran above. */
+static void open_metrics(const hp_thread *t, int32_t i, open_add *a, open_add *pa, const uint64_t *cur, uint64_t *inner) {
+  const hp_mframe *mf = &t->mframes[i];
+  for (uint32_t m = 1; m < hp_n_metrics; m++) {
+    uint64_t incl = cur[m] > mf->start[m] ? cur[m] - mf->start[m] : 0;
+    uint64_t child = mf->child[m] + inner[m];
+    a->incl[m] = incl;
+    a->excl[m] = incl > child ? incl - child : 0;
+    if (pa) {
+      uint64_t pincl = cur[m] > mf->param_start[m] ? cur[m] - mf->param_start[m] : 0;
+      uint64_t pchild = mf->child[m] - mf->child_at_param[m] + inner[m];
+      pa->incl[m] = pincl;
+      pa->excl[m] = pincl > pchild ? pincl - pchild : 0;
+    }
+    inner[m] = (t->frames[i].flags & HP_FRAME_DETACHED) ? 0 : incl;
+  }
+}
+
 static int collect_open(const hp_thread *t, uint64_t end) {
   int n = 0;
+  uint64_t cur[HP_MAX_METRICS] = {0}, inner_m[HP_MAX_METRICS] = {0};
+  int multi = hp_n_metrics > 1 && t->mframes;
+  if (multi) hp_metrics_read(t, cur);
   n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
@@ -130,8 +156,11 @@ static int collect_open(const hp_thread *t, uint64_t end) {
     a->no_stats = (f->flags & HP_FRAME_NO_STATS) != 0;
     a->calls = 1;
     a->child_calls = f->child_calls;
-    a->incl = incl;
-    a->excl = incl > child ? incl - child : 0;
+    memset(a->incl, 0, sizeof a->incl);
+    memset(a->excl, 0, sizeof a->excl);
+    a->incl[0] = incl;
+    a->excl[0] = incl > child ? incl - child : 0;
+    open_add *pa = NULL;
     if (f->param_event != HP_NO_EVENT) {
       uint64_t pstart = f->param_start_ns + (detached - f->detached_at_param) - (sub - f->sub_at_param);
       uint64_t pincl = end > pstart ? end - pstart : 0;
@@ -144,9 +173,13 @@ static int collect_open(const hp_thread *t, uint64_t end) {
       p->no_stats = a->no_stats;
       p->calls = 1;
       p->child_calls = f->child_calls - f->child_calls_at_param;
-      p->incl = pincl;
-      p->excl = pincl > pchild ? pincl - pchild : 0;
+      memset(p->incl, 0, sizeof p->incl);
+      memset(p->excl, 0, sizeof p->excl);
+      p->incl[0] = pincl;
+      p->excl[0] = pincl > pchild ? pincl - pchild : 0;
+      pa = p;
     }
+    if (multi) open_metrics(t, i, a, pa, cur, inner_m);
     inner_incl = incl;
     sub_above = sub;
     if ((f->flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < i) {
@@ -166,13 +199,14 @@ static open_add *find_open(int n, uint64_t context) {
   return NULL;
 }
 
-static void write_stat(hp_buf *b, uint64_t context, uint64_t calls, uint64_t child_calls, uint64_t incl,
-                       uint64_t excl) {
+/* `add` (an open frame's values so far, or NULL) is added to the table's `s`. */
+static void write_stat(hp_buf *b, uint64_t context, uint64_t calls, uint64_t child_calls, const uint64_t *incl,
+                       const uint64_t *excl, const open_add *add) {
   hp_buf_u64(b, context);
-  hp_buf_u64(b, calls);
-  hp_buf_u64(b, child_calls);
-  hp_buf_u64(b, incl);
-  hp_buf_u64(b, excl);
+  hp_buf_u64(b, calls + (add ? add->calls : 0));
+  hp_buf_u64(b, child_calls + (add ? add->child_calls : 0));
+  for (uint32_t m = 0; m < hp_n_metrics; m++) hp_buf_u64(b, incl[m] + (add ? add->incl[m] : 0));
+  for (uint32_t m = 0; m < hp_n_metrics; m++) hp_buf_u64(b, excl[m] + (add ? add->excl[m] : 0));
 }
 
 /* ---- sections ---- */
@@ -188,8 +222,8 @@ static void section_info(hp_buf *b, int why, uint64_t stop_wall) {
   hp_buf_u32(b, flags);
   hp_buf_u64(b, hp_rt.start_wall_ns);
   hp_buf_u64(b, stop_wall);
-  hp_buf_u32(b, 1);
-  hp_buf_str(b, "TIME");
+  hp_buf_u32(b, hp_n_metrics);
+  for (uint32_t m = 0; m < hp_n_metrics; m++) hp_buf_str(b, hp_metric_name(m));
   unsigned n = hp_meta_count();
   hp_buf_u32(b, n);
   for (unsigned i = 0; i < n; i++) {
@@ -321,16 +355,15 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     open_add *a = find_open(n_open, s->context);
     if (a) {
       a->written = 1;
-      write_stat(b, s->context, s->calls + a->calls, s->child_calls + a->child_calls, s->incl[0] + a->incl,
-                 s->excl[0] + a->excl);
+      write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, a);
     } else {
-      write_stat(b, s->context, s->calls, s->child_calls, s->incl[0], s->excl[0]);
+      write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, NULL);
     }
     n_stats++;
   }
   for (int i = 0; i < n_open; i++) {
     if (opens[i].written || opens[i].no_stats) continue;
-    write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl);
+    write_stat(b, opens[i].context, opens[i].calls, opens[i].child_calls, opens[i].incl, opens[i].excl, NULL);
     n_stats++;
   }
   hp_buf_patch_u32(b, n_stats_at, n_stats);

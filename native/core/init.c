@@ -19,6 +19,7 @@
 #include "config.h"
 #include "functions.h"
 #include "throttle.h"
+#include "metrics.h"
 #include "events.h"
 #include "meta.h"
 #include "module.h"
@@ -275,6 +276,7 @@ static void init_once_body(void) {
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
   hp_throttle_read();
+  hp_metrics_configure();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
   if (!root) {
     hp_rt.disabled = 1;

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "events.h"
 #include "hyprof.h"
+#include "metrics.h"
 #include "runtime.h"
 #include "stack.h"
 #include "functions.h"
@@ -49,6 +50,7 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   f->detached_at_push = t->detached_ns;
   f->sub_ns = 0;
   if (!(flags & HP_FRAME_NO_STATS)) parent->child_calls++;
+  if (__builtin_expect(hp_n_metrics > 1, 0)) hp_metrics_push(t, top + 1); /* HYPROF_METRICS: metrics.h */
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
   return top + 1;
 }
@@ -93,6 +95,7 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
     ps->incl[0] += pincl;
     ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
   }
+  if (hp_n_metrics > 1) hp_metrics_param_close(t, (int32_t)(f - t->frames)); /* HYPROF_METRICS: metrics.h */
 }
 
 /* Add the interval of frame `level` (ending at `now`) to its statistics and its parent's child time
@@ -115,6 +118,9 @@ static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, 
   } else {
     p->child_ns += incl;
   }
+  if (__builtin_expect(hp_n_metrics > 1, 0)) /* HYPROF_METRICS: metrics.h */
+    hp_metrics_close(t, level, (flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < level ? f->anchor : level - 1,
+                     !(flags & HP_FRAME_NO_STATS));
   if (flags & HP_FRAME_NO_STATS) return incl;
   uint64_t excl = incl > child ? incl - child : 0;
   hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
@@ -327,6 +333,7 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
     f->child_ns_at_param = f->child_ns;
     f->child_calls_at_param = f->child_calls;
     f->context = hp_context_hash(f->parent_context, pe->id);
+    if (hp_n_metrics > 1) hp_metrics_param_start(t, top); /* HYPROF_METRICS: metrics.h */
   }
   hp_tool_leave(t);
 }

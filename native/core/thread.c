@@ -15,6 +15,7 @@
 #include "events.h"
 #include "module.h"
 #include "runtime.h"
+#include "metrics.h"
 #include "stats.h"
 
 __thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
@@ -52,6 +53,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   root->stack_addr = entry_stack_addr;
   t->top = 0;
   t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+  hp_metrics_thread_start(t);
   hp_tls_thread = t;
   pthread_once(&key_once, make_key);
   pthread_setspecific(end_key, t);
@@ -109,6 +111,7 @@ void hp_thread_end(hp_thread *t) {
   /* The name the program gave the thread with pthread_setname_np, while the thread still exists. */
   if (!t->name[0]) hp_thread_os_name(t, t->name, sizeof t->name);
   hp_modules_thread_end(t);
+  hp_metrics_thread_end(t);
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */
   t->stop_mono_ns = hp_now_ns();
@@ -144,6 +147,7 @@ void hp_thread_after_fork_child(void) {
     f->child_calls = f->child_calls_at_param = 0;
     if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;
   }
+  hp_metrics_fork_child(self);
   hp_modules_fork_child(self);
 }
 

@@ -122,6 +122,12 @@ typedef struct hp_thread {
     const char *ptr;
     void *event;
   } name_cache[2][64];
+  /* metrics.c, used only when several metrics are measured (HYPROF_METRICS): per frame the extra
+   * metrics' start and child values, the thread's perf group, the values at the thread's end. */
+  struct hp_mframe *mframes;
+  int perf_fd;                     /* the group's leader, -1 when none */
+  int perf_fds[HP_MAX_METRICS];
+  uint64_t m_end[HP_MAX_METRICS];
   struct hp_thread *next;          /* registry list, newest first */
 } hp_thread;
 

@@ -178,6 +178,11 @@ export function conformanceProblems(dir: string): string[] {
   const mergedOnly = !readdirSync(dir).some(isThreadProfile) && existsSync(join(dir, MERGED_FILE));
   const tau = readWithTau(mergedOnly ? join(dir, MERGED_FILE) : dir);
   if (!tau.ok) problems.push(`TAU's reader (strict) does not accept ${dir}:\n${tauReaderComplaints(tau)}`);
+  // Each metric's directory alone too, as TAU's tools are pointed at one (pprof run inside MULTI__TIME).
+  for (const sub of readdirSync(dir).filter((f) => f.startsWith('MULTI__') && statSync(join(dir, f)).isDirectory())) {
+    const one = readWithTau(join(dir, sub));
+    if (!one.ok) problems.push(`TAU's reader (strict) does not accept ${join(dir, sub)}:\n${tauReaderComplaints(one)}`);
+  }
   let p: TauProfile;
   try {
     p = readTauProfileDir(dir);
