@@ -340,8 +340,10 @@ test('SIGTERM then SIGINT while the first dump is written: the measurements are 
 test('timers nested deeper than 256 levels per thread are counted and named, the rest measured', async (t) => {
   const exe = compileC('deep_nesting', ['deep_nesting.c']);
   const dir = tmpDir('deep');
-  // 300 levels: the root and 255 timers are kept, 45 starts (and their stops) are counted.
-  const r = await run(exe, ['300'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });
+  // 300 levels: the root and 255 timers are kept, 45 starts (and their stops) are counted. Event
+  // paths are written whole (the default depth of 100 names only the innermost 100 levels).
+  const env = { HYPROF_SAMPLING: '0', HYPROF_CALLPATH_DEPTH: '1000' };
+  const r = await run(exe, ['300'], { env: { ...env, HYPROF_DIR: dir } });
   t.is(r.code, 0, r.stderr);
   t.regex(r.stdout, /deep done/);
   t.regex(r.stderr, /^hyprof: 45 measurements not recorded \(timers nested too deep: 45\); counted in the profile's metadata$/m);
@@ -350,7 +352,7 @@ test('timers nested deeper than 256 levels per thread are counted and named, the
   t.regex(profile, /<name>hyprof dropped timers_nested_too_deep<\/name><value>45<\/value>/);
   // Below the limit nothing is counted.
   const dir2 = tmpDir('deep-ok');
-  const r2 = await run(exe, ['255'], { env: { HYPROF_DIR: dir2, HYPROF_SAMPLING: '0' } });
+  const r2 = await run(exe, ['255'], { env: { ...env, HYPROF_DIR: dir2 } });
   t.is(r2.code, 0, r2.stderr);
   t.notRegex(r2.stderr, /not recorded/);
   t.regex(readFileSync(join(dir2, 'profile.0.0.0'), 'utf8'), /^"level" 255 254 /m);
