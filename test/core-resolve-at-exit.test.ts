@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, run, tmpDir } from './helpers/native.js';
 
@@ -90,32 +90,18 @@ test('an output directory whose name starts with "-" is resolved into at exit', 
   t.deepEqual(readdirSync(join(cwd, '-out')).filter((f) => f.endsWith('.raw')), []);
 });
 
-/** The pid of a child of `parent` (the resolver the runtime started at exit), once there is one. */
-async function childOf(parent: number, ms: number): Promise<number | null> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid === parent) return Number(name);
-      } catch {
-        // gone meanwhile
-      }
-    }
-    await new Promise((ok) => setTimeout(ok, 20));
-  }
-  return null;
-}
-
 /**
  * Run exit_on_term in a process group of its own (as `timeout` does), send it SIGTERM once working,
- * then `then(program pid, resolver pid)` once its resolve at exit has started.
+ * then `then(program pid, resolver pid)` once its resolve at exit has started. The resolver is node
+ * behind a script (HYPROF_NODE) that says its pid and waits a second first, so that the signal
+ * surely lands while the resolve runs, however loaded the machine.
  */
 async function stopDuringResolve(dir: string, then: (pid: number, resolver: number) => void) {
   const prog = compileC('exit_on_term', ['exit_on_term.c']);
-  const child = spawn(prog, [], { env: { ...process.env, HYPROF_DIR: dir, HYPROF_SAMPLING: '0' }, detached: true });
+  const pidFile = join(dir, 'resolver.pid');
+  const node = join(dir, 'node-after-a-second');
+  writeFileSync(node, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep 1\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  const child = spawn(prog, [], { env: { ...process.env, HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_NODE: node }, detached: true });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -123,7 +109,12 @@ async function stopDuringResolve(dir: string, then: (pid: number, resolver: numb
   const closed = new Promise((ok) => child.stdout.once('close', ok));
   await new Promise<void>((ok) => child.stdout.on('data', (d: Buffer) => ((stdout += d.toString()), /ready/.test(stdout) && ok())));
   process.kill(child.pid!, 'SIGTERM');
-  const resolver = await childOf(child.pid!, 30_000);
+  let resolver: number | null = null;
+  for (const until = Date.now() + 60_000; resolver === null && Date.now() < until; ) {
+    const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '';
+    if (/^\d+\n$/.test(text)) resolver = Number(text);
+    else await new Promise((ok) => setTimeout(ok, 20));
+  }
   if (resolver !== null) then(child.pid!, resolver);
   const code = await ended;
   await closed;
