@@ -4,7 +4,7 @@
  * wrote (src/samples/raw-reader.ts).
  */
 import test from 'ava';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import type { RawProcess, RawStat, RawThread } from '../src/samples/raw-model.js';
@@ -357,4 +357,25 @@ test('SIGTERM then SIGINT while the first dump is written: the measurements are 
   t.is(files.length, 1, 'the file was written before the process ended');
   const p = readRawFile(join(dir, files[0]));
   t.is(total(statsOf(p, p.threads[0], 'work'), 'calls'), 400000);
+});
+
+test('timers nested deeper than 256 levels per thread are counted and named, the rest measured', async (t) => {
+  const exe = compileC('deep_nesting', ['deep_nesting.c']);
+  const dir = tmpDir('deep');
+  // 300 levels: the root and 255 timers are kept, 45 starts (and their stops) are counted. Event
+  // paths are written whole (the default depth of 100 names only the innermost 100 levels).
+  const env = { HYPROF_SAMPLING: '0', HYPROF_CALLPATH_DEPTH: '1000' };
+  const r = await run(exe, ['300'], { env: { ...env, HYPROF_DIR: dir } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /deep done/);
+  t.regex(r.stderr, /^hyprof: 45 measurements not recorded \(timers nested too deep: 45\); counted in the profile's metadata$/m);
+  const profile = readFileSync(join(dir, 'profile.0.0.0'), 'utf8');
+  t.regex(profile, /^"level" 255 254 /m);
+  t.regex(profile, /<name>hyprof dropped timers_nested_too_deep<\/name><value>45<\/value>/);
+  // Below the limit nothing is counted.
+  const dir2 = tmpDir('deep-ok');
+  const r2 = await run(exe, ['255'], { env: { ...env, HYPROF_DIR: dir2 } });
+  t.is(r2.code, 0, r2.stderr);
+  t.notRegex(r2.stderr, /not recorded/);
+  t.regex(readFileSync(join(dir2, 'profile.0.0.0'), 'utf8'), /^"level" 255 254 /m);
 });

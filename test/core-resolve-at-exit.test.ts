@@ -1,9 +1,12 @@
 /**
  * A linked program run on its own (no `hyprof run`) still leaves a TAU profile: at exit the runtime
- * runs the package's `hyprof resolve`, or says which command to run when it cannot.
+ * runs the package's `hyprof resolve`, or says which command to run when it cannot. The resolve
+ * survives a signal sent to the program's whole process group (timeout, batch systems), and a
+ * resolve killed by a signal is named as such.
  */
 import test from 'ava';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, run, tmpDir } from './helpers/native.js';
 
@@ -85,4 +88,63 @@ test('an output directory whose name starts with "-" is resolved into at exit', 
   t.regex(r.stderr, /^hyprof: profile of 1 thread written to \.\/-out\/ \(profile\.0\.0\.\*\)\n$/);
   t.true(existsSync(join(cwd, '-out', 'profile.0.0.0')));
   t.deepEqual(readdirSync(join(cwd, '-out')).filter((f) => f.endsWith('.raw')), []);
+});
+
+/**
+ * Run exit_on_term in a process group of its own (as `timeout` does), send it SIGTERM once working,
+ * then `then(program pid, resolver pid)` once its resolve at exit has started. The resolver is node
+ * behind a script (HYPROF_NODE) that says its pid and waits a second first, so that the signal
+ * surely lands while the resolve runs, however loaded the machine.
+ */
+async function stopDuringResolve(dir: string, then: (pid: number, resolver: number) => void) {
+  const prog = compileC('exit_on_term', ['exit_on_term.c']);
+  const pidFile = join(dir, 'resolver.pid');
+  const node = join(dir, 'node-after-a-second');
+  writeFileSync(node, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep 1\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  const child = spawn(prog, [], { env: { ...process.env, HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_NODE: node }, detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ended = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  const closed = new Promise((ok) => child.stdout.once('close', ok));
+  await new Promise<void>((ok) => child.stdout.on('data', (d: Buffer) => ((stdout += d.toString()), /ready/.test(stdout) && ok())));
+  process.kill(child.pid!, 'SIGTERM');
+  let resolver: number | null = null;
+  for (const until = Date.now() + 60_000; resolver === null && Date.now() < until; ) {
+    const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '';
+    if (/^\d+\n$/.test(text)) resolver = Number(text);
+    else await new Promise((ok) => setTimeout(ok, 20));
+  }
+  if (resolver !== null) then(child.pid!, resolver);
+  const code = await ended;
+  await closed;
+  return { code, stdout, stderr, resolver };
+}
+
+test('a signal to the whole process group while the program resolves at exit does not lose the profile', async (t) => {
+  const dir = tmpDir('exit-group');
+  // As `timeout` does: the signal goes to the program, then to its whole group, resolver included
+  // unless it runs in a group of its own.
+  const r = await stopDuringResolve(dir, (pid) => process.kill(-pid, 'SIGTERM'));
+  t.truthy(r.resolver, 'the runtime started a resolver');
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /clean end/);
+  t.regex(r.stderr, /profile of 1 thread written to/);
+  t.notRegex(r.stderr, /failed|stopped by signal/);
+  t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
+});
+
+test('a resolve at exit killed by a signal is named as such, and the raw file is kept', async (t) => {
+  const dir = tmpDir('exit-killed');
+  const r = await stopDuringResolve(dir, (_pid, resolver) => process.kill(resolver, 'SIGKILL'));
+  t.truthy(r.resolver, 'the runtime started a resolver');
+  t.is(r.code, 0, r.stderr);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const raw = join(dir, raws[0]);
+  t.true(
+    r.stderr.includes(`hyprof: turning ${raw} into a TAU profile was stopped by signal 9 (Killed); the measurements are kept there; run: npx hyprof resolve ${raw} -o ${dir}\n`),
+    r.stderr,
+  );
+  t.false(existsSync(join(dir, 'profile.0.0.0')));
 });

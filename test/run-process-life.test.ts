@@ -2,7 +2,9 @@
  * Process life under `hyprof run`, with a real program (test/native/run_life.c, preloaded runtime):
  * a daemon the program leaves running is named and its measurements are not lost; the run's private
  * directory is never re-created by it; a `hyprof run` killed with SIGKILL does not leave the program
- * running, and the program says where its measurements went.
+ * running, and the program says where its measurements went; a program ending with _exit is told
+ * apart from one the runtime was not loaded into, quick_exit writes the measurements, and an
+ * AddressSanitizer build is recognised.
  */
 import test from 'ava';
 import type { ChildProcess } from 'node:child_process';
@@ -125,3 +127,43 @@ for (const mode of ['wait', 'handler']) {
     rmSync(join(m![1], '..'), { recursive: true, force: true });
   });
 }
+
+test('_exit: the run says the program ended without exit handlers, not that the runtime was not loaded', async (t) => {
+  const dir = tmpDir('life-exit');
+  const r = await hyprof(['run', '--dir', join(dir, 'out'), '--', program, '_exit']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /ending/);
+  t.regex(r.stderr, /^hyprof: the program ended without running its exit handlers \(it called _exit, or exec'd a program that was not measured\), so its measurements were never written \(call exit, or hyprof_flush before _exit\); no profile$/m);
+  t.notRegex(r.stderr, /not loaded/);
+  t.false(existsSync(join(dir, 'out')));
+});
+
+test('quick_exit: the measurements are written (at_quick_exit) and resolved', async (t) => {
+  const dir = tmpDir('life-quick');
+  const out = join(dir, 'out');
+  const r = await hyprof(['run', '--dir', out, '--', program, 'quick_exit']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /profile of 1 thread written to/);
+  const p = readTauProfileDir(out);
+  t.is(p.threads[0].length, 1);
+  t.true(readWithTau(out).ok, tauReaderComplaints(readWithTau(out)));
+  // The program's own work was sampled before quick_exit.
+  const events = p.threads[0][0].events;
+  const root = events.find((e) => e.name === '.TAU application');
+  t.truthy(root);
+  t.true(root!.incl > 0);
+  t.true(events.some((e) => e.name.startsWith('[SAMPLE] spin')), events.map((e) => e.name).join(', '));
+});
+
+test('an AddressSanitizer build under hyprof run is recognised and the way to measure it is named', async (t) => {
+  const exe = compileC('run_life_asan', ['run_life.c'], { link: false, cflags: ['-O1', '-g', '-fsanitize=address'] });
+  const dir = tmpDir('life-asan');
+  const r = await hyprof(['run', '--dir', join(dir, 'out'), '--', exe, '_exit']);
+  t.is(r.code, 1, r.stderr);
+  t.regex(r.stderr, /ASan runtime does not come first/);
+  t.regex(
+    r.stderr,
+    /^hyprof: program exited with status 1; the program is built with AddressSanitizer, which refuses to start when another library is preloaded before its own .*; link it with -lhyprof instead and run it without hyprof run \(docs\/cli\.md\); no profile$/m,
+  );
+  t.notRegex(r.stderr, /not loaded/);
+});

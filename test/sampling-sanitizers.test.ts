@@ -7,9 +7,10 @@
  * both be reached through RTLD_NEXT.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, repoRoot, runtimeSources, tmpDir } from './helpers/native.js';
+import { compileC, repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
+import { readRawFile } from '../src/samples/raw-reader.js';
 import { runSampled } from './sampling-support.js';
 
 function build(name: string, sanitize: string): string {
@@ -59,4 +60,46 @@ test('ThreadSanitizer: sampling at 10 kHz with 4 threads, no report from the sam
   // TSan delivers asynchronous signals only at its own safe points (the stress loop sleeps briefly
   // for that), so fewer arrive than without it
   t.true(sampled.filter((n) => n > 0).length >= 3, sampled.join(' '));
+});
+
+test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyprof exits 0, no leak reported', async (t) => {
+  // The program is instrumented, the runtime is the installed libhyprof.so: as a user builds.
+  const exe = compileC('kept_tables_asan', ['kept_tables.c'], { cflags: ['-O1', '-g', '-fsanitize=address', '-fno-omit-frame-pointer'] });
+  const dir = tmpDir('lsan');
+  for (const sampling of ['0', '1']) {
+    const r = await run(exe, [], {
+      env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: sampling, HYPROF_PERIOD_US: '200', ASAN_OPTIONS: 'detect_leaks=1' },
+    });
+    t.is(r.code, 0, `sampling ${sampling}: ${r.stderr}`);
+    t.notRegex(r.stderr, sanitizerReport);
+    t.regex(r.stdout, /child done/);
+    t.regex(r.stdout, /parent done, child status 0/);
+  }
+  t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 4, 'parent and child, twice');
+});
+
+test('ThreadSanitizer: a user event triggered on one thread while another flushes, no report and no suppression', async (t) => {
+  const exe = compileC('user_event_flush_tsan', [...runtimeSources(), 'user_event_flush.c'], {
+    link: false,
+    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+  });
+  const dir = tmpDir('tsan-ue');
+  const r = await run(exe, ['20'], {
+    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' },
+  });
+  t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+  t.notRegex(r.stderr, sanitizerReport);
+  t.regex(r.stdout, /flushes done/);
+  // Every trigger adds 1: count == sum == sum of squares in the file written at exit.
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const p = readRawFile(join(dir, raws[0]!));
+  const worker = p.threads.find((th) => th.userStats.length > 0);
+  t.truthy(worker, 'the triggering thread has its user event');
+  for (const u of worker!.userStats) {
+    t.true(u.count > 0);
+    t.is(u.sum, u.count);
+    t.is(u.sumsqr, u.count);
+  }
 });

@@ -375,17 +375,21 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   uint32_t cap = __atomic_load_n(&t->user_capacity, __ATOMIC_ACQUIRE);
   hp_user_stat *us = __atomic_load_n(&t->user_stats, __ATOMIC_ACQUIRE);
   uint32_t n_user = 0;
-  for (uint32_t i = 0; us && i < cap; i++) n_user += us[i].used ? 1 : 0;
-  hp_buf_u32(b, n_user);
+  /* Counted as written: an event first triggered meanwhile is left to the next dump. */
+  size_t n_user_at = b->len;
+  hp_buf_u32(b, 0);
   for (uint32_t i = 0; us && i < cap; i++) {
-    if (!us[i].used) continue;
+    hp_user_stat u;
+    if (!hp_user_stat_read(t, us, i, &u)) continue;
     hp_buf_u32(b, i);
-    hp_buf_u64(b, us[i].count);
-    hp_buf_f64(b, us[i].min);
-    hp_buf_f64(b, us[i].max);
-    hp_buf_f64(b, us[i].sum);
-    hp_buf_f64(b, us[i].sumsqr);
+    hp_buf_u64(b, u.count);
+    hp_buf_f64(b, u.min);
+    hp_buf_f64(b, u.max);
+    hp_buf_f64(b, u.sum);
+    hp_buf_f64(b, u.sumsqr);
+    n_user++;
   }
+  hp_buf_patch_u32(b, n_user_at, n_user);
 
   size_t n_drop_at = b->len;
   hp_buf_u32(b, 0); /* patched: the modules' entries are counted as written */

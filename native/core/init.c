@@ -250,6 +250,17 @@ static void fork_child(void) {
   hp_thread_after_fork_child();
 }
 
+/* The root process of a `hyprof run` leaves `started.<pid>` in its private raw directory: a run
+ * that finds no raw file can then tell a program that ended without exit handlers (_exit) from one
+ * the runtime was never loaded into (static, setuid, AddressSanitizer: cmd-run.ts). */
+static void mark_started(void) {
+  char path[sizeof hp_cfg.raw_dir + 32];
+  int n = snprintf(path, sizeof path, "%s/started.%ld", hp_cfg.raw_dir, (long)hp_rt.pid);
+  if (n <= 0 || (size_t)n >= sizeof path) return;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0) close(fd);
+}
+
 static void init_once_body(void) {
   if (hp_env_bool("HYPROF_DISABLE", NULL, 0)) {
     hp_rt.disabled = 1;
@@ -290,6 +301,8 @@ static void init_once_body(void) {
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);
+  /* quick_exit runs these instead of the atexit handlers: the measurements are written there too. */
+  at_quick_exit(at_exit);
   install_signal_dump(SIGINT, &previous_int);
   install_signal_dump(SIGTERM, &previous_term);
   hp_clock_calibrate_end();
@@ -297,6 +310,7 @@ static void init_once_body(void) {
   /* The program must not outlive its `hyprof run` unnoticed: SIGTERM when hyprof dies, because that is
    * the signal programs end on cleanly and on which the runtime writes the measurements (above). */
   if (hp_rt.run_root) {
+    mark_started();
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != hp_rt.ppid) raise(SIGTERM); /* hyprof died before the line above */
   }

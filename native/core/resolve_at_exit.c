@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,10 +104,25 @@ void hp_resolve_at_exit(const char *raw) {
   char *node_argv[] = {node, cli, "resolve", output, "--", (char *)raw, NULL};
   char *exe_argv[] = {exe, "resolve", output, "--", (char *)raw, NULL};
   char **argv = with_node ? node_argv : exe_argv;
+  /* The resolver runs in a process group of its own: `timeout`, a batch system or a shell's job
+   * control signal the program's whole group, and a program that ends cleanly on that signal (its
+   * own handler) would otherwise lose the resolve it starts at exit. It is waited for here. */
+  posix_spawnattr_t attr;
+  int have_attr = posix_spawnattr_init(&attr) == 0;
+  if (have_attr && (posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP) != 0 || posix_spawnattr_setpgroup(&attr, 0) != 0)) {
+    posix_spawnattr_destroy(&attr);
+    have_attr = 0;
+  }
   pid_t pid;
-  int status = -1;
-  if (!env || posix_spawn(&pid, argv[0], NULL, NULL, argv, env) != 0 || waitpid(pid, &status, 0) < 0) {
+  int status = -1, rc = -1;
+  if (env) rc = posix_spawn(&pid, argv[0], NULL, have_attr ? &attr : NULL, argv, env);
+  if (have_attr) posix_spawnattr_destroy(&attr);
+  if (rc != 0 || waitpid(pid, &status, 0) < 0) {
     hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", argv[0], raw, raw, hp_cfg.dir);
+  } else if (WIFSIGNALED(status)) {
+    hp_warn("turning %s into a TAU profile was stopped by signal %d (%s); the measurements are kept there; run: npx "
+            "hyprof resolve %s -o %s",
+            raw, WTERMSIG(status), strsignal(WTERMSIG(status)), raw, hp_cfg.dir);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
   } else {

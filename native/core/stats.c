@@ -39,7 +39,8 @@ static int grow(hp_thread *t) {
     *probe_slot(tb, old->slots[i].context) = old->slots[i];
     tb->count++;
   }
-  __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE); /* old stays allocated: see file comment */
+  tb->retired = old;   /* old stays allocated (see file comment), reachable from the new one */
+  __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
   return 1;
 }
 

@@ -33,6 +33,8 @@ typedef struct hp_stat {
 typedef struct hp_stat_table {
   uint32_t capacity;            /* power of two */
   uint32_t count;
+  struct hp_stat_table *retired; /* the table this one replaced: kept reachable, so a leak checker
+                                    (LeakSanitizer) sees memory kept on purpose, not lost */
   hp_stat slots[];
 } hp_stat_table;
 
@@ -99,6 +101,9 @@ typedef struct hp_thread {
   hp_stat_table *volatile stats;
   hp_user_stat *user_stats;        /* indexed by user event id, grown like stats */
   uint32_t user_capacity;
+  uint32_t user_seq;               /* odd while the thread writes a user statistic (userevent.c) */
+  hp_user_stat *user_retired[16];  /* tables user_stats replaced (capacity doubles from 16 up to
+                                      65,536 events): kept, and reachable like stats' */
 
   uint32_t index;                  /* 0.. in order of first appearance */
   pid_t tid;

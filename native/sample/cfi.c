@@ -410,7 +410,7 @@ static int compute(uintptr_t pc, hp_cfi_rule *out) {
 int hp_cfi_prepare(hp_sample_thread *st) {
   /* the table describes the modules of one snapshot: a new snapshot (a library loaded or
    * unloaded) starts it afresh, so no rule outlives its module */
-  const void *gen = hp_maps_generation();
+  uint64_t gen = hp_maps_generation();
   if (!gen) return 0; /* no snapshot, or a dlclose under way: libunwind says what it can */
   if (st->cfi_gen != gen) {
     memset(st->cfi_cache, 0, sizeof st->cfi_cache);

@@ -10,8 +10,11 @@
  * unwinds until the next refresh (its samples keep a partial stack, counted unwind_failed). Build
  * ids are read at snapshot time from each object's PT_NOTE segments in memory. Snapshots are built
  * in fresh mmap'ed memory and published by one atomic compare-and-swap, never replacing a snapshot
- * of a later loader state; published ones are never unmapped, so a reader in a signal handler never
- * sees freed memory.
+ * of a later loader state. A replaced snapshot is retired, and unmapped by a later refresh that
+ * finds no reader inside (every reader counts itself in `readers` before it loads `current`, all
+ * sequentially consistent: a refresh that sees no reader after publishing knows that every later
+ * reader loads the new one), so a reader in a signal handler never sees freed memory and
+ * dlopen/dlclose cycles do not add up.
  *
  * The same snapshot serves libunwind inside the sampling handler: dl_iterate_phdr is interposed
  * and, on a thread that is inside our handler, answered from the snapshot without any lock (see
@@ -51,7 +54,7 @@ typedef struct {
   uint32_t obj;
 } snap_seg;
 
-typedef struct {
+typedef struct snapshot {
   uint32_t n_objs, n_segs;
   snap_obj *objs;
   snap_seg *segs;
@@ -62,11 +65,16 @@ typedef struct {
   uint64_t gen;                /* dlpi_adds + dlpi_subs when taken (both only grow) */
   int have_gen;                /* the loader reported them */
   int partial;                 /* objects were left out: the next refresh check retakes it */
+  uint64_t serial;             /* 1, 2, ... in order of building: the generation readers compare */
+  size_t map_len;              /* for munmap once retired */
+  struct snapshot *retired_next;
 } snapshot;
 
 static snapshot *volatile current;
+static snapshot *retired;            /* replaced snapshots not unmapped yet (a lock-free stack) */
+static uint64_t serials;             /* snapshots built so far */
 static volatile int changing;        /* dlclose in progress somewhere */
-static volatile int readers;         /* handlers unwinding right now (they read objects' memory) */
+static volatile int readers;         /* inside a reader section: an unwind (it reads objects' memory), is_self, write */
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 static iterate_fn real_iterate;
@@ -261,13 +269,43 @@ void hp_maps_snapshot(void) {
   if (t && !was) hp_tool_leave(t);
 }
 
+static void retire(snapshot *s) {
+  snapshot *head = __atomic_load_n(&retired, __ATOMIC_RELAXED);
+  do s->retired_next = head;
+  while (!__atomic_compare_exchange_n(&retired, &head, s, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* Unmap the retired snapshots when no reader is inside: one that entered before they were replaced
+ * may still hold one; one that enters now loads the current snapshot. Otherwise they wait for the
+ * next refresh. Never in a signal handler. */
+static void reclaim(void) {
+  snapshot *list = __atomic_exchange_n(&retired, NULL, __ATOMIC_ACQUIRE);
+  if (!list) return;
+  if (__atomic_load_n(&readers, __ATOMIC_SEQ_CST) != 0) {
+    while (list) {
+      snapshot *next = list->retired_next;
+      retire(list);
+      list = next;
+    }
+    return;
+  }
+  while (list) {
+    snapshot *next = list->retired_next;
+    munmap(list, list->map_len);
+    list = next;
+  }
+}
+
 /* Publish s unless a snapshot of a later loader state is already current (two threads refreshing
  * at once must not leave an older one, which may name unmapped objects, in place). */
 static int publish(snapshot *s) {
-  snapshot *cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  snapshot *cur = __atomic_load_n(&current, __ATOMIC_SEQ_CST);
   for (;;) {
     if (cur && cur->have_gen && s->have_gen && cur->gen > s->gen) return 0;
-    if (__atomic_compare_exchange_n(&current, &cur, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
+    if (__atomic_compare_exchange_n(&current, &cur, s, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      if (cur) retire(cur);
+      return 1;
+    }
   }
 }
 
@@ -282,6 +320,8 @@ static void snapshot_now(void) {
   void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return;
   snapshot *s = m;
+  s->map_len = len;
+  s->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
   s->objs = (snap_obj *)(s + 1);
   s->segs = (snap_seg *)(s->objs + cap_objs);
   filler f = {s, cap_objs, cap_segs, (char *)(s->segs + cap_segs), strings, getauxval(AT_SYSINFO_EHDR)};
@@ -299,6 +339,7 @@ static void snapshot_now(void) {
     if (base && strncmp(base + 1, "libhyprof_mpi.so", 16) == 0) add_ranges(s->self, &s->n_self, &s->objs[i]);
   }
   if (!publish(s)) munmap(m, len);   /* never seen by anyone */
+  reclaim();
 }
 
 static int gen_cb(struct dl_phdr_info *info, size_t size, void *data) {
@@ -335,18 +376,25 @@ static int in_ranges(const uintptr_t (*r)[2], uint32_t n, uintptr_t pc) {
   return 0;
 }
 
-int hp_maps_is_startup(uintptr_t pc) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+/* Every reader of `current` is between hp_maps_reader_enter and _leave (reclaim above). */
+static const snapshot *load_current(void) { return __atomic_load_n(&current, __ATOMIC_SEQ_CST); }
+
+int hp_maps_is_startup(uintptr_t pc) {   /* inside an unwind: the caller is a reader */
+  const snapshot *s = load_current();
   return s && in_ranges((const uintptr_t (*)[2])s->startup, s->n_startup, pc);
 }
 
 int hp_maps_is_self(uintptr_t pc) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-  return s && in_ranges((const uintptr_t (*)[2])s->self, s->n_self, pc);
+  hp_maps_reader_enter();
+  const snapshot *s = load_current();
+  int in = s && in_ranges((const uintptr_t (*)[2])s->self, s->n_self, pc);
+  hp_maps_reader_leave();
+  return in;
 }
 
 void hp_maps_write(hp_buf *b) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  hp_maps_reader_enter();
+  const snapshot *s = load_current();
   size_t at = hp_buf_section_begin(b, HP_SEC_MAPS);
   hp_buf_u32(b, s ? s->n_segs : 0);
   for (uint32_t i = 0; s && i < s->n_segs; i++) {
@@ -357,30 +405,36 @@ void hp_maps_write(hp_buf *b) {
     hp_buf_str(b, s->objs[g->obj].path);
     hp_buf_str(b, s->objs[g->obj].build_id);
   }
+  hp_maps_reader_leave();
   hp_buf_section_end(b, at);
 }
 
 /* Around an unwind in the handler: while any reader is inside, dlclose waits before unmapping
  * (Dekker-style with sequentially consistent operations: either the handler sees `changing` and
  * uses no object, or dlclose sees the reader and waits for it). */
+/* Fork child: only the forking thread goes on, and it is not inside a reader; readers counted on
+ * the parent's other threads would keep every later dlclose waiting and every snapshot mapped. */
+void hp_maps_fork_child(void) { __atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST); }
+
 void hp_maps_reader_enter(void) { __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
 void hp_maps_reader_leave(void) { __atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST); }
 
-const void *hp_maps_generation(void) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-  if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return NULL;
-  return s;
+/* The snapshot's serial, not its address: a retired snapshot's memory may be reused by a later one. */
+uint64_t hp_maps_generation(void) {
+  const snapshot *s = load_current();
+  if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return 0;
+  return s->serial;
 }
 
 const struct dl_phdr_info *hp_maps_object_of(uintptr_t a) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  const snapshot *s = load_current();
   if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return NULL;
   const snap_obj *o = obj_of(s, a);
   return o ? &o->info : NULL;
 }
 
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
-  const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+  const snapshot *s = load_current();
   if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return 0;
   int r = 0;
   for (uint32_t i = 0; i < s->n_objs && r == 0; i++) {

@@ -129,6 +129,7 @@ static void thread_end(hp_thread *t) {
 
 static void fork_child(hp_thread *t) {
   if (!sampling_on || !t) return;
+  hp_maps_fork_child();
   /* Timers are not inherited; the perf events still count the parent's threads: close our copies
    * of their descriptors without touching the events. Samples belong to the parent: forget them. */
   for (hp_thread *o = hp_thread_list(); o; o = o->next) {

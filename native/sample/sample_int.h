@@ -135,7 +135,7 @@ typedef struct hp_sample_thread {
   uint64_t work_pcs[HP_SAMPLE_MAX_DEPTH];
   uint64_t work_cfas[HP_SAMPLE_MAX_DEPTH];   /* each frame's canonical frame address, 0 = unknown */
   uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
-  const void *cfi_gen;                    /* the maps snapshot cfi_cache was filled under */
+  uint64_t cfi_gen;                       /* the maps snapshot cfi_cache was filled under */
   hp_cfi_rule cfi_cache[HP_CFI_CACHE];    /* unwind rules by program counter (cfi.c) */
 } hp_sample_thread;
 
@@ -225,13 +225,16 @@ int hp_maps_is_startup(uintptr_t pc);  /* async-signal-safe */
 int hp_maps_is_self(uintptr_t pc);     /* in hyprof's own code; async-signal-safe */
 void hp_maps_write(hp_buf *b);         /* async-signal-safe */
 void hp_maps_hooks_init(void);
-void hp_maps_reader_enter(void);       /* async-signal-safe: around an unwind in the handler */
+/* Async-signal-safe, around every use of the snapshot (an unwind in the handler; is_self and
+ * write take it themselves): no snapshot is unmapped, nor a module by dlclose, while one is inside. */
+void hp_maps_reader_enter(void);
 void hp_maps_reader_leave(void);
+void hp_maps_fork_child(void);         /* the child's reader count starts at 0 */
 /* The loaded object containing address a in the current snapshot, or NULL (async-signal-safe). */
 const struct dl_phdr_info *hp_maps_object_of(uintptr_t a);
-/* The current snapshot as an opaque generation (it changes whenever objects were loaded or
- * unloaded), or NULL when there is none or a dlclose is under way (async-signal-safe). */
-const void *hp_maps_generation(void);
+/* The current snapshot's generation (it changes whenever objects were loaded or unloaded), or 0
+ * when there is none or a dlclose is under way (async-signal-safe). */
+uint64_t hp_maps_generation(void);
 /* For the interposed dl_iterate_phdr inside our handler: iterate the snapshot. */
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 

@@ -8,7 +8,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, 
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { planOpenmpRuntime } from '../analysis/openmp-runtime.js';
+import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
@@ -73,6 +73,33 @@ export function findProgram(program: string, path = process.env.PATH ?? ''): str
     if (runnable(candidate)) return candidate;
   }
   return null;
+}
+
+/**
+ * Why a program that ended by itself wrote no raw file. The runtime leaves `started.<pid>` in the raw
+ * directory when it was loaded into the program (native/core/init.c).
+ */
+function noMeasurementsWhy(rawDir: string, file: string | null): string {
+  let started = false;
+  try {
+    started = readdirSync(rawDir).some((f) => f.startsWith('started.'));
+  } catch {
+    // no directory: nothing was started in it
+  }
+  if (started) {
+    return (
+      "the program ended without running its exit handlers (it called _exit, or exec'd a program that was not measured), so " +
+      'its measurements were never written (call exit, or hyprof_flush before _exit)'
+    );
+  }
+  if (file && loadedLibraries(file).some((l) => /(^|\/)libasan\.so/.test(l))) {
+    return (
+      'the program is built with AddressSanitizer, which refuses to start when another library is preloaded ' +
+      'before its own (its message above: "ASan runtime does not come first"); link it with -lhyprof instead ' +
+      'and run it without hyprof run (docs/cli.md)'
+    );
+  }
+  return 'the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD)';
 }
 
 function rawFilesIn(dir: string): string[] {
@@ -144,10 +171,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   let end: ChildEnd;
   // Notes already printed before the run, not repeated by the resolve step.
   const said: string[] = [];
+  let file: string | null = null;
   try {
     const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
-    const file = findProgram(program);
+    file = findProgram(program);
     if (launcher && !mpiLib) {
       const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
       process.stderr.write(`${note}\n`);
@@ -182,12 +210,12 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}no measurements written yet; no profile\n${survivorsNote(survivors, rawDir, outDir)}\n`);
       return status;
     }
-    removeRawDir(rawDir);
     const msg = launcher
       ? `${how ? `${how}; ` : ''}no rank wrote measurements (the ranks crashed or were killed before they could write, or the launcher did not pass LD_PRELOAD on to them); no profile`
       : end.signal
         ? `${how}: it could not write its measurements; no profile`
-        : `${how ? `${how}; ` : ''}the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD); no profile`;
+        : `${how ? `${how}; ` : ''}${noMeasurementsWhy(rawDir, file)}; no profile`;
+    removeRawDir(rawDir);
     process.stderr.write(`hyprof: ${msg}\n`);
     return status;
   }

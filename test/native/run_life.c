@@ -3,7 +3,9 @@
  *               then return; the tests signal it once `hyprof run` has named it, so a loaded machine
  *               cannot let it end before the run looks for it
  *   wait        print "ready <pid>" and work for up to a minute (default SIGTERM disposition)
- *   handler     the same, but with the program's own SIGTERM handler that ends main cleanly */
+ *   handler     the same, but with the program's own SIGTERM handler that ends main cleanly
+ *   _exit       work briefly, then end with _exit (no exit handlers run)
+ *   quick_exit  work briefly, then end with quick_exit (only at_quick_exit handlers run) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,13 @@ int main(int argc, char **argv) {
     waitpid(first, NULL, 0);
     spin(1000000);
     return 0;
+  }
+  if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit")) {
+    spin(2000000);
+    puts("ending");
+    fflush(stdout);
+    if (mode[0] == '_') _exit(0);
+    quick_exit(0);
   }
   if (!strcmp(mode, "handler")) signal(SIGTERM, on_term);
   printf("ready %d\n", (int)getpid());
