@@ -130,7 +130,9 @@ test('with an MPI compiler on the PATH the MPI layer is built at install, beside
   const pkg = join(project, 'node_modules', 'hyprof');
   const prebuilt = join(pkg, 'prebuilds', `${process.platform}-${process.arch}`);
   t.false(existsSync(join(pkg, 'build')), 'the runtime itself is not built from source');
-  t.deepEqual(readdirSync(prebuilt).sort(), ['hyprof.node', 'libhyprof.so', 'libhyprof_mpi.so']);
+  // With compilers on the PATH the install also builds the Fortran module beside the runtime.
+  t.deepEqual(readdirSync(prebuilt).sort(), ['fortran', 'hyprof.node', 'libhyprof.so', 'libhyprof_mpi.so']);
+  t.true(existsSync(join(prebuilt, 'fortran', 'hyprof.mod')));
   t.regex(sh('readelf', ['-d', join(prebuilt, 'libhyprof_mpi.so')]), /\(RUNPATH\)\s+Library runpath: \[\$ORIGIN\]/);
   const libs = sh(join(project, 'node_modules', '.bin', 'hyprof'), ['config', '--libs', '--mpi'], { cwd: project }).trim();
   t.is(libs, `-L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);

@@ -72,7 +72,11 @@ test('TIME:CPU_TIME:page-faults:context-switches: every region measured in every
   t.regex(faults.stdout, /counts/);
   const bad = await hyprof(['report', dir, '--metric', 'cycles']);
   t.not(bad.code, 0);
-  t.regex(bad.stderr, /--metric cycles: not in this profile \(it has CPU_TIME, TIME, context-switches, page-faults\)/);
+  t.regex(bad.stderr, /--metric cycles: not in this profile \(it has TIME, CPU_TIME, context-switches, page-faults\)/);
+  // Without --metric, TIME is shown, as TAU's tools do (not the first directory by name).
+  const plain = await hyprof(['report', dir]);
+  t.is(plain.code, 0, plain.stderr);
+  t.regex(plain.stdout, /metric TIME \(of /);
   // export --metric: the collapsed stacks carry that metric's values.
   const ex = await hyprof(['export', dir, '--format', 'collapsed', '--metric', 'page-faults']);
   t.is(ex.code, 0, ex.stderr);
