@@ -52,6 +52,7 @@ static void process_start(void) {
    * addresses the OpenMP tool records, resolved through it (MAPS). */
   hp_maps_hooks_init();
   if (!hp_scfg.enabled) return;
+  hp_node_prepare_perf_map();
   hp_sigchain_init();
   hp_unwind_init();
   check_source();

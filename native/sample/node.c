@@ -1,0 +1,59 @@
+/* In a Node.js process (docs/node.md, "JavaScript frames in samples"), the perf map V8 writes under
+ * --perf-basic-prof (/tmp/perf-<pid>.map) is created here first, private to the user (mode 0600,
+ * O_EXCL, no link followed): V8 opens it with fopen("w"), which keeps an existing file's mode, so
+ * the names of the program's code are not readable by others and nobody else's file is written into.
+ * A process is Node when its executable exports Node's addon interface (napi_module_register). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/config.h"
+#include "sample_int.h"
+
+int hp_node_process(void) {
+  static int known = -1;
+  if (known < 0) known = dlsym(RTLD_DEFAULT, "napi_module_register") != NULL;
+  return known;
+}
+
+/* Is V8 asked for a perf map: the flag in NODE_OPTIONS or on node's command line? */
+static int perf_map_asked(void) {
+  const char *opts = getenv("NODE_OPTIONS");
+  if (opts && (strstr(opts, "--perf-basic-prof") || strstr(opts, "--perf_basic_prof"))) return 1;
+  char buf[8192];
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+    buf[n] = 0;
+    if (strncmp(buf + i, "--perf-basic-prof", 17) == 0 || strncmp(buf + i, "--perf_basic_prof", 17) == 0) return 1;
+  }
+  return 0;
+}
+
+void hp_node_prepare_perf_map(void) {
+  if (!hp_node_process() || !perf_map_asked()) return;
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      close(fd);
+      return;
+    }
+    if (errno != EEXIST) break;
+    /* left by an earlier process of this user with the same pid: replace it; anything else (a link,
+     * another user's file) is left alone, and resolve refuses to read it (src/symbolize/perf-map.ts) */
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || unlink(path) != 0) break;
+  }
+  hp_warn("%s could not be created privately (%s); V8 writes its perf map there itself", path,
+          errno == EEXIST ? "another file is in the way" : strerror(errno));
+}
