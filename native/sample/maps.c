@@ -348,18 +348,15 @@ int hp_maps_is_self(uintptr_t pc) {
 /* ---- moved copies of loaded code (moved.c): written as more segments of their object ----
  * V8 unmaps its copy of the builtins when node disposes the isolate, which a program that ends by
  * running out of work does before the exit dump: the copies are looked for at every refresh (thread
- * start, flush) and at the dump, and every one seen is kept (until the snapshot changes objects). One
+ * start, flush) and at the dump, and every one seen is kept (by path and file offset). One
  * scan at a time: a scan that finds another under way is skipped (no waiting, so no lock even when
  * the dump runs in a signal handler). */
 
 #define MAX_MOVED 16
 static hp_moved_map scanned[MAX_MOVED];
-static struct {
-  uint64_t start, end, bias;
-  uint32_t obj;
-} moved[MAX_MOVED];
-static volatile uint32_t n_moved;
-static const snapshot *moved_snap;   /* the snapshot the kept copies belong to */
+static hp_moved_map kept[MAX_MOVED];   /* every copy seen, by path and file offset */
+static volatile uint32_t n_kept;
+static const snapshot *moved_snap;     /* the snapshot of the scan under way */
 static volatile int scanning;
 
 static int outside_segments(uint64_t start, uint64_t end) {
@@ -391,22 +388,16 @@ static int moved_origin(const snapshot *s, const hp_moved_map *m, uint32_t *obj,
 static void scan_moved(void) {
   const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
   if (!s || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE)) return;
-  if (moved_snap != s) {
-    moved_snap = s;
-    n_moved = 0;
-  }
+  moved_snap = s;
   uint32_t n = hp_moved_read(scanned, MAX_MOVED, outside_segments);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t obj, k = 0;
     uint64_t bias;
     if (!moved_origin(s, &scanned[i], &obj, &bias)) continue;
-    while (k < n_moved && moved[k].start != scanned[i].start) k++;
-    if (k == n_moved && n_moved < MAX_MOVED) {
-      moved[k].start = scanned[i].start;
-      moved[k].end = scanned[i].end;
-      moved[k].bias = bias;
-      moved[k].obj = obj;
-      n_moved++;
+    while (k < n_kept && kept[k].start != scanned[i].start) k++;
+    if (k == n_kept && n_kept < MAX_MOVED) {
+      kept[k] = scanned[i];
+      n_kept++;
     }
   }
   __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
@@ -415,7 +406,11 @@ static void scan_moved(void) {
 void hp_maps_write(hp_buf *b) {
   scan_moved();
   const snapshot *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-  uint32_t extra = s && moved_snap == s ? n_moved : 0;
+  uint32_t extra = 0, objs[MAX_MOVED];
+  uint64_t biases[MAX_MOVED];
+  const hp_moved_map *which[MAX_MOVED];
+  for (uint32_t i = 0; s && i < n_kept; i++)
+    if (moved_origin(s, &kept[i], &objs[extra], &biases[extra])) which[extra++] = &kept[i];
   size_t at = hp_buf_section_begin(b, HP_SEC_MAPS);
   hp_buf_u32(b, (s ? s->n_segs : 0) + extra);
   for (uint32_t i = 0; s && i < s->n_segs; i++) {
@@ -427,11 +422,11 @@ void hp_maps_write(hp_buf *b) {
     hp_buf_str(b, s->objs[g->obj].build_id);
   }
   for (uint32_t i = 0; i < extra; i++) {
-    hp_buf_u64(b, moved[i].start);
-    hp_buf_u64(b, moved[i].end);
-    hp_buf_u64(b, moved[i].bias);
-    hp_buf_str(b, s->objs[moved[i].obj].path);
-    hp_buf_str(b, s->objs[moved[i].obj].build_id);
+    hp_buf_u64(b, which[i]->start);
+    hp_buf_u64(b, which[i]->end);
+    hp_buf_u64(b, biases[i]);
+    hp_buf_str(b, s->objs[objs[i]].path);
+    hp_buf_str(b, s->objs[objs[i]].build_id);
   }
   hp_buf_section_end(b, at);
 }
