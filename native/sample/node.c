@@ -1,7 +1,7 @@
 /* In a Node.js process (docs/node.md, "JavaScript frames in samples"), the perf map V8 writes under
  * --perf-basic-prof (/tmp/perf-<pid>.map) is created here first, private to the user (mode 0600,
  * O_EXCL, no link followed): V8 opens it with fopen("w"), which keeps an existing file's mode, so
- * the names of the program's code are not readable by others and nobody else's file is written into.
+ * the names of the program's code are not readable by others.
  * A process is Node when its executable exports Node's addon interface (napi_module_register). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -42,18 +42,14 @@ void hp_node_prepare_perf_map(void) {
   if (!hp_node_process() || !perf_map_asked()) return;
   char path[64];
   snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
-  for (int attempt = 0; attempt < 2; attempt++) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      close(fd);
-      return;
-    }
-    if (errno != EEXIST) break;
-    /* left by an earlier process of this user with the same pid: replace it; anything else (a link,
-     * another user's file) is left alone, and resolve refuses to read it (src/symbolize/perf-map.ts) */
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || unlink(path) != 0) break;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    close(fd);
+    return;
   }
-  hp_warn("%s could not be created privately (%s); V8 writes its perf map there itself", path,
-          errno == EEXIST ? "another file is in the way" : strerror(errno));
+  /* A file already there is left alone: V8's own map when the runtime started after V8 (the addon
+   * loaded by the program), or one left by an earlier process with the same pid, or someone else's;
+   * resolve checks whose it is and how old (src/symbolize/perf-map.ts). */
+  if (errno != EEXIST)
+    hp_warn("%s could not be created privately (%s); V8 creates its perf map there itself", path, strerror(errno));
 }

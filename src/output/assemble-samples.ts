@@ -75,7 +75,10 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
   while (out.length > 1 && isOpenmpRuntime(out[out.length - 1].object)) out.pop();
   // V8's garbage collector or compiler at work: one named frame under the code that led there.
-  const v8 = v8GroupEntry(out.map((f) => (f.ok ? f.function : null)));
+  const v8 = v8GroupEntry(
+    out.map((f) => (f.ok ? f.function : null)),
+    (i) => isJsFrame(out[i]),
+  );
   if (v8) out.splice(0, v8.at + 1, { ok: true, function: v8.group, file: '', line: 0 });
   // Builtins a JavaScript function ran (loads, calls): that function's own time.
   else out.splice(0, builtinsOfJsCaller(out.map((f) => (f.ok ? f.function : null)), (i) => isJsFrame(out[i])));

@@ -26,20 +26,24 @@ export function v8GroupOf(fn: string): string | null {
 }
 
 /**
- * Where a sample's V8 group starts (frames innermost first): `at`, the outermost frame of any group
- * (everything from there down to the leaf is V8's work), and `group`, the innermost one's (what ran
- * when the sample was taken: a collection the compiler's allocation started is the garbage
- * collector's time, as V8's own profiler counts it). Null when no frame is in a group.
+ * Where a sample's V8 group starts (frames innermost first), looking only at the frames above the
+ * innermost JavaScript frame (V8 working for that code: a JavaScript frame further out is the code
+ * that led there, and a group frame beyond it is not what runs now): `at`, the outermost group frame
+ * there (everything from it down to the leaf is V8's work), and `group`, the innermost one's (what
+ * ran when the sample was taken: a collection the compiler's allocation started is the garbage
+ * collector's time, as V8's own profiler counts it). Null when no such frame is in a group.
+ * `isJs(i)`: frame i is a JavaScript function.
  */
-export function v8GroupEntry(functions: Array<string | null>): { at: number; group: string } | null {
+export function v8GroupEntry(functions: Array<string | null>, isJs: (i: number) => boolean = () => false): { at: number; group: string } | null {
   let at = -1;
   let group: string | null = null;
-  functions.forEach((fn, i) => {
+  for (let i = 0; i < functions.length && !isJs(i); i++) {
+    const fn = functions[i];
     const g = fn === null ? null : v8GroupOf(fn);
-    if (!g) return;
+    if (!g) continue;
     at = i;
     group ??= g;
-  });
+  }
   return group ? { at, group } : null;
 }
 
