@@ -366,7 +366,11 @@ static void refresh_if_changed(void) {
   if (snapshot_stale(g.have, g.gen)) hp_maps_snapshot();
 }
 
-void hp_maps_refresh(void) { refresh_if_changed(); }
+static void scan_moved(void);
+void hp_maps_refresh(void) {
+  refresh_if_changed();
+  scan_moved();
+}
 
 /* ---------- readers (async-signal-safe) ---------- */
 
@@ -392,11 +396,84 @@ int hp_maps_is_self(uintptr_t pc) {
   return in;
 }
 
-void hp_maps_write(hp_buf *b) {
+/* ---- moved copies of loaded code (moved.c): written as more segments of their object ----
+ * V8 unmaps its copy of the builtins when node disposes the isolate, which a program that ends by
+ * running out of work does before the exit dump: the copies are looked for at every refresh (thread
+ * start, flush) and at the dump, and every one seen is kept (by path and file offset). One
+ * scan at a time: a scan that finds another under way is skipped (no waiting, so no lock even when
+ * the dump runs in a signal handler). */
+
+#define MAX_MOVED 16
+static hp_moved_map scanned[MAX_MOVED];
+static hp_moved_map kept[MAX_MOVED];   /* every copy seen, by path and file offset */
+static volatile uint32_t n_kept;
+static const snapshot *moved_snap;     /* the snapshot of the scan under way */
+static volatile int scanning;
+
+static int outside_segments(uint64_t start, uint64_t end) {
+  const snapshot *s = moved_snap;
+  for (uint32_t i = 0; i < s->n_segs; i++)
+    if (start < s->segs[i].end && end > s->segs[i].start) return 0;
+  return 1;
+}
+
+/* The object a moved mapping copies (same path) and the bias that maps its addresses to the object's
+ * own addresses: the file offset it maps lies in a PT_LOAD segment, at p_vaddr + (offset - p_offset). */
+static int moved_origin(const snapshot *s, const hp_moved_map *m, uint32_t *obj, uint64_t *bias) {
+  for (uint32_t i = 0; i < s->n_objs; i++) {
+    const snap_obj *o = &s->objs[i];
+    if (!o->path || strcmp(o->path, m->path) != 0) continue;
+    for (int k = 0; k < o->info.dlpi_phnum; k++) {
+      const ElfW(Phdr) *ph = &o->info.dlpi_phdr[k];
+      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+      if (m->offset < ph->p_offset || m->offset >= ph->p_offset + ph->p_filesz) continue;
+      *obj = i;
+      *bias = m->start - (ph->p_vaddr + (m->offset - ph->p_offset));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Async-signal-safe (moved.c reads with system calls only). Only in a Node process (V8 is what
+ * maps such copies): reading /proc/self/maps at every thread start costs other programs for
+ * nothing. */
+static void scan_moved(void) {
+  if (!hp_node_process_known() || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE)) return;
   hp_maps_reader_enter();
   const snapshot *s = load_current();
+  if (!s) {
+    hp_maps_reader_leave();
+    __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+    return;
+  }
+  moved_snap = s;
+  uint32_t n = hp_moved_read(scanned, MAX_MOVED, outside_segments);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t obj, k = 0;
+    uint64_t bias;
+    if (!moved_origin(s, &scanned[i], &obj, &bias)) continue;
+    while (k < n_kept && kept[k].start != scanned[i].start) k++;
+    if (k == n_kept && n_kept < MAX_MOVED) {
+      kept[k] = scanned[i];
+      n_kept++;
+    }
+  }
+  hp_maps_reader_leave();
+  __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+}
+
+void hp_maps_write(hp_buf *b) {
+  scan_moved();
+  hp_maps_reader_enter();
+  const snapshot *s = load_current();
+  uint32_t extra = 0, objs[MAX_MOVED];
+  uint64_t biases[MAX_MOVED];
+  const hp_moved_map *which[MAX_MOVED];
+  for (uint32_t i = 0; s && i < n_kept; i++)
+    if (moved_origin(s, &kept[i], &objs[extra], &biases[extra])) which[extra++] = &kept[i];
   size_t at = hp_buf_section_begin(b, HP_SEC_MAPS);
-  hp_buf_u32(b, s ? s->n_segs : 0);
+  hp_buf_u32(b, (s ? s->n_segs : 0) + extra);
   for (uint32_t i = 0; s && i < s->n_segs; i++) {
     const snap_seg *g = &s->segs[i];
     hp_buf_u64(b, g->start);
@@ -404,6 +481,13 @@ void hp_maps_write(hp_buf *b) {
     hp_buf_u64(b, g->bias);
     hp_buf_str(b, s->objs[g->obj].path);
     hp_buf_str(b, s->objs[g->obj].build_id);
+  }
+  for (uint32_t i = 0; i < extra; i++) {
+    hp_buf_u64(b, which[i]->start);
+    hp_buf_u64(b, which[i]->end);
+    hp_buf_u64(b, biases[i]);
+    hp_buf_str(b, s->objs[objs[i]].path);
+    hp_buf_str(b, s->objs[objs[i]].build_id);
   }
   hp_maps_reader_leave();
   hp_buf_section_end(b, at);

@@ -51,7 +51,9 @@ static void process_start(void) {
   /* The memory map is kept with sampling off too: OpenMP construct events are named from the code
    * addresses the OpenMP tool records, resolved through it (MAPS). */
   hp_maps_hooks_init();
+  hp_node_process();   /* asked here, once, so that dumps may read the answer */
   if (!hp_scfg.enabled) return;
+  hp_node_prepare_perf_map();
   hp_sigchain_init();
   hp_unwind_init();
   check_source();

@@ -238,6 +238,20 @@ uint64_t hp_maps_generation(void);
 /* For the interposed dl_iterate_phdr inside our handler: iterate the snapshot. */
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
+/* moved.c: executable file mappings of /proc/self/maps that `keep` accepts (async-signal-safe). */
+#define HP_MOVED_PATH 512
+typedef struct {
+  uint64_t start, end, offset;
+  char path[HP_MOVED_PATH];
+} hp_moved_map;
+uint32_t hp_moved_read(hp_moved_map *out, uint32_t max, int (*keep)(uint64_t start, uint64_t end));
+
+/* node.c: is this process Node (its executable exports napi_module_register)? Then create V8's
+ * perf map privately before V8 does, when it is asked for one. Not for signal handlers. */
+int hp_node_process(void);
+int hp_node_process_known(void);
+void hp_node_prepare_perf_map(void);
+
 /* sigchain.c */
 void hp_sigchain_init(void);
 /* Install our handler for hp_scfg.signo through the real sigaction. */

@@ -15,6 +15,7 @@ import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
+import { removePerfMaps } from './run-perf-maps.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
 import { settledSurvivors, survivorsNote } from './run-survivors.js';
 
@@ -253,7 +254,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   }
   if (survivors.length > 0) process.stderr.write(`${survivorsNote(survivors, rawDir, outDir)}\n`);
   else if (opts.keepRaw) process.stderr.write(`hyprof: raw measurements kept in ${rawDir}\n`);
-  else removeRawDir(rawDir);
+  else {
+    // resolved: JIT code names are in the profile now (with --keep-raw they stay for a later resolve)
+    removePerfMaps(raws);
+    removeRawDir(rawDir);
+  }
   return status;
 }
 

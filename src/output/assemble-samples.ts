@@ -15,6 +15,7 @@ import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
 import type { ModuleCollector } from './modules-file.js';
 import { safeName } from './event-names.js';
+import { builtinsOfJsCaller, v8GroupEntry } from './v8-groups.js';
 
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
 const CONTEXT_JOIN = '  => ';
@@ -73,17 +74,31 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   // A worker thread's stack starts in the OpenMP runtime (its thread loop, the call into the outlined
   // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
   while (out.length > 1 && isOpenmpRuntime(out[out.length - 1].object)) out.pop();
+  // V8's garbage collector or compiler at work: one named frame under the code that led there.
+  const v8 = v8GroupEntry(
+    out.map((f) => (f.ok ? f.function : null)),
+    (i) => isJsFrame(out[i]),
+  );
+  if (v8) out.splice(0, v8.at + 1, { ok: true, function: v8.group, file: '', line: 0 });
+  // Builtins a JavaScript function ran (loads, calls): that function's own time.
+  else out.splice(0, builtinsOfJsCaller(out.map((f) => (f.ok ? f.function : null)), (i) => isJsFrame(out[i])));
   if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
   return opts.unwind ? out : out.slice(0, 1);
+}
+
+/** A JavaScript function named by a perf map: no object file, a source file (perf-map.ts). */
+function isJsFrame(f: Frame): boolean {
+  return f.ok && f.object === undefined && f.file !== '';
 }
 
 function unresolved(f: { module: string; address: bigint }, keep: boolean): string {
   return `UNRESOLVED ${f.module}${keep ? ` ADDR 0x${f.address.toString(16)}` : ''}`;
 }
 
-/** A frame by function and location; a placeholder (`<OpenMP barrier wait>`) has no location. */
+/** A frame by function and location; a placeholder (`<OpenMP barrier wait>`, `(garbage collector)`)
+ * has no location. */
 function where(f: Frame & { ok: true }): string {
-  if (!f.file && f.line === 0 && f.function.startsWith('<')) return f.function;
+  if (!f.file && f.line === 0 && (f.function.startsWith('<') || f.function.startsWith('('))) return f.function;
   return `${f.function} [{${f.file}} {${f.line}}]`;
 }
 
