@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { haveTool, hyprof, libDir, libPath, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
 import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { calls, group, mainThread, userEvent } from './helpers/profile-queries.js';
 
 async function configWords(...opts: string[]): Promise<string[]> {
   const r = await hyprof(['config', ...opts]);
@@ -44,22 +44,9 @@ function missing(): string | null {
   return null;
 }
 
-function mainThread(dir: string): TauThreadProfile {
-  return readTauProfileDir(dir).threads[0][0];
-}
 
-function calls(t: TauThreadProfile, name: string): number | undefined {
-  return t.events.find((e) => displayName(e.name) === name)?.calls;
-}
 
-function group(t: TauThreadProfile, name: string): string | undefined {
-  return t.events.find((e) => displayName(e.name) === name)?.group;
-}
 
-function userEvent(t: TauThreadProfile, name: string): { count: number; sum: number } | undefined {
-  const u = t.userEvents.find((e) => e.name === name);
-  return u && { count: u.count, sum: Math.round(u.mean * u.count * 1000) / 1000 };
-}
 
 function checkTauFortran(t: import('ava').ExecutionContext, p: TauThreadProfile): void {
   t.is(calls(p, 'main program'), 1, 'the blank-padded name lost its blanks');

@@ -9,25 +9,12 @@ import test from 'ava';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, libPath, run, tmpDir } from './helpers/native.js';
-import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import type { TauThreadProfile } from '../src/output/tau-model.js';
+import { calls, group, mainThread, userEvent } from './helpers/profile-queries.js';
 
-function mainThread(dir: string): TauThreadProfile {
-  return readTauProfileDir(dir).threads[0][0];
-}
 
-function calls(t: TauThreadProfile, name: string): number | undefined {
-  return t.events.find((e) => displayName(e.name) === name)?.calls;
-}
 
-function group(t: TauThreadProfile, name: string): string | undefined {
-  return t.events.find((e) => displayName(e.name) === name)?.group;
-}
 
-function userEvent(t: TauThreadProfile, name: string): { count: number; sum: number } | undefined {
-  const u = t.userEvents.find((e) => e.name === name);
-  return u && { count: u.count, sum: u.mean * u.count };
-}
 
 const MAIN = 'main() int (int, char **)';
 
