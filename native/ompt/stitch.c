@@ -208,7 +208,7 @@ static inline int in_runtime(const hp_sample_view *s, uint32_t i) {
  * frame), else the first run of the runtime's frames when only system code (libc, the loader:
  * sched_yield while spinning, lazy binding) comes before it; and the runtime's own frames right
  * outside either (GOMP_* entry points around the __kmpc_* function that set the enter frame). */
-static uint32_t leaf_runtime_frames(const hp_sample_view *s, uintptr_t enter_cfa) {
+static uint32_t leaf_runtime_frames(const hp_sample_view *s, uintptr_t enter_cfa, int live_omp_thread) {
   uint32_t r = 0;
   /* A waiting thread that was not unwound (leaf_only_if_runtime): its one frame is the runtime's,
    * or system code the runtime called (sched_yield while a team larger than its CPUs spins). */
@@ -219,6 +219,13 @@ static uint32_t leaf_runtime_frames(const hp_sample_view *s, uintptr_t enter_cfa
     uint32_t j = 0;
     while (j < s->depth && j < 8 && !in_runtime(s, j) && hp_omp_in_system_code(s->pcs[j])) j++;
     if (j < s->depth && j < 8 && in_runtime(s, j)) r = j + 1;
+    /* Nothing but system code, the unwind stopped above it: the runtime called it (the master
+     * creating its workers: pthread_create, mmap, mprotect), its own frames lying beyond the stop of
+     * the region's timer, which the runtime's callback started. A program frame that calls libc is
+     * always inside the stop (the task's code is unwound down to its exit frame). Two frames at
+     * least: a single one may be a failed unwind of the program's call. Only on a thread of the live
+     * runtime. */
+    else if (live_omp_thread && j == s->depth && j >= 2) return s->depth;
   }
   if (r == 0) return 0;
   while (r < s->depth && in_runtime(s, r)) r++;
@@ -236,7 +243,7 @@ static uint32_t after_unwind(hp_sample_view *s) {
   uint64_t with[1];
 
   /* 1. the leaf inside the runtime */
-  uint32_t r = leaf_runtime_frames(s, enter_cfa);
+  uint32_t r = leaf_runtime_frames(s, enter_cfa, live);
   if (r > 0) {
     int ph = 0;
     for (uint32_t i = 0; i < r; i++) {
