@@ -45,6 +45,9 @@ typedef struct hp_module {
    * the file is written (why != HP_DUMP_FLUSH), refresh what may be stale (why != HP_DUMP_SIGNAL).
    * Signal-safe when why == HP_DUMP_SIGNAL. */
   void (*before_dump)(int why);
+  /* An exec on thread t failed and returned, after the dump before it (why == HP_DUMP_EXEC, which
+   * stops only what would outlive the exec on that thread): resume it. t may be NULL. */
+  void (*exec_failed)(hp_thread *t);
   /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
   void (*add_metadata)(void);
   /* Write this module's drop counters of thread t, as entries (str reason, u64 count) of its THREAD
@@ -118,6 +121,8 @@ void hp_modules_thread_start(hp_thread *t);
 void hp_modules_thread_end(hp_thread *t);
 void hp_modules_fork_child(hp_thread *t);
 void hp_modules_before_dump(int why);
+/* Every module's exec_failed, on the thread whose exec failed. */
+void hp_modules_exec_failed(hp_thread *t);
 void hp_modules_add_metadata(void);
 uint32_t hp_modules_write_drops(const hp_thread *t, hp_buf *b);
 void hp_modules_write_sections(hp_buf *b);
