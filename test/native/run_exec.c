@@ -4,10 +4,12 @@
  *   second M      time "second image" M times and end (the new image of `self`)
  *   threads       a thread opens "worker" and waits; main times "main before exec" twice, then
  *                 exec's this program with "second 1" while the worker's timer is open
- *   fail N M      time "before failed exec" N times, exec a path that does not exist, then time
- *                 "after failed exec" M times and end normally
+ *   fail N M [then-self]  time "before failed exec" N times, exec a path that does not exist, then
+ *                 time "after failed exec" M times and end normally (or exec this program with
+ *                 "second 1")
  *   vfork N       time "parent" N times, vfork a child that exec's /bin/true, wait, end
- *   static PATH   time "work before exec" 3 times, then exec PATH (a program without the runtime) */
+ *   static PATH   time "work before exec" 3 times, then exec PATH (a program without the runtime)
+ * Output is flushed before each exec: what stdio holds is lost with the image. */
 #include <hyprof.h>
 #include <errno.h>
 #include <pthread.h>
@@ -63,6 +65,7 @@ int main(int argc, char **argv) {
   long m = argc > 3 ? atol(argv[3]) : 2;
   if (!strcmp(mode, "true")) {
     timed("work before exec", n);
+    fflush(stdout);
     execl("/bin/true", "true", (char *)NULL);
     return 3;
   }
@@ -90,10 +93,13 @@ int main(int argc, char **argv) {
     execl("/nonexistent/hyprof-test-program", "nope", (char *)NULL);
     printf("exec failed: %s\n", strerror(errno));
     timed("after failed exec", m);
+    fflush(stdout);
+    if (argc > 4 && !strcmp(argv[4], "then-self")) exec_self("second", "1");
     return 0;
   }
   if (!strcmp(mode, "vfork")) {
     timed("parent", n);
+    fflush(stdout);
     pid_t pid = vfork();
     if (pid == 0) {
       execl("/bin/true", "true", (char *)NULL);
