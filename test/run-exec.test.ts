@@ -142,12 +142,16 @@ test('hyprof run: a failed exec leaves one image, measured on; a later exec keep
 
 test('hyprof run: a vfork child that exec\'s writes nothing of its own; the parent\'s profile is whole', async (t) => {
   const out = join(tmpDir('exec-vfork'), 'out');
-  const r = await hyprof(['run', '--dir', out, '--', program, 'vfork', '5']);
+  const r = await hyprof(['run', '--dir', out, '--period', '1000', '--', program, 'vfork', '5']);
   t.is(r.code, 0, r.stderr);
   t.regex(r.stdout, /child status 0/);
   const ts = threads(out);
   const parent = byContext(ts, 0);
   t.is(calls(parent, 'parent'), 5);
+  t.is(calls(parent, 'after vfork'), 60);
+  t.is(meta(parent, 'hyprof Written'), 'at exit');
+  // The child's exec touched nothing of the parent's (their memory is one): it is sampled on.
+  t.true(parent.events.some((e) => displayName(e.name) === '[CONTEXT] after vfork'), 'the parent is sampled after the vfork');
   t.is(meta(parent, 'Executable'), realpathSync(program));
   // The child's /bin/true (the runtime is preloaded into it) is a process of its own, context = its
   // pid; nothing is written for the child before its exec.

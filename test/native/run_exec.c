@@ -7,7 +7,8 @@
  *   fail N M [then-self]  time "before failed exec" N times, exec a path that does not exist, then
  *                 time "after failed exec" M times and end normally (or exec this program with
  *                 "second 1")
- *   vfork N       time "parent" N times, vfork a child that exec's /bin/true, wait, end
+ *   vfork N       time "parent" N times, vfork a child that exec's /bin/true, wait, time "after
+ *                 vfork" 60 times (long enough to be sampled), end
  *   static PATH   time "work before exec" 3 times, then exec PATH (a program without the runtime)
  * Output is flushed before each exec: what stdio holds is lost with the image. */
 #include <hyprof.h>
@@ -108,6 +109,7 @@ int main(int argc, char **argv) {
     int status = 0;
     waitpid(pid, &status, 0);
     printf("child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    timed("after vfork", 60);
     return 0;
   }
   if (!strcmp(mode, "static") && argc > 2) {
