@@ -42,12 +42,10 @@ typedef struct hp_module {
   void (*fork_child)(hp_thread *t);
 
   /* At the start of every dump, once the dump is this thread's: stop what must not change while
-   * the file is written (why != HP_DUMP_FLUSH), refresh what may be stale (why != HP_DUMP_SIGNAL).
+   * the file is written (why != HP_DUMP_FLUSH; for HP_DUMP_EXEC only what would outlive the exec
+   * on the calling thread), refresh what may be stale (why != HP_DUMP_SIGNAL).
    * Signal-safe when why == HP_DUMP_SIGNAL. */
   void (*before_dump)(int why);
-  /* An exec on thread t failed and returned, after the dump before it (why == HP_DUMP_EXEC, which
-   * stops only what would outlive the exec on that thread): resume it. t may be NULL. */
-  void (*exec_failed)(hp_thread *t);
   /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
   void (*add_metadata)(void);
   /* Write this module's drop counters of thread t, as entries (str reason, u64 count) of its THREAD
@@ -57,6 +55,10 @@ typedef struct hp_module {
    * THREAD and USER_EVENTS sections and before CONTEXTS and EVENTS, which therefore hold every
    * context and event these name. Signal-safe. */
   void (*write_sections)(hp_buf *b);
+  /* An exec on thread t failed and returned, after the dump before it (why == HP_DUMP_EXEC, which
+   * stops only what would outlive the exec on that thread): resume it. t may be NULL. Last, so
+   * that a module built before it (the MPI layer's library) keeps the layout it knows. */
+  void (*exec_failed)(hp_thread *t);
 } hp_module;
 
 /* The modules of this build, NULL-terminated, in the order they are called (native/modules.c). */
