@@ -177,6 +177,20 @@ test('linked, resolving at exit: an exec of itself leaves one directory with bot
   t.notRegex(r.stderr, /HYPROF_EXEC_RAW/);
 });
 
+test('linked, resolving at exit: a chain of three images resolves into one directory, earlier images first', async (t) => {
+  const dir = tmpDir('exec-chain');
+  const r = await run(program, ['chain', '2'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });
+  t.is(r.code, 0, r.stderr);
+  const ts = threads(dir);
+  t.deepEqual(ts.map((x) => x.context).sort(), [0, 1, 2]);
+  // Numbered by start: image 2 ran first, image 0 last (the normal numbering).
+  t.is(calls(byContext(ts, 1), 'image 2'), 1);
+  t.is(calls(byContext(ts, 2), 'image 1'), 1);
+  t.is(calls(byContext(ts, 0), 'image 0'), 1);
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), []);
+  t.regex(r.stderr, /profile\.0\.1\.\* is \S+, profile\.0\.2\.\* is \S+ before each replaced itself by exec$/m);
+});
+
 test('linked, resolving at exit: an exec into a program without the runtime says where the measurements are, once', async (t) => {
   const dir = tmpDir('exec-linked-static');
   const r = await run(program, ['static', staticProgram], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });

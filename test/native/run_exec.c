@@ -2,6 +2,7 @@
  *   true N        time "work before exec" N times, then exec /bin/true
  *   self N M      time "first image" N times, then exec this program with "second M"
  *   second M      time "second image" M times and end (the new image of `self`)
+ *   chain N       time "image N" once, then exec this program with "chain N-1"; "chain 0" ends
  *   threads       a thread opens "worker" and waits; main times "main before exec" twice, then
  *                 exec's this program with "second 1" while the worker's timer is open
  *   fail N M [then-self]  time "before failed exec" N times, exec a path that does not exist, then
@@ -75,6 +76,14 @@ int main(int argc, char **argv) {
     char next[32];
     snprintf(next, sizeof next, "%ld", m);
     exec_self("second", next);
+  }
+  if (!strcmp(mode, "chain")) {
+    char name[32], next[32];
+    snprintf(name, sizeof name, "image %ld", n);
+    timed(name, 1);
+    if (n == 0) return 0;
+    snprintf(next, sizeof next, "%ld", n - 1);
+    exec_self("chain", next);
   }
   if (!strcmp(mode, "second")) {
     timed("second image", n);
