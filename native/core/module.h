@@ -43,8 +43,8 @@ typedef struct hp_module {
 
   /* At the start of every dump, once the dump is this thread's: stop what must not change while
    * the file is written (why != HP_DUMP_FLUSH; for HP_DUMP_EXEC only what would outlive the exec
-   * on the calling thread), refresh what may be stale (why != HP_DUMP_SIGNAL).
-   * Signal-safe when why == HP_DUMP_SIGNAL. */
+   * on the calling thread), refresh what may be stale (why is HP_DUMP_EXIT or HP_DUMP_FLUSH).
+   * Signal-safe when why is HP_DUMP_SIGNAL or HP_DUMP_EXEC (exec may be called in a signal handler). */
   void (*before_dump)(int why);
   /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
   void (*add_metadata)(void);
