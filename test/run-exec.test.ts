@@ -209,6 +209,20 @@ test('linked, resolving at exit: an exec into a program without the runtime says
   t.is(calls(threads(out)[0], 'work before exec'), 3);
 });
 
+test('linked, resolving at exit: an execle into itself with HYPROF_DISABLE=1 counts as a program that is not measured', async (t) => {
+  const dir = tmpDir('exec-linked-disabled');
+  const r = await run(program, ['self-disabled', '4'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });
+  t.is(r.code, 0, r.stderr);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1, r.stderr);
+  t.regex(r.stderr, /^hyprof: this program replaces itself by exec with a program that is not measured; its measurements so far are written to /m);
+  t.false(existsSync(join(dir, 'profile.0.0.0')), 'the new image measured nothing');
+  const out = join(dir, 'out');
+  const res = await hyprof(['resolve', join(dir, raws[0]), '-o', out]);
+  t.is(res.code, 0, res.stderr);
+  t.is(calls(threads(out)[0], 'first image'), 4);
+});
+
 test('HYPROF_EXEC_RAW naming a file that cannot be read is said, and the profile is written without it', async (t) => {
   const dir = tmpDir('exec-env');
   const r = await run(program, ['second', '2'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_EXEC_RAW: '/nonexistent/hyprof.x.1.2.raw' } });

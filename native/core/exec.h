@@ -12,7 +12,8 @@ void hp_exec_read_predecessors(void);
 const char *hp_exec_predecessors(void);
 
 /* Whether the program an exec names will load the runtime (1: LD_PRELOAD of `envp` names it, or the
- * executable, or a script's interpreter, needs a libhyprof library; 0: not; -1: there is no such
+ * executable, or a script's interpreter, needs a libhyprof library, and `envp` does not turn
+ * measurement or the resolve at exit off; 0: not; -1: there is no such
  * executable file, so the exec will fail). `target` is looked up on PATH
  * when `search` is set and it holds no '/'; relative to `dirfd` (execveat, fexecve: "" is the file
  * dirfd is open on). Async-signal-safe: system calls and stack buffers only. */

@@ -2,7 +2,8 @@
  * measurements over (HYPROF_EXEC_RAW), else this image says where they are. It does when the new
  * environment preloads a libhyprof library, or when the executable needs one directly (DT_NEEDED of
  * its dynamic section: linked with -lhyprof or the MPI layer). A script is judged by its
- * interpreter. Libraries the program loads later (dlopen), or needs through another library, are
+ * interpreter. A new environment that sets HYPROF_DISABLE or HYPROF_RESOLVE=0 makes it not measured
+ * for this purpose (it would not resolve the files). Libraries the program loads later (dlopen), or needs through another library, are
  * not seen: such a program is taken as not measured, and the message then names files its own
  * resolve also includes.
  *
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -25,6 +27,21 @@ static int preloads_runtime(char *const envp[]) {
   for (char *const *e = envp; e && *e; e++)
     if (strncmp(*e, "LD_PRELOAD=", 11) == 0 && contains(*e + 11, RUNTIME_PREFIX)) return 1;
   return 0;
+}
+
+/* The value of `name` in envp as a boolean (config.h's spellings), or -1 when unset or unknown. */
+static int env_bool(char *const envp[], const char *name) {
+  size_t n = strlen(name);
+  for (char *const *e = envp; e && *e; e++) {
+    if (strncmp(*e, name, n) != 0 || (*e)[n] != '=') continue;
+    const char *v = *e + n + 1;
+    static const char *const yes[] = {"1", "on", "true", "yes"}, *const no[] = {"0", "off", "false", "no"};
+    for (int i = 0; i < 4; i++) {
+      if (strcasecmp(v, yes[i]) == 0) return 1;
+      if (strcasecmp(v, no[i]) == 0) return 0;
+    }
+  }
+  return -1;
 }
 
 /* path = dir + "/" + name, bounded. */
@@ -109,7 +126,9 @@ static int file_needs_runtime(int fd, int depth) {
 }
 
 int hp_exec_target_measured(const char *target, int search, int dirfd, char *const envp[]) {
-  if (preloads_runtime(envp)) return 1;
+  /* Told to measure nothing, or not to resolve at exit: the earlier files would not be resolved. */
+  int off = env_bool(envp, "HYPROF_DISABLE") == 1 || env_bool(envp, "HYPROF_RESOLVE") == 0;
+  if (preloads_runtime(envp)) return off ? 0 : 1;
   char path[4096];
   const char *open_path = target;
   if (search && !strchr(target, '/')) {
@@ -121,5 +140,5 @@ int hp_exec_target_measured(const char *target, int search, int dirfd, char *con
   if (fd < 0) return 0;
   int r = file_needs_runtime(fd, 0);
   close(fd);
-  return r;
+  return r && !off;
 }

@@ -2,6 +2,8 @@
  *   true N        time "work before exec" N times, then exec /bin/true
  *   self N M      time "first image" N times, then exec this program with "second M"
  *   second M      time "second image" M times and end (the new image of `self`)
+ *   self-disabled N  time "first image" N times, then execle this program with "second 1" in an
+ *                 environment holding only HYPROF_DISABLE=1
  *   chain N       time "image N" once, then exec this program with "chain N-1"; "chain 0" ends
  *   threads       a thread opens "worker" and waits; main times "main before exec" twice, then
  *                 exec's this program with "second 1" while the worker's timer is open
@@ -84,6 +86,13 @@ int main(int argc, char **argv) {
     if (n == 0) return 0;
     snprintf(next, sizeof next, "%ld", n - 1);
     exec_self("chain", next);
+  }
+  if (!strcmp(mode, "self-disabled")) {
+    timed("first image", n);
+    fflush(stdout);
+    char *env[] = {"HYPROF_DISABLE=1", NULL};
+    execle("/proc/self/exe", "run_exec", "second", "1", (char *)NULL, env);
+    return 3;
   }
   if (!strcmp(mode, "second")) {
     timed("second image", n);
