@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +155,18 @@ static void hand_over(exec_plan *p, const char *raw) {
   p->map_len = bytes;
 }
 
+/* The earlier images' files, each followed by a space. */
+static void say_predecessors(void) {
+  for (const char *f = predecessors; f && *f;) {
+    const char *nl = strchr(f, '\n');
+    size_t len = nl ? (size_t)(nl - f) : strlen(f);
+    ssize_t w = write(2, f, len);
+    (void)w;
+    say(" ");
+    f += len + (nl ? 1 : 0);
+  }
+}
+
 /* The new image will not load the runtime: say (once) where this image's measurements went. */
 static void tell_where(const char *raw) {
   static int told;
@@ -161,26 +174,10 @@ static void tell_where(const char *raw) {
   told = 1;
   say("hyprof: this program replaces itself by exec with a program that is not measured; its measurements so far "
       "are written to ");
-  const char *before = predecessors;
-  while (before && *before) {
-    const char *nl = strchr(before, '\n');
-    size_t len = nl ? (size_t)(nl - before) : strlen(before);
-    ssize_t w = write(2, before, len);
-    (void)w;
-    say(" ");
-    before += len + (nl ? 1 : 0);
-  }
+  say_predecessors();
   say(raw);
   say("; turn them into a TAU profile with: npx hyprof resolve ");
-  before = predecessors;
-  while (before && *before) {
-    const char *nl = strchr(before, '\n');
-    size_t len = nl ? (size_t)(nl - before) : strlen(before);
-    ssize_t w = write(2, before, len);
-    (void)w;
-    say(" ");
-    before += len + (nl ? 1 : 0);
-  }
+  say_predecessors();
   say(raw);
   say(" -o ");
   say(hp_cfg.dir);
@@ -195,14 +192,18 @@ static void before_exec(exec_plan *p, char *const envp[], const char *target, in
   p->dumped = 0;
   p->saved_errno = errno;
   if (!hp_rt.initialised || hp_rt.disabled) return;
-  if (getpid() != hp_rt.pid) return; /* a vfork child: the parent's memory, the parent's measurements */
+  /* A vfork child (the parent's memory, the parent's measurements), or a child cloned without the
+   * fork handlers: not this runtime's process. */
+  if (getpid() != hp_rt.pid) return;
   if (hp_rt.forked_child && !entered_any_timer()) return;
   p->thread = hp_thread_current();
   if (p->thread) hp_tool_enter(p->thread);
   p->dumped = 1;
-  /* Another thread may be writing the file (a flush): let it finish (bounded), then write. */
-  int rc;
-  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && hp_dump_owner() != 0 && waited < 3000; waited++) {
+  /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
+   * the writer is this thread (an exec from a signal handler that interrupted it): nothing then. */
+  int rc, me = (int)syscall(SYS_gettid), owner;
+  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && (owner = hp_dump_owner()) != 0 && owner != me && waited < 3000;
+       waited++) {
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     nanosleep(&ten_ms, NULL);
   }
