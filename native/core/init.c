@@ -286,6 +286,7 @@ static void init_once_body(void) {
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
+  hp_node_threads_read();
   hp_throttle_read();
   hp_metrics_configure();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
