@@ -69,7 +69,7 @@ export function threadPreload(): string | null {
 }
 
 /** A path as one NODE_OPTIONS argument: Node splits NODE_OPTIONS at spaces outside double quotes. */
-function quoteNodeOption(path: string): string {
+export function quoteNodeOption(path: string): string {
   return /[\s"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;
 }
 
