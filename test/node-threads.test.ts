@@ -26,7 +26,8 @@ async function runApp(prefix: string, env: Record<string, string | undefined>) {
   };
 }
 
-const name = (t: TauThreadProfile) => t.metadata.find(([k]) => k === 'Thread Name')?.[1];
+const meta = (t: TauThreadProfile, key: string) => t.metadata.find(([k]) => k === key)?.[1];
+const name = (t: TauThreadProfile) => meta(t, 'Thread Name');
 const sampled = (t: TauThreadProfile, fn: string) => t.events.some((e) => e.name.startsWith(`[SAMPLE] ${fn} [{${app}}`) && e.calls > 0);
 
 test('by default the main thread and the worker are sampled, and no helper thread is', async (t) => {
@@ -41,6 +42,7 @@ test('by default the main thread and the worker are sampled, and no helper threa
     'thread profiles: the main thread and the worker, numbered without gaps',
   );
   const [main, worker] = threads;
+  t.is(meta(main, 'HYPROF_NODE_THREADS'), 'js', 'the setting in force is in the metadata');
   t.true(sampled(main, 'spinMain'), 'the main thread is sampled in spinMain');
   t.is(name(worker), 'worker 1');
   t.true(sampled(worker, 'spinWorker'), 'the worker is sampled in spinWorker');
@@ -52,6 +54,7 @@ test('HYPROF_NODE_THREADS=all samples every thread, the worker too', async (t) =
   t.is(r.code, 0, r.stderr);
   if (timers) t.true(timers.count >= osThreads - 1 && timers.main, `${timers.count} timers for ${osThreads} threads`);
   t.true(threads.length >= 5, `${threads.length} thread profiles`);
+  t.is(meta(threads[0], 'HYPROF_NODE_THREADS'), 'all');
   const worker = threads.find((x) => name(x) === 'worker 1');
   t.truthy(worker, 'the worker thread is named');
   t.true(sampled(worker!, 'spinWorker'), 'the worker is sampled in spinWorker');

@@ -39,4 +39,9 @@ void hp_node_threads_read(void) {
   node_threads = hp_env_choice("HYPROF_NODE_THREADS", NULL, choices, NODE_THREADS_JS);
 }
 
+const char *hp_node_threads_setting(void) {
+  if (!hp_node_process()) return NULL;
+  return node_threads == NODE_THREADS_ALL ? "all" : "js";
+}
+
 int hp_thread_measured_from_start(void) { return !hp_node_process() || node_threads == NODE_THREADS_ALL; }

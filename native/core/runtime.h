@@ -40,6 +40,8 @@ int hp_node_process(void);
 int hp_node_process_known(void);
 /* Read HYPROF_NODE_THREADS (in a Node process only), once at initialisation. */
 void hp_node_threads_read(void);
+/* The setting in force ("js", "all"); NULL outside Node. */
+const char *hp_node_threads_setting(void);
 /* Does a thread the program creates get its state (and sampling) at its start? Not a Node helper
  * thread by default: a Node thread is measured from when it runs JavaScript (node_threads.c). */
 int hp_thread_measured_from_start(void);
