@@ -48,10 +48,20 @@ test('preloaded runtime and the addon are one runtime; JIT frames named under th
   t.not(worker[0].thread, 0);
 });
 
-test('hyprof run keeps the NODE_OPTIONS a user set and adds the perf map flags', async (t) => {
-  const { childEnv } = await import('../src/cli/cmd-run.js');
+test('hyprof run keeps the NODE_OPTIONS a user set and adds the perf map flags and the thread preload', async (t) => {
+  const { childEnv, quoteNodeOption, threadPreload } = await import('../src/cli/cmd-run.js');
+  const found = threadPreload();
+  t.truthy(found, 'the built preload is found');
+  const preload = quoteNodeOption(found!);
+  // Node splits NODE_OPTIONS at spaces outside double quotes, with backslash escapes inside them
+  t.is(quoteNodeOption('/opt/my tools/p.cjs'), '"/opt/my tools/p.cjs"');
+  t.is(quoteNodeOption('/a/"q"\\b.cjs'), '"/a/\\"q\\"\\\\b.cjs"');
+  t.is(quoteNodeOption('/plain/p.cjs'), '/plain/p.cjs');
   const env = childEnv({ NODE_OPTIONS: '--max-old-space-size=512 --perf-basic-prof' }, 'libhyprof.so', 'raw-dir', { sampling: true });
-  t.is(env.NODE_OPTIONS, '--max-old-space-size=512 --perf-basic-prof --interpreted-frames-native-stack');
-  t.is(childEnv({}, 'libhyprof.so', 'raw-dir', { sampling: true }).NODE_OPTIONS, '--perf-basic-prof --interpreted-frames-native-stack');
-  t.is(childEnv({}, 'libhyprof.so', 'raw-dir', { sampling: false }).NODE_OPTIONS, undefined);
+  t.is(env.NODE_OPTIONS, `--max-old-space-size=512 --perf-basic-prof --interpreted-frames-native-stack --require ${preload}`);
+  t.is(childEnv({}, 'libhyprof.so', 'raw-dir', { sampling: true }).NODE_OPTIONS, `--perf-basic-prof --interpreted-frames-native-stack --require ${preload}`);
+  // without sampling no perf map is asked for; the threads that run JavaScript are still marked
+  t.is(childEnv({}, 'libhyprof.so', 'raw-dir', { sampling: false }).NODE_OPTIONS, `--require ${preload}`);
+  // a nested hyprof run (or a user) that already has it does not add it twice
+  t.is(childEnv({ NODE_OPTIONS: `--require ${preload}` }, 'libhyprof.so', 'raw-dir', { sampling: false }).NODE_OPTIONS, `--require ${preload}`);
 });

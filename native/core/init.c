@@ -116,6 +116,8 @@ static void collect_metadata(void) {
   hp_meta_add("TAU_CALLPATH", hp_cfg.callpath ? "on" : "off");
   hp_meta_add_long("HYPROF_CALLPATH_DEPTH", hp_cfg.callpath_depth);
   hp_meta_add_long("TAU_CALLPATH_DEPTH", hp_cfg.callpath_depth);
+  /* which threads of a Node process have profiles (core/node_threads.c) */
+  if (hp_node_threads_setting()) hp_meta_add("HYPROF_NODE_THREADS", hp_node_threads_setting());
   hp_meta_add("TAU_PROFILE", "on");
   hp_meta_add("TAU_PROFILE_FORMAT", "profile");
 }
@@ -287,6 +289,7 @@ static void init_once_body(void) {
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
+  hp_node_threads_read();
   hp_exec_read_predecessors();
   hp_throttle_read();
   hp_metrics_configure();

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <link.h>
 
+#include "../core/runtime.h"
 #include "../core/thread.h"
 #include "../core/writer.h"
 #include "sample.h"
@@ -246,10 +247,8 @@ typedef struct {
 } hp_moved_map;
 uint32_t hp_moved_read(hp_moved_map *out, uint32_t max, int (*keep)(uint64_t start, uint64_t end));
 
-/* node.c: is this process Node (its executable exports napi_module_register)? Then create V8's
- * perf map privately before V8 does, when it is asked for one. Not for signal handlers. */
-int hp_node_process(void);
-int hp_node_process_known(void);
+/* node.c: in a Node process (hp_node_process, core/runtime.h), create V8's perf map privately before
+ * V8 does, when it is asked for one. Not for signal handlers. */
 void hp_node_prepare_perf_map(void);
 
 /* sigchain.c */

@@ -4,7 +4,7 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -12,7 +12,7 @@ import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.j
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { mpiRuntime, requireRuntime } from './package-root.js';
+import { installedPrefix, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import { removePerfMaps } from './run-perf-maps.js';
@@ -48,14 +48,29 @@ export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDi
   if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
   // Node programs (and node processes they start): V8 names its JIT code in /tmp/perf-<pid>.map from
   // the start, which resolve reads for JavaScript frames in samples (docs/node.md).
-  if (env.HYPROF_SAMPLING !== '0') {
-    const have = (base.NODE_OPTIONS ?? '').split(/\s+/);
-    const add = ['--perf-basic-prof', '--interpreted-frames-native-stack'].filter((f) => !have.includes(f));
-    if (add.length) env.NODE_OPTIONS = [base.NODE_OPTIONS, ...add].filter(Boolean).join(' ');
-  }
+  const have = (base.NODE_OPTIONS ?? '').split(/\s+/);
+  const add = env.HYPROF_SAMPLING !== '0' ? ['--perf-basic-prof', '--interpreted-frames-native-stack'].filter((f) => !have.includes(f)) : [];
+  // Each thread that runs JavaScript (the main thread, every worker) says so through the addon, so
+  // that only those threads are measured (docs/node.md, "Threads").
+  const preload = threadPreload();
+  if (preload && !(base.NODE_OPTIONS ?? '').includes(preload)) add.push(`--require ${quoteNodeOption(preload)}`);
+  if (add.length) env.NODE_OPTIONS = [base.NODE_OPTIONS, ...add].filter(Boolean).join(' ');
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;
+}
+
+/** The preload that marks Node's JavaScript threads (src/events/thread-preload.cts), or null where
+ * there is none: the single executable has no addon to load (docs/node.md, "Threads"). */
+export function threadPreload(): string | null {
+  if (installedPrefix) return null;
+  const file = join(packageRoot, 'dist', 'src', 'events', 'thread-preload.cjs');
+  return existsSync(file) ? file : null;
+}
+
+/** A path as one NODE_OPTIONS argument: Node splits NODE_OPTIONS at spaces outside double quotes. */
+export function quoteNodeOption(path: string): string {
+  return /[\s"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;
 }
 
 /** The file `program` names, as the shell would find it on PATH; null when there is none. */

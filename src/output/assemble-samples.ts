@@ -15,7 +15,7 @@ import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
 import type { ModuleCollector } from './modules-file.js';
 import { safeName } from './event-names.js';
-import { builtinsOfJsCaller, v8GroupEntry } from './v8-groups.js';
+import { builtinsOfJsCaller, v8GroupEntry, v8GroupFold } from './v8-groups.js';
 
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
 const CONTEXT_JOIN = '  => ';
@@ -74,12 +74,16 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   // A worker thread's stack starts in the OpenMP runtime (its thread loop, the call into the outlined
   // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
   while (out.length > 1 && isOpenmpRuntime(out[out.length - 1].object)) out.pop();
-  // V8's garbage collector or compiler at work: one named frame under the code that led there.
+  // V8's garbage collector or compiler at work: one named frame under the code that led there; a
+  // compilation the chain shows a JavaScript function asking for is that function's (v8-groups.ts).
   const v8 = v8GroupEntry(
     out.map((f) => (f.ok ? f.function : null)),
     (i) => isJsFrame(out[i]),
   );
-  if (v8) out.splice(0, v8.at + 1, { ok: true, function: v8.group, file: '', line: 0 });
+  if (v8) {
+    const fold = v8GroupFold(v8);
+    out.splice(0, fold.drop, ...(fold.named ? [{ ok: true as const, function: v8.group, file: '', line: 0 }] : []));
+  }
   // Builtins a JavaScript function ran (loads, calls): that function's own time.
   else out.splice(0, builtinsOfJsCaller(out.map((f) => (f.ok ? f.function : null)), (i) => isJsFrame(out[i])));
   if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
