@@ -64,11 +64,12 @@ void hp_thread_end(hp_thread *t);
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Why a raw file is being written. */
-enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2 };
+enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2, HP_DUMP_EXEC = 3 /* the image is replaced (exec.c) */ };
 /* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
 int hp_dump(int why);
-/* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found). */
-void hp_resolve_at_exit(const char *raw_path);
+/* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
+ * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
+void hp_resolve_at_exit(const char *raw_path, const char *earlier);
 /* The tid of the thread writing a raw file now, 0 when none. */
 int hp_dump_owner(void);
 /* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */

@@ -104,7 +104,7 @@ function noMeasurementsWhy(rawDir: string, file: string | null): string {
   }
   if (started) {
     return (
-      "the program ended without running its exit handlers (it called _exit, or exec'd a program that was not measured), so " +
+      'the program ended without running its exit handlers (it called _exit), so ' +
       'its measurements were never written (call exit, or hyprof_flush before _exit)'
     );
   }

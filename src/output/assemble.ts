@@ -13,7 +13,10 @@
  * File numbering: node = the process's node (MPI rank); context = 0 for the root process of a run,
  * a process that set its node or called MPI_Init, or a lone process; the process id for forked
  * children, for the other processes of a `hyprof run` (exec'd descendants) and for processes that
- * only inherited a rank from an MPI launcher; thread = the thread's index.
+ * only inherited a rank from an MPI launcher; thread = the thread's index. A process that replaced
+ * its program by exec has one raw file per image (same host and pid): the last image is numbered as
+ * above, each earlier one gets a context of its own after the highest its node uses in the resolve
+ * (exec-images.ts), so images never collide.
  */
 import {
   EventKind,
@@ -46,6 +49,8 @@ export interface AssembleOptions {
   resolve: (pc: bigint, isReturn: boolean) => Resolution;
   /** True when another process of the same resolve is a `hyprof run` root (see numbering above). */
   underRun?: boolean;
+  /** The context of an image replaced by exec that another image of its process follows (exec-images.ts). */
+  context?: number;
   /** Told the object file of every sampled function (modules.json). */
   modules?: ModuleCollector;
 }
@@ -107,7 +112,9 @@ export function metricDivisor(metric: string): number {
 export function assembleProcess(proc: RawProcess, opts: AssembleOptions): AssembledProcess {
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
-  const { node, context } = fileNumbering(proc, opts.underRun ?? false);
+  const numbered = fileNumbering(proc, opts.underRun ?? false);
+  const node = numbered.node;
+  const context = opts.context ?? numbered.context;
   const metrics = proc.info.metrics;
   const threads: TauThreadProfile[][] = metrics.map(() => []);
   const drops: Record<string, number> = {};

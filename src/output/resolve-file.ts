@@ -20,6 +20,8 @@ export interface AssembleJob {
   callpathDepth?: number;
   keepAddresses?: boolean;
   underRun: boolean;
+  /** The contexts of images replaced by exec, by file (exec-images.ts); other files are numbered as usual. */
+  contexts?: Record<string, number>;
 }
 
 /** One file's part of the result. */
@@ -51,6 +53,7 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
     keepAddresses: job.keepAddresses,
     resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
     underRun: job.underRun,
+    context: job.contexts?.[file],
     modules,
   });
   // MPI call sites go into each thread's metadata, so the profile directory alone carries them.

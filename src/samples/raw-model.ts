@@ -59,6 +59,8 @@ export const INFO_NODE_SET = 1 << 4;
 export const INFO_MPI_RANK = 1 << 5;
 /** The node is the rank an MPI launcher's environment gave (OMPI_COMM_WORLD_RANK, PMI_RANK, ...). */
 export const INFO_RANK_FROM_ENV = 1 << 6;
+/** Written just before the process replaced its program by exec (an earlier image of the process). */
+export const INFO_EXEC_REPLACED = 1 << 7;
 
 export const enum EventKind {
   REGION = 0,
