@@ -22,6 +22,7 @@ import { basename, join } from 'node:path';
 import { childEnv } from '../src/cli/cmd-run.js';
 import { requireRuntime } from '../src/cli/package-root.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readStacksFiles, STACKS_FILE } from '../src/output/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
 import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib.js';
 
@@ -113,6 +114,20 @@ function hyprofSelf(profDir: string): { self: Map<string, number>; unresolved: n
   }
   return { self, unresolved, total, threads: threads.length };
 }
+/** The most frames of any stack of the stacks files (0 when there are none). */
+function deepest(profDir: string): number {
+  let max = 0;
+  for (const f of readStacksFiles(profDir)) {
+    for (const t of f.threads) {
+      const depth: number[] = [];
+      t.parent.forEach((p, i) => {
+        depth[i] = p < 0 ? 1 : depth[p] + 1;
+        max = Math.max(max, depth[i]);
+      });
+    }
+  }
+  return max;
+}
 const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 20);
 function spearman(a: Array<[string, number]>, b: Array<[string, number]>): number {
   const keys = [...new Set([...a.map((x) => x[0]), ...b.map((x) => x[0])])];
@@ -154,6 +169,19 @@ for (const k of [...configs, 'hyprof resolve']) {
   console.log(`| ${k} | ${fmt(w.min)} s | ${fmt(w.median)} s | ${fmt(p.min)} s | ${fmt(p.median)} s | ${k === 'hyprof resolve' ? '' : pct(p.median, plainCpu)} |`);
 }
 console.log(`\noutput: .cpuprofile ${(dirSize(cpuprofFile) / 1e6).toFixed(1)} MB; hyprof raw ${(dirSize(rawFile) / 1e6).toFixed(1)} MB, profile ${(dirSize(lastProf) / 1e6).toFixed(1)} MB (${h.threads} thread profiles)`);
+// The issue's targets: the profile directory within 2x of the .cpuprofile, resolve quicker than the run.
+const stacksBytes = readdirSync(lastProf).filter((f) => STACKS_FILE.test(f)).reduce((a, f) => a + dirSize(join(lastProf, f)), 0);
+const mainMeta = readTauProfileDir(lastProf).threads[0].find((t) => t.thread === 0)!.metadata;
+const metaOf = (k: string) => mainMeta.find(([key]) => key === k)?.[1] ?? '0';
+console.log(
+  `profile directory / .cpuprofile: ${fmt(dirSize(lastProf) / dirSize(cpuprofFile), 2)} (stacks files ${(stacksBytes / 1e6).toFixed(2)} MB); ` +
+    `resolve / program wall (medians): ${fmt(wall.get('hyprof resolve').median / wall.get('hyprof (preloaded)').median, 2)}`,
+);
+console.log(
+  `main thread: dropped table_full ${metaOf('hyprof dropped table_full')}, unwind_truncated ${metaOf('hyprof dropped unwind_truncated')}; ` +
+    `chain depth ${metaOf('hyprof unwind chain depth')}, samples in shortened chains ${metaOf('hyprof samples in shortened chains')}; ` +
+    `deepest stack ${deepest(lastProf)} frames`,
+);
 console.log(`main thread: hyprof ${fmt(h.total, 0)} ms sampled, unresolved ${fmt((100 * h.unresolved) / h.total, 1)} %; cpuprofile ${fmt(cTotal, 0)} ms`);
 console.log(`Spearman rank correlation of the top 20 (union of both lists): ${fmt(spearman(cTop, hTop))}`);
 console.log('\n| # | --cpu-prof | % | hyprof | % |');

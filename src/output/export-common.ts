@@ -145,7 +145,7 @@ export function stacksOf(tree: EventTree): Stack[] {
 }
 
 export function threadTree(t: TauThreadProfile): EventTree {
-  return eventTree(t.events);
+  return eventTree(t.events, t.stacks);
 }
 
 export function threadName(t: TauThreadProfile): string {

@@ -21,6 +21,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
+import type { TauProfile } from './tau-model.js';
 
 export const STACKS_FILE = /^stacks\.(\d+)\.(\d+)\.json$/;
 export const stacksFileName = (node: number, context: number): string => `stacks.${node}.${context}.json`;
@@ -202,4 +203,24 @@ export function readStacksFiles(dir: string): StacksFile[] {
     out.push(checked(path, parsed));
   }
   return out;
+}
+
+/**
+ * Give every thread of `profile` its stacks from the directory's stacks files (the metric's values,
+ * matched by node, context, thread and metric name). Threads without stacks keep their [UNWIND]
+ * chains only.
+ */
+export function attachStacks(profile: TauProfile): void {
+  const files = readStacksFiles(profile.dir);
+  if (files.length === 0) return;
+  const byProcess = new Map(files.map((f) => [`${f.node}.${f.context}`, f]));
+  profile.metrics.forEach((metric, m) => {
+    for (const t of profile.threads[m]) {
+      const f = byProcess.get(`${t.node}.${t.context}`);
+      const mi = f ? f.metrics.indexOf(metric) : -1;
+      const s = f?.threads.find((x) => x.thread === t.thread);
+      if (!f || !s || mi < 0) continue;
+      t.stacks = { frames: f.frames, contexts: s.contexts, parent: s.parent, frame: s.frame, samples: s.samples, values: s.values[mi], merged: s.merged };
+    }
+  });
 }
