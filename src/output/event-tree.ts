@@ -24,6 +24,8 @@ export interface TreeNode {
   group: string;
   /** True when no event of the profile names this path: values are summed from the children. */
   derived: boolean;
+  /** A node of a complete stack (stacks file): its frame, [function, file, line, object file]. */
+  frame?: [string, string, number, string];
 }
 
 export interface EventTree {
@@ -178,6 +180,7 @@ class StackNode implements TreeNode {
     public name: string,
     public kind: NodeKind,
     public parent: TreeNode | null,
+    public frame: [string, string, number, string],
   ) {}
   get path(): string {
     return `${this.parent!.path} => ${this.name}`;
@@ -214,8 +217,8 @@ function spliceStacks(s: ThreadStackView, byPath: Map<string, TreeNode>, nodes: 
     const p = s.parent[i];
     const parent = p < 0 ? contexts[-p - 1] : made[p];
     if (!parent) continue;
-    const name = stackFrameName(s.frames[s.frame[i]], inner[i] === 1);
-    const node = new StackNode(name, inner[i] ? 'unwind' : 'sample', parent);
+    const frame = s.frames[s.frame[i]];
+    const node = new StackNode(stackFrameName(frame, inner[i] === 1), inner[i] ? 'unwind' : 'sample', parent, frame);
     node.calls = s.samples[i];
     node.excl = s.values[i];
     node.incl = s.values[i];
