@@ -14,6 +14,10 @@ import { readStacksFiles, STACKS_FILE, type StacksFile } from '../src/output/sta
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { hyprof, repoRoot, testNativeDir, tmpDir } from './helpers/native.js';
 import { assertConformant } from './helpers/conformance.js';
+import { ProfileApi } from '../src/view/api.js';
+import type { FlameNode } from '../src/view/flame.js';
+import { buildFunctionReport } from '../src/output/report-functions.js';
+import { parseThreadSelector } from '../src/output/report-data.js';
 
 const app = join(testNativeDir, 'node_deep.mjs');
 const DEPTH = 80;
@@ -123,6 +127,37 @@ test('collapsed, speedscope and pprof exports show the complete stack, with file
   const downLocs = new Set(prof.location.filter((l) => l.line.some((x) => x.functionId === fn.id && Number(x.line) > 0)).map((l) => l.id));
   t.true(downLocs.size > 0);
   t.true(prof.sample.some((s) => s.locationId.filter((id) => downLocs.has(id)).length === DEPTH));
+});
+
+test("the viewer's flame graph and tree, and report --functions, use the complete stacks", async (t) => {
+  const { out } = await run;
+  const profile = readTauProfileDir(out);
+  const i = profile.threads[0].findIndex((x) => x.thread === 0);
+  const api = new ProfileApi(profile);
+  const flame = api.flame(new URLSearchParams({ thread: String(i), min: '0' }));
+  let deepest = 0;
+  const walk = (n: FlameNode, downs: number): void => {
+    const d = /^\[(UNWIND|SAMPLE)\] down /.test(n.name) ? downs + 1 : 0;
+    deepest = Math.max(deepest, d);
+    for (const c of n.children) walk(c, d);
+  };
+  walk(flame, 0);
+  t.is(deepest, DEPTH);
+  // the tree: a node 80 frames of down() deep is found by its path
+  const ctx = api.tree(new URLSearchParams({ thread: String(i) })) as { children: Array<{ path: string; name: string }> };
+  t.truthy(ctx.children.find((c) => c.name === '.TAU application'));
+  // report --functions: the outermost frames of the stacks (beyond the chains' 10) count every
+  // sample of the region, as the stacks file says
+  const f = readStacksFiles(out)[0];
+  const main = f.threads.find((x) => x.thread === 0)!;
+  const spinAt = main.samples.findIndex((n, k) => n > 0 && f.frames[main.frame[k]][0] === 'spin' && downRun(stackOf(f, main, k).frames) === DEPTH);
+  const outer = stackOf(f, main, spinAt).frames[0];
+  const report = buildFunctionReport(profile, { thread: parseThreadSelector('0') });
+  const rows = report.threads[0].contexts.find((c) => c.context === 'deep work')!.rows;
+  const outerRow = rows.find((r) => r.function === outer)!;
+  const spinRow = rows.find((r) => r.function === 'spin')!;
+  t.truthy(outerRow, `${outer} in ${rows.map((r) => r.function).join(', ')}`);
+  t.true(outerRow.totalSamples >= spinRow.totalSamples, `${outer}: ${outerRow.totalSamples}, spin: ${spinRow.totalSamples}`);
 });
 
 test('without its stacks file (an older profile) the export shows the chains, with the same total', async (t) => {
