@@ -15,8 +15,8 @@
  * is negative, right under the sample context `contexts[-parent[i] - 1]` (the name of that
  * context's `[CONTEXT]` path entry in the TAU profile). `samples[i]` and `values[m][i]` are what
  * samples whose innermost frame is node i add (values in the profile's unit: TIME in microseconds).
- * A parent always comes before its children. `merged` counts the stacks folded into a shorter one
- * when a thread had more distinct stacks than the bound (their frame is `MERGED_FRAME`).
+ * A parent always comes before its children. `merged` counts the nodes folded into their caller
+ * when a thread had more nodes than the bound (under a node of frame `MERGED_FRAME`).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,9 +112,9 @@ export class StackTree {
   }
 
   /**
-   * Bound the number of nodes to `max`: the leaves with the fewest samples are folded into their
-   * parent, as one `MERGED_FRAME` child per parent, until the tree fits. Returns the number of
-   * nodes folded (0 when it fit).
+   * Bound the number of nodes to `max` (at least the contexts' count): the nodes with the fewest
+   * samples (inclusive) are folded into their nearest kept caller, as one `mergedFrame` child of it,
+   * until the tree fits. Returns the tree and the number of nodes folded (0 when it fit).
    */
   bound(max: number, mergedFrame: number): { tree: ThreadStacksData; merged: number } {
     const n = this.parent.length;
@@ -125,8 +125,26 @@ export class StackTree {
     // Keep the `max` nodes of most inclusive samples; a kept node's parent is kept (its inclusive
     // count is at least as large, and ties go to the earlier index, which the parent is).
     const order = [...Array(n).keys()].sort((a, b) => incl[b] - incl[a] || a - b);
-    const keep = new Uint8Array(n);
-    for (const i of order.slice(0, Math.max(1, max - 1))) keep[i] = 1;
+    // Any prefix of `order` is closed under parents. The kept nodes and the marker nodes (one per
+    // kept node or context with a folded child) must fit: the largest such prefix, by bisection.
+    const keepFirst = (k: number): Uint8Array => {
+      const keep = new Uint8Array(n);
+      for (let j = 0; j < k; j++) keep[order[j]] = 1;
+      return keep;
+    };
+    const markers = (keep: Uint8Array): number => {
+      const at = new Set<number>();
+      for (let i = 0; i < n; i++) if (!keep[i] && (this.parent[i] < 0 || keep[this.parent[i]])) at.add(this.parent[i]);
+      return at.size;
+    };
+    let lo = 0;
+    let hi = Math.min(n, max);
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (mid + markers(keepFirst(mid)) <= max) lo = mid;
+      else hi = mid - 1;
+    }
+    const keep = keepFirst(lo);
     const out = new StackTree(this.values.length);
     out.contexts.push(...this.contexts);
     const map = new Int32Array(n);
