@@ -160,6 +160,22 @@ test("the viewer's flame graph and tree, and report --functions, use the complet
   t.true(outerRow.totalSamples >= spinRow.totalSamples, `${outer}: ${outerRow.totalSamples}, spin: ${spinRow.totalSamples}`);
 });
 
+test("the viewer shows the source of a frame that only the stacks file names", async (t) => {
+  const { out } = await run;
+  const profile = readTauProfileDir(out);
+  const named = new Set(profile.threads.flat().flatMap((x) => x.events.map((e) => /\[\{([^{}]+)\} \{\d+\}\]\s*$/.exec(e.name)?.[1])));
+  const only = [...new Set(readStacksFiles(out)[0].frames.map(([, file]) => file))].filter((f) => f.startsWith('/') && !named.has(f));
+  const outer = only.find((f) => f.endsWith('node_deep_outer.mjs'));
+  t.truthy(outer, `files only the stacks file names: ${only.join(', ')}`);
+  // a file beyond the chains' 10 frames: served when under the run's directories, refused as
+  // outside them otherwise, but never as "not a source file of a sample in this profile"
+  const api = new ProfileApi(profile, [repoRoot, '/']);
+  const got = api.source(new URLSearchParams({ file: outer!, line: '1' })) as { lines?: unknown[] };
+  t.truthy(got.lines, JSON.stringify(got).slice(0, 200));
+  const outsider = new ProfileApi(readTauProfileDir(out));
+  t.throws(() => outsider.source(new URLSearchParams({ file: '/etc/passwd', line: '1' })), { message: /not a source file of a sample/ });
+});
+
 test('without its stacks file (an older profile) the export shows the chains, with the same total', async (t) => {
   const { out } = await run;
   const old = join(tmpDir('node-stacks-old'), 'prof');

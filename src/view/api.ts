@@ -361,7 +361,7 @@ export class ProfileApi {
     return f;
   }
 
-  /** Files named by SAMPLE / UNWIND nodes of this profile: the only files the viewer reads. */
+  /** Files named by SAMPLE / UNWIND nodes of this profile or by its stacks file: the only files the viewer reads. */
   private sourceFiles(): Map<string, string> {
     if (this.sources) return this.sources;
     const s = new Map<string, string>();
@@ -374,6 +374,8 @@ export class ProfileApi {
           const src = sourceOf(last);
           if (src) s.set(src.file, src.file);
         }
+    // and the frames of complete stacks (a stacks file), which the flame graph shows too
+    for (const threads of this.profile.threads) for (const t of threads) for (const [, file] of t.stacks?.frames ?? []) if (file) s.set(file, file);
     this.sources = s;
     return s;
   }

@@ -1,7 +1,9 @@
 // A JavaScript recursion 80 frames deep for the complete-stack tests (test/node-stacks.test.ts):
 // inside the region "deep work", down(80) calls itself down to down(1), which spins; the region is
 // entered before an await and left after it, so the samples stay in its context across the await.
+// The loop around down(80) is in node_deep_outer.mjs, a file only the complete stacks reach.
 const { region } = await import(process.env.HYPROF_MODULE ?? 'hyprof');
+const { repeatFor } = await import('./node_deep_outer.mjs');
 
 let sink = 0;
 function spin() {
@@ -16,7 +18,6 @@ function down(n) {
 
 await region('deep work', async () => {
   await new Promise((r) => setTimeout(r, 1));
-  const end = Date.now() + Number(process.env.DEEP_MS ?? 1500);
-  while (Date.now() < end) sink += down(80) > 0 ? 1 : 0;
+  sink += repeatFor(Number(process.env.DEEP_MS ?? 1500), () => (down(80) > 0 ? 1 : 0));
 });
 console.log(`done ${sink > 0}`);

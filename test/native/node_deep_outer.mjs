@@ -1,0 +1,9 @@
+// The outermost JavaScript frame of test/native/node_deep.mjs's deep stacks, in a file of its own:
+// it runs `work` many times between clock reads, so samples land in it almost never and it lies far
+// beyond the innermost 10 frames of every other sample (only the stacks file names this file).
+export function repeatFor(ms, work) {
+  const end = Date.now() + ms;
+  let n = 0;
+  while (Date.now() < end) for (let k = 0; k < 200; k++) n += work();
+  return n;
+}
