@@ -1,7 +1,7 @@
 // A JavaScript recursion 80 frames deep for the complete-stack tests (test/node-stacks.test.ts):
 // inside the region "deep work", down(80) calls itself down to down(1), which spins; the region is
 // entered before an await and left after it, so the samples stay in its context across the await.
-// The loop around down(80) is in node_deep_outer.mjs, a file only the complete stacks reach.
+// The loop around down(80) is in node_deep_outer.mjs, far above the samples.
 const { region } = await import(process.env.HYPROF_MODULE ?? 'hyprof');
 const { repeatFor } = await import('./node_deep_outer.mjs');
 
