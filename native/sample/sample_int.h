@@ -25,7 +25,8 @@
 #define HP_TSAN 1
 #endif
 
-#define HP_SAMPLE_MAX_DEPTH 128   /* hard cap on kept frames (depth 0 = "auto" stops here too) */
+#define HP_SAMPLE_MAX_DEPTH 256   /* hard cap on kept frames (depth 0 = "auto" stops here too,
+                                     counted as unwind_truncated) */
 
 /* The module's slot of hp_thread.module_data: its hp_sample_thread (core/module.h). */
 #define HP_SAMPLE_SLOT 0

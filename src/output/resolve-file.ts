@@ -12,6 +12,8 @@ import { assembleProcess } from './assemble.js';
 import { markThrottled, nameFunctions } from './function-names.js';
 import { ModuleCollector, type ModulesFile } from './modules-file.js';
 import { writeThreadFile, type ProfileWrite } from './tau-writer.js';
+import { stacksFileName, writeStacksFile } from './stacks-file.js';
+import { join } from 'node:path';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */
 export interface AssembleJob {
@@ -66,6 +68,8 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       moves.push(writeThreadFile(job.write, m, t));
     }
   });
+  // The complete stacks beside the profile files, moved into place with them.
+  if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   return {
     file,
     moves,
