@@ -65,6 +65,15 @@
       "sources": ["<@(hyprof_c_sources)", "<!@(find native/addon -maxdepth 1 -name '*.cc' | sort)"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "HYPROF_ADDON=1"]
+    },
+    {
+      # V8's JIT code events (native/addon/v8, docs/node.md): V8's C++ interface, so built for the
+      # Node ABI of the node that builds it, and never prebuilt (docs/install.md). It links with no
+      # part of the runtime: it finds the runtime's exported functions at run time.
+      "target_name": "hyprof_v8",
+      "sources": ["<!@(find native/addon/v8 -name '*.c' -o -name '*.cc' | sort)"],
+      "cflags_cc": ["-Wno-cast-function-type"],
+      "libraries!": ["-lunwind", "-lunwind-x86_64", "-lpapi"]
     }
   ]
 }
