@@ -47,6 +47,9 @@ void DropPending() {
 void AddCode(const v8::JitCodeEvent *e) {
   std::vector<std::pair<uint32_t, uint32_t>> lines;
   if (pending && pending->start == reinterpret_cast<uintptr_t>(e->code_start) && !e->script.IsEmpty()) {
+    // GetLineNumber allocates the script's table of line ends the first time (a heap allocation, which
+    // may start a collection, is no thing to do inside V8's code logging). It does not here: V8 has
+    // made that table before this event, to put the function's line:column into the code's name.
     v8::HandleScope scope(e->isolate);
     for (const auto &p : pending->at) {
       int line = e->script->GetLineNumber(static_cast<int>(p.second));
@@ -123,12 +126,21 @@ void OnCodeEvent(const v8::JitCodeEvent *e) {
 
 // start([runtime path]): join the runtime (once per process) and log this isolate's code from now on
 // (its existing code first). Returns "" or why nothing is logged.
+thread_local bool started;  // this thread's isolate logs already (one isolate per thread in Node)
+
 void Start(const v8::FunctionCallbackInfo<v8::Value> &info) {
   v8::Isolate *isolate = info.GetIsolate();
+  if (started) {
+    info.GetReturnValue().Set(v8::String::NewFromUtf8Literal(isolate, ""));
+    return;
+  }
   std::string runtime;
   if (info.Length() > 0 && info[0]->IsString()) runtime = *v8::String::Utf8Value(isolate, info[0]);
   const char *why = hp_jit_log_join_runtime(runtime.empty() ? nullptr : runtime.c_str());
-  if (!why) isolate->SetJitCodeEventHandler(v8::kJitCodeEventEnumExisting, OnCodeEvent);
+  if (!why) {
+    started = true;
+    isolate->SetJitCodeEventHandler(v8::kJitCodeEventEnumExisting, OnCodeEvent);
+  }
   info.GetReturnValue().Set(v8::String::NewFromUtf8(isolate, why ? why : "").ToLocalChecked());
 }
 
