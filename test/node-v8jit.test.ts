@@ -154,6 +154,18 @@ function moveRecord(from: bigint, to: bigint, size: bigint): Buffer {
   return b;
 }
 
+function rangeRecord(first: number, last: number, name: string): Buffer {
+  const len = 8 + Math.ceil((16 + Buffer.byteLength(name)) / 8) * 8;
+  const b = Buffer.alloc(len);
+  b.writeUInt32LE(len, 0);
+  b.writeUInt32LE(4, 4);
+  b.writeUInt32LE(first, 8);
+  b.writeUInt32LE(last, 12);
+  b.writeUInt32LE(Buffer.byteLength(name), 16);
+  b.write(name, 24);
+  return b;
+}
+
 test('the log: lines by pc offset, the last code at an address wins, moves keep names and lines', (t) => {
   const log = readJit(
     section([
@@ -169,15 +181,50 @@ test('the log: lines by pc offset, the last code at an address wins, moves keep 
   );
   t.is(log.records.length, 4);
   const jit = new JitCodeLog(log);
-  t.deepEqual(jit.lookup(0x1000n), { function: 'hot', file: '/a.js', line: 2 });
-  t.deepEqual(jit.lookup(0x1020n), { function: 'hot', file: '/a.js', line: 5 });
-  t.deepEqual(jit.lookup(0x107fn), { function: 'hot', file: '/a.js', line: 7 });
+  t.deepEqual(jit.lookup(0x1000n), [{ function: 'hot', file: '/a.js', line: 2 }]);
+  t.deepEqual(jit.lookup(0x1020n), [{ function: 'hot', file: '/a.js', line: 5 }]);
+  t.deepEqual(jit.lookup(0x107fn), [{ function: 'hot', file: '/a.js', line: 7 }]);
   // past the newer, shorter code: the older code still holds it
-  t.deepEqual(jit.lookup(0x10a0n), { function: 'old', file: '/a.js', line: 1 });
+  t.deepEqual(jit.lookup(0x10a0n), [{ function: 'old', file: '/a.js', line: 1 }]);
   // moved: the same code and lines at the new address
-  t.deepEqual(jit.lookup(0x9011n), { function: 'hot', file: '/a.js', line: 5 });
-  t.deepEqual(jit.lookup(0x2004n), { function: 'Builtin:X', file: '', line: 0 });
+  t.deepEqual(jit.lookup(0x9011n), [{ function: 'hot', file: '/a.js', line: 5 }]);
+  t.deepEqual(jit.lookup(0x2004n), [{ function: 'Builtin:X', file: '', line: 0 }]);
   t.is(jit.lookup(0x3000n), null);
+});
+
+test("the log: a line outside the function's span is an inlined function's", (t) => {
+  const jit = new JitCodeLog(
+    readJit(
+      section([
+        rangeRecord(2, 8, 'JS:~hot file:///a.js:2:13'),
+        rangeRecord(18, 30, 'JS:~outer file:///a.js:18:1'),
+        rangeRecord(20, 22, 'JS:~helper file:///a.js:20:3'),
+        codeRecord(0x1000n, 0x100n, 'JS:*hot file:///a.js:2:13', [
+          [0, 2],
+          [0x10, 6],
+          [0x20, 21],
+          [0x30, 50],
+          [0x40, 1],
+        ]),
+        // compiled before the log started: no span
+        codeRecord(0x2000n, 0x100n, 'JS:*early file:///b.js:10:1', [
+          [0, 12],
+          [0x10, 3],
+        ]),
+      ]),
+    ),
+  );
+  t.deepEqual(jit.lookup(0x1010n), [{ function: 'hot', file: '/a.js', line: 6 }]);
+  // inside helper (the innermost span that holds line 21), inlined into hot
+  t.deepEqual(jit.lookup(0x1020n), [
+    { function: 'helper', file: '/a.js', line: 21 },
+    { function: 'hot', file: '/a.js', line: 2 },
+  ]);
+  // no function of the file holds it (inlined from another file): the function's first line
+  t.deepEqual(jit.lookup(0x1030n), [{ function: 'hot', file: '/a.js', line: 2 }]);
+  t.deepEqual(jit.lookup(0x1040n), [{ function: 'hot', file: '/a.js', line: 2 }]);
+  t.deepEqual(jit.lookup(0x2000n), [{ function: 'early', file: '/b.js', line: 12 }]);
+  t.deepEqual(jit.lookup(0x2010n), [{ function: 'early', file: '/b.js', line: 10 }]);
 });
 
 test('a corrupt log is refused with the offset and what was wrong', (t) => {
@@ -196,6 +243,7 @@ test('resolve warns when the log had no room for every event, and still names wh
   const p = { file: 'test.raw', maps: [], jit, info: { pid: 1, startNs: 0n } } as unknown as RawProcess;
   const s = new Symbolizer({ cacheDir: null });
   t.deepEqual(s.resolve(p, 0x1004n, false), { resolved: true, frames: [{ function: 'f', file: '/a.js', line: 4 }] });
+  t.deepEqual(readJit(section([rangeRecord(1, 2, 'JS:~f file:///a.js:1:1')])).records, [{ type: 'range', first: 1, last: 2, name: 'JS:~f file:///a.js:1:1' }]);
   // a return address is looked up inside the call: the byte before it
   t.deepEqual(s.resolve(p, 0x1010n, true), { resolved: true, frames: [{ function: 'f', file: '/a.js', line: 4 }] });
   t.deepEqual(s.resolve(p, 0x1010n, false), { resolved: false, module: 'UNKNOWN', address: 0x1010n });

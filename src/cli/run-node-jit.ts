@@ -32,7 +32,7 @@ export function v8JitWanted(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** A path as one word of NODE_OPTIONS (node reads double quotes and backslash escapes there). */
-function optionWord(path: string): string {
+export function optionWord(path: string): string {
   return /[\s"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;
 }
 

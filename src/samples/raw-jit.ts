@@ -9,6 +9,7 @@ import type { RawJitLog, RawJitRecord } from './raw-model.js';
 const CODE = 1;
 const MOVE = 2;
 const REMOVE = 3;
+const RANGE = 4;
 
 export function readJit(c: Cursor): RawJitLog {
   const dropped = c.u64n('the number of JIT records dropped');
@@ -37,6 +38,13 @@ export function readJit(c: Cursor): RawJitLog {
       records.push({ type: 'move', from: c.u64('the old code start'), to: c.u64('the new code start'), size: c.u64('the code size') });
     } else if (type === REMOVE && len >= 24) {
       records.push({ type: 'remove', start: c.u64('the removed code start'), size: c.u64('the code size') });
+    } else if (type === RANGE && len >= 24) {
+      const first = c.u32('the first line of a function');
+      const last = c.u32('the last line of a function');
+      const nameLen = c.u32('the length of the function name');
+      c.u32('padding');
+      if (24 + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
+      records.push({ type: 'range', first, last, name: c.text(nameLen, 'the function name') });
     }
     // records of a later version (unknown types) are skipped whole
     c.skip(at + len - c.pos, 'the rest of a JIT record');

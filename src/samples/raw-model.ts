@@ -193,7 +193,9 @@ export type RawJitRecord =
   /** Code at [start, start + size): V8's name, and (pc offset, 1-based line) where the line changes. */
   | { type: 'code'; start: bigint; size: bigint; codeType: number; name: string; lines: Uint32Array }
   | { type: 'move'; from: bigint; to: bigint; size: bigint }
-  | { type: 'remove'; start: bigint; size: bigint };
+  | { type: 'remove'; start: bigint; size: bigint }
+  /** The lines a function's bytecode spans (first and last position), named as its code is. */
+  | { type: 'range'; first: number; last: number; name: string };
 
 export interface RawJitLog {
   records: RawJitRecord[];

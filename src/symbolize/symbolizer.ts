@@ -218,8 +218,8 @@ export class Symbolizer {
     if (!hit) {
       const address = isReturn ? pc - 1n : pc;
       const log = this.jitLogOf(p);
-      const frame = log ? log.lookup(address) : null;
-      if (frame) return { resolved: true, frames: [frame] };
+      const frames = log ? log.lookup(address) : null;
+      if (frames) return { resolved: true, frames };
       const jit = log ? null : this.perfMapOf(p)?.lookup(address);
       if (jit) return { resolved: true, frames: [jitFrame(jit)] };
       return { resolved: false, module: 'UNKNOWN', address: pc };

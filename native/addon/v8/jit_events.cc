@@ -11,8 +11,8 @@
 //   CODE_END_LINE_INFO_RECORDING with the code's start, then CODE_ADDED for that start with its name
 //   and script. Only optimised code (TurboFan) and bytecode carry positions; baseline code (Sparkplug)
 //   and the interpreter's per-function trampolines (--interpreted-frames-native-stack) carry none.
-// CODE_MOVED comes from the garbage collector, possibly on its helper threads. Bytecode arrays are
-// left out: a sampled PC is never inside one.
+// CODE_MOVED comes from the garbage collector, possibly on its helper threads. Bytecode itself is
+// left out (a sampled PC is never inside it); the lines its positions span are kept (AddRange).
 #include <node.h>
 #include <v8.h>
 
@@ -42,23 +42,62 @@ void DropPending() {
   pending = nullptr;
 }
 
+// The recording that belongs to this CODE_ADDED (V8 may log other code in between, the interpreter's
+// trampoline copy of a function between its bytecode's recording and the bytecode's CODE_ADDED), or
+// null. Taken: the caller owns it.
+Positions *TakePending(const v8::JitCodeEvent *e) {
+  if (!pending || pending->start != reinterpret_cast<uintptr_t>(e->code_start)) return nullptr;
+  Positions *p = pending;
+  pending = nullptr;
+  return p;
+}
+
+// One RANGE record per function whose bytecode carries positions: u32 first line, u32 last line,
+// u32 name bytes, u32 0, name (the name its compiled code has, but for the tier mark). Resolve tells
+// by it a line of the function from a line of a function inlined into its optimised code (V8 gives
+// source positions without saying which inlined function they belong to).
+void AddRange(const v8::JitCodeEvent *e) {
+  Positions *pos = TakePending(e);
+  if (!pos || pos->at.empty() || e->script.IsEmpty()) {
+    delete pos;
+    return;
+  }
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (const auto &p : pos->at) {
+    if (p.second < lo) lo = p.second;
+    if (p.second > hi) hi = p.second;
+  }
+  delete pos;
+  v8::HandleScope scope(e->isolate);  // line ends exist: see AddCode
+  int first = e->script->GetLineNumber(static_cast<int>(lo)), last = e->script->GetLineNumber(static_cast<int>(hi));
+  if (first < 0 || last < first) return;
+  size_t name_len = e->name.len > 4096 ? 4096 : e->name.len;
+  auto *p = static_cast<uint8_t *>(hp_jit_log_reserve(16 + name_len));
+  if (!p) return;
+  uint32_t head[4] = {static_cast<uint32_t>(first) + 1, static_cast<uint32_t>(last) + 1, static_cast<uint32_t>(name_len), 0};
+  memcpy(p, head, 16);
+  memcpy(p + 16, e->name.str, name_len);
+  hp_jit_log_commit(p, 16 + name_len, HP_JIT_RANGE);
+}
+
 // One CODE record: u64 start, u64 size, u32 code type, u32 name bytes, u32 lines, u32 0,
 // (u32 pc offset, u32 line)[lines], name. Lines are 1-based; a line only where it changes.
 void AddCode(const v8::JitCodeEvent *e) {
   std::vector<std::pair<uint32_t, uint32_t>> lines;
-  if (pending && pending->start == reinterpret_cast<uintptr_t>(e->code_start) && !e->script.IsEmpty()) {
+  Positions *pos = TakePending(e);
+  if (pos && !e->script.IsEmpty()) {
     // GetLineNumber allocates the script's table of line ends the first time (a heap allocation, which
     // may start a collection, is no thing to do inside V8's code logging). It does not here: V8 has
     // made that table before this event, to put the function's line:column into the code's name.
     v8::HandleScope scope(e->isolate);
-    for (const auto &p : pending->at) {
+    for (const auto &p : pos->at) {
       int line = e->script->GetLineNumber(static_cast<int>(p.second));
       if (line < 0) continue;
       uint32_t l = static_cast<uint32_t>(line) + 1;
       if (lines.empty() || lines.back().second != l) lines.emplace_back(p.first, l);
     }
   }
-  DropPending();
+  delete pos;
   size_t name_len = e->name.len > 4096 ? 4096 : e->name.len;
   size_t len = 32 + lines.size() * 8 + name_len;
   auto *p = static_cast<uint8_t *>(hp_jit_log_reserve(len));
@@ -91,7 +130,10 @@ void AddWords(uint32_t type, std::initializer_list<uint64_t> words) {
 void OnCodeEvent(const v8::JitCodeEvent *e) {
   switch (e->type) {
     case v8::JitCodeEvent::CODE_ADDED:
-      if (e->code_type != v8::JitCodeEvent::BYTE_CODE) AddCode(e);
+      if (e->code_type == v8::JitCodeEvent::BYTE_CODE)
+        AddRange(e);
+      else
+        AddCode(e);
       break;
     case v8::JitCodeEvent::CODE_MOVED:
       if (e->code_type != v8::JitCodeEvent::BYTE_CODE)
@@ -104,8 +146,8 @@ void OnCodeEvent(const v8::JitCodeEvent *e) {
       break;
     case v8::JitCodeEvent::CODE_START_LINE_INFO_RECORDING:
       // user_data is how V8 hands the recording back in the next two events. It must be set for
-      // every recording: V8 leaves the field uninitialised (and bytecode's positions are not kept).
-      const_cast<v8::JitCodeEvent *>(e)->user_data = e->code_type == v8::JitCodeEvent::JIT_CODE ? new Positions() : nullptr;
+      // every recording: V8 leaves the field uninitialised.
+      const_cast<v8::JitCodeEvent *>(e)->user_data = e->code_type == v8::JitCodeEvent::WASM_CODE ? nullptr : new Positions();
       break;
     case v8::JitCodeEvent::CODE_ADD_LINE_POS_INFO:
       if (e->user_data && e->line_info.position_type == v8::JitCodeEvent::POSITION)

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3 };
+enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3, HP_JIT_RANGE = 4 };
 
 /* Map the log (once per process). 1 when it is there. */
 int hp_jit_log_open(void);
