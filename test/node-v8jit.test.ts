@@ -15,7 +15,7 @@ import type { RawJitRecord, RawProcess } from '../src/samples/raw-model.js';
 import { JitCodeLog } from '../src/symbolize/jit-code.js';
 import { perfMapPath } from '../src/symbolize/perf-map.js';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
-import { hyprof, libDir, testNativeDir, tmpDir } from './helpers/native.js';
+import { hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
 
 const app = join(testNativeDir, 'node_jit_lines.mjs');
 const source = readFileSync(app, 'utf8').split('\n');
@@ -103,6 +103,19 @@ test("HYPROF_V8_JIT=0: named from V8's perf map (start lines), said with HYPROF_
   t.true((flat(0).get(leaf('jitHot', hotStart)) ?? 0) > 100, [...flat(0).keys()].filter((n) => n.includes('jitHot')).join(', '));
   t.false([...flat(0).keys()].some((n) => n === leaf('jitHot', hotLine)));
   t.false(existsSync(perfMapPath(pid)), 'perf map left behind');
+});
+
+test('the preload in a node without the runtime logs nothing, and says why when verbose', async (t) => {
+  const { v8PreloadPath } = await import('../src/cli/run-node-jit.js');
+  const quiet = await run(process.execPath, ['--require', v8PreloadPath, '-e', 'console.log("ran")'], { env: { LD_PRELOAD: undefined } });
+  t.is(quiet.code, 0, quiet.stderr);
+  t.is(quiet.stdout.trim(), 'ran');
+  t.is(quiet.stderr.replace(/^npm warn.*\n/gm, ''), '');
+  const verbose = await run(process.execPath, ['--require', v8PreloadPath, '-e', 'console.log("ran")'], {
+    env: { LD_PRELOAD: undefined, HYPROF_VERBOSE: '1' },
+  });
+  t.is(verbose.stdout.trim(), 'ran');
+  t.regex(verbose.stderr, /^hyprof: JIT code events not logged: no hyprof runtime is loaded in this process$/m);
 });
 
 test('HYPROF_V8_JIT must be a boolean', async (t) => {
