@@ -105,6 +105,24 @@ test("HYPROF_V8_JIT=0: named from V8's perf map (start lines), said with HYPROF_
   t.false(existsSync(perfMapPath(pid)), 'perf map left behind');
 });
 
+test('under forced compactions the code keeps its name: the code space is not compacted', async (t) => {
+  // without --no-compact-code-space (set by the preload) most of these samples were named by other
+  // functions moved later to the hot function's earlier addresses
+  const moves = join(testNativeDir, 'node_jit_moves.mjs');
+  const movedLine = readFileSync(moves, 'utf8').split('\n').findIndex((l) => l.includes('// HOT LINE')) + 1;
+  const out = join(tmpDir('node-v8jit-moves'), 'prof');
+  const r = await hyprof(['run', '--dir', out, '--', process.execPath, '--expose-gc', '--compact-on-every-full-gc', '--stress-compaction', moves], {
+    env: { NODE_OPTIONS: undefined },
+    timeoutMs: 120_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  const main = readTauProfileDir(out).threads[0].find((x) => x.thread === 0)!;
+  const leaves = main.events.filter((e) => e.name.startsWith('[SAMPLE] '));
+  const hot = leaves.find((e) => e.name === `[SAMPLE] movedHot [{${moves}} {${movedLine}}]`)?.calls ?? 0;
+  const js = leaves.filter((e) => /\[\{(node:|\/)[^}]*\.?m?js\}|\[\{node:/.test(e.name)).reduce((a, e) => a + e.calls, 0);
+  t.true(hot > 100 && hot > 0.8 * js, `${hot} samples of movedHot at line ${movedLine} of ${js} in JavaScript:\n${leaves.map((e) => `${e.name} ${e.calls}`).join('\n')}`);
+});
+
 test('the preload in a node without the runtime logs nothing, and says why when verbose', async (t) => {
   const { v8PreloadPath } = await import('../src/cli/run-node-jit.js');
   const quiet = await run(process.execPath, ['--require', v8PreloadPath, '-e', 'console.log("ran")'], { env: { LD_PRELOAD: undefined } });

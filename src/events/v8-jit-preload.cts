@@ -6,6 +6,7 @@
  * `--import` preloads do not run in worker threads.
  */
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 const part = join(__dirname, '..', '..', '..', 'build', 'Release', 'hyprof_v8.node');
@@ -15,6 +16,9 @@ try {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const why = (require(part) as { start(runtime?: string): string }).start();
   if (why && verbose && isMainThread) process.stderr.write(`hyprof: JIT code events not logged: ${why}\n`);
+  // Code the collector moves makes an address name several codes over the run, and samples carry no
+  // time to tell which: keep code where it was compiled, as --perf-basic-prof does (docs/node.md).
+  if (!why) setFlagsFromString('--no-compact-code-space');
 } catch (e) {
   // Another node than the one hyprof was built with (another ABI): said once, by the main thread.
   if (isMainThread) {

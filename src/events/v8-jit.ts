@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 
 const YES = /^(1|on|true|yes|enable|enabled)$/i;
 const NO = /^(0|off|false|no|disable|disabled)$/i;
@@ -19,6 +20,8 @@ export function startV8Jit(packageRoot: string, addonFile: string | null, env: N
   if (!existsSync(part)) return `${part} is not built`;
   try {
     const why = (createRequire(import.meta.url)(part) as { start(runtime?: string): string }).start(addonFile ?? undefined);
+    // as the preload does (v8-jit-preload.cts): code stays where it was compiled
+    if (!why) setFlagsFromString('--no-compact-code-space');
     return why || null;
   } catch (e) {
     return `${part} does not load in this node (${String((e as Error).message).split('\n')[0]})`;

@@ -18,7 +18,8 @@
  * compiled before the log started) a line before the function's first is treated the same way.
  *
  * What a range names when several codes held it over the run: V8 reuses memory, and the samples carry
- * no time to compare with the log, so the last code logged at an address wins (as with a perf map). A
+ * no time to compare with the log, so the last code logged at an address wins (as with a perf map;
+ * the V8 part turns code space compaction off, so moves are rare). A
  * move logs the code again at its new address (later, so it wins there) and leaves the old range as
  * it was, which names the samples taken before the move unless later code took that range. Removals
  * are read but change nothing (V8 11 does not send them).
