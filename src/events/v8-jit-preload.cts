@@ -13,9 +13,10 @@ const part = join(__dirname, '..', '..', '..', 'build', 'Release', 'hyprof_v8.no
 const verbose = /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '');
 
 try {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const why = (require(part) as { start(runtime?: string): string }).start();
-  if (why && verbose && isMainThread) process.stderr.write(`hyprof: JIT code events not logged: ${why}\n`);
+  // Not measured (no runtime, or measurement off) is said only when asked; a failure always.
+  const expected = /no hyprof runtime|measurement is off/.test(why);
+  if (why && (verbose || !expected) && isMainThread) process.stderr.write(`hyprof: JIT code events not logged: ${why}\n`);
   // Code the collector moves makes an address name several codes over the run, and samples carry no
   // time to tell which: keep code where it was compiled, as --perf-basic-prof does (docs/node.md).
   if (!why) setFlagsFromString('--no-compact-code-space');
