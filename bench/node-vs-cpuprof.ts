@@ -5,8 +5,11 @@
  * Configurations, interleaved (bench/lib.ts), each a whole process measured with wait4's rusage:
  *   - plain node;
  *   - node --cpu-prof (V8's sampler, 1 ms interval);
- *   - node with the hyprof runtime preloaded as `hyprof run` starts it (1 kHz), writing a raw file;
- *     then `hyprof resolve` of that raw file, timed on its own.
+ *   - node with the hyprof runtime preloaded as `hyprof run` starts it (1 kHz), writing a raw file,
+ *     JavaScript code named from V8's JIT code events (the V8 part); then `hyprof resolve` of that
+ *     raw file, timed on its own;
+ *   - the same with HYPROF_V8_JIT=0: V8's perf map instead of the code event handler (the
+ *     difference between the two is the handler's cost against the perf map's).
  * From the last round of each profiler, the main thread's top-20 functions by self time, keyed alike,
  * and their Spearman rank correlation (bench/cpuprof-compare.ts: hyprof's samples by their leaf and
  * by --cpu-prof's rule, the innermost JavaScript frame), the unresolved share of the main thread's
@@ -22,6 +25,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv } from '../src/cli/cmd-run.js';
 import { requireRuntime } from '../src/cli/package-root.js';
+import { removePerfMaps } from '../src/cli/run-perf-maps.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { readStacksFiles, STACKS_FILE } from '../src/output/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
@@ -35,8 +39,8 @@ const nodeArgs = dash >= 0 ? argv.slice(dash + 1) : [join(repoRoot, 'node_module
 const dir = tmpDir('node-vs-cpuprof');
 const node = process.execPath;
 
-type Config = 'plain node' | 'node --cpu-prof' | 'hyprof (preloaded)';
-const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)'];
+type Config = 'plain node' | 'node --cpu-prof' | 'hyprof (preloaded)' | 'hyprof, perf map';
+const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)', 'hyprof, perf map'];
 const wall = new Samples();
 const cpu = new Samples();
 let cpuprofFile = '';
@@ -61,6 +65,12 @@ interleave(configs, rounds, (config, round) => {
     cost = measureCommand(node, ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', d, ...nodeArgs], base, config);
     cpuprofFile = join(d, readdirSync(d)[0]);
     cpuprofFiles.push(cpuprofFile);
+  } else if (config === 'hyprof, perf map') {
+    const perfDir = join(dir, `raw-perf-map-${round}`);
+    const env = childEnv({ ...base, HYPROF_V8_JIT: '0' }, requireRuntime(), perfDir, { sampling: true });
+    delete env.HYPROF_RUN_PARENT;
+    cost = measureCommand(node, nodeArgs, env, config);
+    removePerfMaps(readdirSync(perfDir).map((f) => join(perfDir, f)));
   } else {
     rawDir = join(dir, `raw-${round}`);
     const env = childEnv(base, requireRuntime(), rawDir, { sampling: true });

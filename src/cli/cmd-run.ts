@@ -15,6 +15,7 @@ import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { installedPrefix, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
+import { nodeJitPlan, optionWord, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 import { removePerfMaps } from './run-perf-maps.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
 import { settledSurvivors, survivorsNote } from './run-survivors.js';
@@ -36,7 +37,13 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', '
  * The environment of the measured program. `libs`: the runtime, then the MPI layer when it was built
  * (it is inert in processes without MPI, mpirun among them: docs/mpi.md).
  */
-export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
+export function childEnv(
+  base: NodeJS.ProcessEnv,
+  libs: string | string[],
+  rawDir: string,
+  opts: RunCliOptions,
+  plan?: NodeJitPlan,
+): NodeJS.ProcessEnv {
   const env = { ...base };
   const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
@@ -46,15 +53,16 @@ export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDi
   if (!opts.sampling) env.HYPROF_SAMPLING = '0';
   else if (base.HYPROF_SAMPLING === undefined && base.TAU_SAMPLING === undefined) env.HYPROF_SAMPLING = '1';
   if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
-  // Node programs (and node processes they start): V8 names its JIT code in /tmp/perf-<pid>.map from
-  // the start, which resolve reads for JavaScript frames in samples (docs/node.md).
-  const have = (base.NODE_OPTIONS ?? '').split(/\s+/);
-  const add = env.HYPROF_SAMPLING !== '0' ? ['--perf-basic-prof', '--interpreted-frames-native-stack'].filter((f) => !have.includes(f)) : [];
+  // Node programs (and node processes they start): V8 names its JIT code from the start, through the
+  // V8 part's code event log or else its perf map, which resolve reads for JavaScript frames in
+  // samples (run-node-jit.ts, docs/node.md).
+  let nodeOptions = base.NODE_OPTIONS;
+  if (env.HYPROF_SAMPLING !== '0') nodeOptions = withNodeJitFlags(nodeOptions, plan ?? nodeJitPlan(base));
   // Each thread that runs JavaScript (the main thread, every worker) says so through the addon, so
-  // that only those threads are measured (docs/node.md, "Threads").
+  // that only those threads are measured (docs/node.md, "Threads"); with or without sampling.
   const preload = threadPreload();
-  if (preload && !(base.NODE_OPTIONS ?? '').includes(preload)) add.push(`--require ${quoteNodeOption(preload)}`);
-  if (add.length) env.NODE_OPTIONS = [base.NODE_OPTIONS, ...add].filter(Boolean).join(' ');
+  if (preload) nodeOptions = withNodeJitFlags(nodeOptions, { flags: ['--require', optionWord(preload)], note: null });
+  if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;
@@ -66,11 +74,6 @@ export function threadPreload(): string | null {
   if (installedPrefix) return null;
   const file = join(packageRoot, 'dist', 'src', 'events', 'thread-preload.cjs');
   return existsSync(file) ? file : null;
-}
-
-/** A path as one NODE_OPTIONS argument: Node splits NODE_OPTIONS at spaces outside double quotes. */
-export function quoteNodeOption(path: string): string {
-  return /[\s"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;
 }
 
 /** The file `program` names, as the shell would find it on PATH; null when there is none. */
@@ -189,7 +192,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const said: string[] = [];
   let file: string | null = null;
   try {
-    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts);
+    const jit = nodeJitPlan(process.env);
+    if (jit.note && opts.sampling && /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '')) {
+      process.stderr.write(`hyprof: ${jit.note}\n`);
+    }
+    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts, jit);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     file = findProgram(program);
     if (launcher && !mpiLib) {
