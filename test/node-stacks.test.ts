@@ -74,12 +74,18 @@ test('the stacks file holds all 80 frames from the region down to the leaf', asy
   const s = complete[0];
   t.not(s.frames[0], 'down');
   t.is(s.frames.at(-1), 'spin');
-  // each frame once in the frame table: one down() frame however deep the recursion
+  // each frame once in the frame table however deep the recursion: down() at most once per line,
+  // the line where it starts (interpreted code, a perf map) or the line of its call (optimised code
+  // named from V8's code events: docs/node.md)
   const downs = f.frames.filter(([fn]) => fn === 'down');
-  t.is(downs.length, 1, JSON.stringify(downs));
-  t.true(downs[0][1].endsWith('node_deep.mjs'), downs[0][1]);
-  t.is(downs[0][2], readFileSync(app, 'utf8').split('\n').findIndex((l) => l.startsWith('function down(')) + 1);
-  t.is(downs[0][3], ''); // JIT code: no object file
+  const start = readFileSync(app, 'utf8').split('\n').findIndex((l) => l.startsWith('function down(')) + 1;
+  t.true(downs.length >= 1 && downs.length <= 2, JSON.stringify(downs));
+  t.is(new Set(downs.map((d) => d[2])).size, downs.length, JSON.stringify(downs));
+  for (const d of downs) {
+    t.true(d[1].endsWith('node_deep.mjs'), d[1]);
+    t.true(d[2] === start || d[2] === start + 1, JSON.stringify(d));
+    t.is(d[3], ''); // JIT code: no object file
+  }
 });
 
 test("the TAU profile's chains keep the innermost 10 frames; its metadata says so", async (t) => {
