@@ -50,7 +50,7 @@ test('recursion 5000 deep: callpaths stop at the depth limit (10), and at the fi
   const exe = compileC('sample_depth', ['sample_depth.c']);
   for (const [depth, want] of [
     ['10', 10],
-    ['0', 128],
+    ['0', 256],
   ] as const) {
     const { result, raws } = await runSampled(exe, ['deep'], { HYPROF_UNWIND_DEPTH: depth });
     t.is(result.code, 0, result.stderr);
