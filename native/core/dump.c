@@ -109,8 +109,9 @@ static uint64_t open_sub_at[HP_MAX_FRAMES], open_child_at[HP_MAX_FRAMES];
  * as closing them now would count them; `inner` holds the open child's inclusive values and is
  * updated to frame i's. Detached frames' values are not moved to their anchors here (nor at close:
  * metrics.c), so an OpenMP task's extra metrics also count in the frames it ran above. */
-static void open_metrics(const hp_thread *t, int32_t i, open_add *a, open_add *pa, const uint64_t *cur, uint64_t *inner) {
-  const hp_mframe *mf = &t->mframes[i];
+static void open_metrics(const hp_frame *frames, const hp_mframe *mframes, int32_t i, open_add *a, open_add *pa,
+                         const uint64_t *cur, uint64_t *inner) {
+  const hp_mframe *mf = &mframes[i];
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = cur[m] > mf->start[m] ? cur[m] - mf->start[m] : 0;
     uint64_t child = mf->child[m] + inner[m];
@@ -122,7 +123,7 @@ static void open_metrics(const hp_thread *t, int32_t i, open_add *a, open_add *p
       pa->incl[m] = pincl;
       pa->excl[m] = pincl > pchild ? pincl - pchild : 0;
     }
-    inner[m] = (t->frames[i].flags & HP_FRAME_DETACHED) ? 0 : incl;
+    inner[m] = (frames[i].flags & HP_FRAME_DETACHED) ? 0 : incl;
   }
 }
 
@@ -134,12 +135,15 @@ static int collect_open(const hp_thread *t, uint64_t end) {
   n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
+  /* After top: a stack replaced to hold more frames is published before top rises (thread.h). */
+  const hp_frame *frames = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
+  const hp_mframe *mframes = multi ? __atomic_load_n(&t->mframes, __ATOMIC_ACQUIRE) : NULL;
   for (int32_t i = 0; i <= top; i++) open_sub_at[i] = open_child_at[i] = 0;
   uint64_t inner_incl = 0; /* the open child's inclusive time so far (0 when it is detached) */
   uint64_t detached = t->detached_ns; /* closed detached time, and that of the open ones above */
   uint64_t sub_above = 0;  /* sub time the open frame above would pass down when it closes */
   for (int32_t i = top; i >= 0; i--) {
-    const hp_frame *f = &t->frames[i];
+    const hp_frame *f = &frames[i];
     uint64_t sub = f->sub_ns + sub_above + open_sub_at[i];
     uint64_t d = detached - f->detached_at_push;
     uint64_t start = d ? f->start_ns + d - sub : f->start_ns;
@@ -179,7 +183,7 @@ static int collect_open(const hp_thread *t, uint64_t end) {
       p->excl[0] = pincl > pchild ? pincl - pchild : 0;
       pa = p;
     }
-    if (multi) open_metrics(t, i, a, pa, cur, inner_m);
+    if (multi) open_metrics(frames, mframes, i, a, pa, cur, inner_m);
     inner_incl = incl;
     sub_above = sub;
     if ((f->flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < i) {
@@ -458,11 +462,25 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 int hp_dump(int why) {
   if (!hp_rt.initialised || hp_rt.disabled) return -1;
   int me = (int)syscall(SYS_gettid), none = 0;
-  if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
+  if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) return -1;
+  /* Ordered before every pointer this dump loads: an ended thread's old memory is released only
+   * when no dump is running (thread.c, hp_thread_retire). */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
   int saved_errno = errno;
   hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
   hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
+  /* Ended threads stay in the profile, their states kept, compacted (thread.c): how many, how much. */
+  long long n_ended = 0, ended_bytes = 0;
+  for (hp_thread *t = hp_thread_list(); t; t = t->next)
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+      n_ended++;
+      ended_bytes += (long long)__atomic_load_n(&t->kept_bytes, __ATOMIC_RELAXED);
+    }
+  if (n_ended) {
+    hp_meta_add_long("hyprof Ended Threads Kept", n_ended);
+    hp_meta_add_long("hyprof Ended Threads Memory (bytes)", ended_bytes);
+  }
   hp_modules_add_metadata();
 
   hp_buf b = {0};

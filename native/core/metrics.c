@@ -240,6 +240,14 @@ void hp_metrics_fork_child(hp_thread *t) {
   restart_open_frames(t);
 }
 
+void *hp_metrics_frames_copy(const hp_thread *t, int32_t cap) {
+  hp_mframe *m = calloc((size_t)cap, sizeof(hp_mframe));
+  if (m && t->mframes) memcpy(m, t->mframes, (size_t)(t->top + 1) * sizeof(hp_mframe));
+  return m;
+}
+
+size_t hp_metrics_frame_size(void) { return sizeof(hp_mframe); }
+
 void hp_metrics_read(const hp_thread *t, uint64_t *v) {
   if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
     for (uint32_t m = 1; m < hp_n_metrics; m++) v[m] = t->m_end[m];

@@ -30,7 +30,8 @@ static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
-  if (top + 1 >= HP_MAX_FRAMES) {
+  /* frame_cap is HP_MAX_FRAMES but on an ended thread, which keeps its open frames only (thread.h) */
+  if (__builtin_expect(top + 1 >= t->frame_cap, 0) && !hp_thread_frames_regrow(t)) {
     t->overflow_depth++;
     t->drops_depth++;
     return -1;
@@ -242,15 +243,18 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
  * Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
  * since a buffer may be reused for another name) spares the registry lock. It lives in the thread
  * state, not in TLS: the addon is dlopen'ed, where static TLS is scarce. */
-#define NAME_CACHE (sizeof(((hp_thread *)0)->name_cache[0]) / sizeof(((hp_thread *)0)->name_cache[0][0]))
+#define NAME_CACHE (sizeof(((hp_name_cache *)0)->slot[0]) / sizeof(((hp_name_cache *)0)->slot[0][0]))
 
 static hp_event *named(hp_thread *t, const char *name, int phase) {
-  size_t slot = ((uintptr_t)name >> 4) % NAME_CACHE;
-  hp_event *c = t->name_cache[phase][slot].event;
-  if (t->name_cache[phase][slot].ptr == name && c && strcmp(c->name, name) == 0) return c;
+  size_t k = ((uintptr_t)name >> 4) % NAME_CACHE;
+  hp_name_cache *nc = t->name_cache;   /* NULL on an ended thread (thread.h) */
+  hp_event *c = nc ? nc->slot[phase][k].event : NULL;
+  if (c && nc->slot[phase][k].ptr == name && strcmp(c->name, name) == 0) return c;
   hp_event *e = phase ? (hp_event *)hyprof_phase(name, NULL) : (hp_event *)hyprof_event(name, NULL);
-  t->name_cache[phase][slot].ptr = name;
-  t->name_cache[phase][slot].event = e;
+  if (nc) {
+    nc->slot[phase][k].ptr = name;
+    nc->slot[phase][k].event = e;
+  }
   return e;
 }
 
