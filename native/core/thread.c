@@ -53,7 +53,7 @@ static void push_retired(retired *first, retired *last) {
   while (!__atomic_compare_exchange_n(&retired_list, &head, first, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-static void release_retired(void) {
+void hp_thread_release_retired(void) {
   /* Taken first, then the check: memory retired after the check is not in what was taken. */
   retired *all = __atomic_exchange_n(&retired_list, NULL, __ATOMIC_SEQ_CST);
   if (!all) return;
@@ -197,7 +197,7 @@ static int resize_frames(hp_thread *t, int32_t cap) {
 int hp_thread_frames_regrow(hp_thread *t) {
   if (t->frame_cap >= HP_MAX_FRAMES || !resize_frames(t, HP_MAX_FRAMES)) return 0;
   __atomic_store_n(&t->kept_bytes, t->kept_bytes + (uint64_t)HP_MAX_FRAMES * sizeof(hp_frame), __ATOMIC_RELAXED);
-  release_retired();
+  hp_thread_release_retired();
   return 1;
 }
 
@@ -222,7 +222,7 @@ static void compact(hp_thread *t) {
   for (uint32_t i = 0; i < t->n_warnings && i < HP_MAX_WARNINGS; i++) kept += strlen(t->warnings[i]) + 1;
   kept += hp_modules_thread_compact(t);
   __atomic_store_n(&t->kept_bytes, kept, __ATOMIC_RELAXED);   /* a dump may read it meanwhile */
-  release_retired();
+  hp_thread_release_retired();
 }
 
 void hp_thread_end(hp_thread *t) {

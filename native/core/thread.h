@@ -158,6 +158,9 @@ typedef struct hp_thread {
  * goes back with free(). Not async-signal-safe. */
 struct hp_retired *hp_thread_retire_record(void);
 void hp_thread_retire(struct hp_retired *r, void *p, size_t len, void (*release)(void *p, size_t len));
+/* Release what was retired, when no dump is running (else it waits for a later call): at a thread's
+ * end, and after a flush (not in a signal handler). */
+void hp_thread_release_retired(void);
 
 /* A push above an ended thread's kept frames (thread.h, frames): give it HP_MAX_FRAMES again.
  * Returns 0 when it already has them or memory could not be had. */
