@@ -35,10 +35,11 @@ static pthread_key_t end_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 /* Memory handed to hp_thread_retire, released once no dump is running. A dump reads a thread's
- * memory through the pointers it loads after it took the dump (dump.c, `dumping`, then a full
- * fence); memory is retired after the pointers to it were replaced. So after a full fence, a dump
- * that is not running now started after the replacement and never saw the old memory, or has ended:
- * with no dump running, everything retired so far can go. Otherwise it waits for a later call. */
+ * memory through the pointers it loads after it took the dump (dump.c, `dumping`); memory is
+ * retired after the pointers to it were replaced. So a dump that is not running when the retired
+ * list was taken (hp_dump_idle, dump.c says why that is enough) either ended or starts after the
+ * replacement and never sees the old memory: everything taken can go. Otherwise it waits for a
+ * later call. */
 typedef struct hp_retired {
   struct hp_retired *next;
   void *p;
@@ -55,10 +56,9 @@ static void push_retired(retired *first, retired *last) {
 
 void hp_thread_release_retired(void) {
   /* Taken first, then the check: memory retired after the check is not in what was taken. */
-  retired *all = __atomic_exchange_n(&retired_list, NULL, __ATOMIC_SEQ_CST);
+  retired *all = __atomic_exchange_n(&retired_list, NULL, __ATOMIC_ACQ_REL);
   if (!all) return;
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (hp_dump_owner() != 0) {
+  if (!hp_dump_idle()) {
     retired *last = all;
     while (last->next) last = last->next;
     push_retired(all, last);

@@ -104,6 +104,7 @@ typedef struct hp_thread {
   volatile sig_atomic_t in_tool;   /* non-zero while inside a probe or the runtime */
   volatile int32_t top;            /* index of the innermost frame; 0 is the root frame */
   uint64_t detached_ns;            /* inclusive time of the detached frames closed so far */
+  uint32_t seq;                    /* odd while the thread writes its frames or statistics (HP_PUT) */
   /* The context stack: HP_MAX_FRAMES frames while the thread runs, a separate allocation so that an
    * ended thread keeps only its open frames (frame_cap of them: thread.c, compaction). A push above
    * frame_cap on an ended thread (a probe in a later thread-exit destructor) makes it whole again.
@@ -182,6 +183,23 @@ static inline hp_thread *hp_thread_self(void) {
 hp_thread *hp_thread_current(void);
 /* First thread of the registry (newest first); walk with ->next. */
 hp_thread *hp_thread_list(void);
+
+/* Frames and statistics are written by their thread only, and read meanwhile by a dump on another
+ * thread (hyprof_flush, the exit dump while threads run). The owner brackets each change with its
+ * `seq` (odd while it writes: hp_write_begin / hp_write_end) and writes every field a dump reads with
+ * HP_PUT (a release store: a plain store on x86, none seen before the odd seq); the dump reads them
+ * with HP_GET and takes one moment's values, reading again while seq is odd or moved (dump.c), as
+ * user events do (userevent.c). The owner reads its own fields plainly. No fence: ThreadSanitizer
+ * cannot follow one. */
+#define HP_PUT(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
+#define HP_ADD(field, v) HP_PUT(field, (field) + (v))
+#define HP_GET(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+static inline uint32_t hp_write_begin(hp_thread *t) {
+  uint32_t seq = t->seq;
+  __atomic_store_n(&t->seq, seq + 1, __ATOMIC_RELAXED);
+  return seq;
+}
+static inline void hp_write_end(hp_thread *t, uint32_t seq) { __atomic_store_n(&t->seq, seq + 2, __ATOMIC_RELEASE); }
 
 /* Mark entry to / exit from runtime code, so that a sample landing in between is dropped. */
 static inline void hp_tool_enter(hp_thread *t) {
