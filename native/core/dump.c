@@ -109,8 +109,9 @@ static uint64_t open_sub_at[HP_MAX_FRAMES], open_child_at[HP_MAX_FRAMES];
  * as closing them now would count them; `inner` holds the open child's inclusive values and is
  * updated to frame i's. Detached frames' values are not moved to their anchors here (nor at close:
  * metrics.c), so an OpenMP task's extra metrics also count in the frames it ran above. */
-static void open_metrics(const hp_thread *t, int32_t i, open_add *a, open_add *pa, const uint64_t *cur, uint64_t *inner) {
-  const hp_mframe *mf = &t->mframes[i];
+static void open_metrics(const hp_frame *frames, const hp_mframe *mframes, int32_t i, open_add *a, open_add *pa,
+                         const uint64_t *cur, uint64_t *inner) {
+  const hp_mframe *mf = &mframes[i];
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = cur[m] > mf->start[m] ? cur[m] - mf->start[m] : 0;
     uint64_t child = mf->child[m] + inner[m];
@@ -122,11 +123,46 @@ static void open_metrics(const hp_thread *t, int32_t i, open_add *a, open_add *p
       pa->incl[m] = pincl;
       pa->excl[m] = pincl > pchild ? pincl - pchild : 0;
     }
-    inner[m] = (t->frames[i].flags & HP_FRAME_DETACHED) ? 0 : incl;
+    inner[m] = (HP_GET(frames[i].flags) & HP_FRAME_DETACHED) ? 0 : incl;
   }
 }
 
+/* One frame as its thread wrote it (thread.h, HP_PUT). */
+static void read_frame(const hp_frame *src, hp_frame *f) {
+  f->context = HP_GET(src->context);
+  f->base_context = HP_GET(src->base_context);
+  f->parent_context = HP_GET(src->parent_context);
+  f->event = HP_GET(src->event);
+  f->param_event = HP_GET(src->param_event);
+  f->start_ns = HP_GET(src->start_ns);
+  f->child_ns = HP_GET(src->child_ns);
+  f->param_start_ns = HP_GET(src->param_start_ns);
+  f->child_ns_at_param = HP_GET(src->child_ns_at_param);
+  f->child_calls = HP_GET(src->child_calls);
+  f->child_calls_at_param = HP_GET(src->child_calls_at_param);
+  f->flags = HP_GET(src->flags);
+  f->anchor = HP_GET(src->anchor);
+  f->detached_at_push = HP_GET(src->detached_at_push);
+  f->detached_at_param = HP_GET(src->detached_at_param);
+  f->sub_ns = HP_GET(src->sub_ns);
+  f->sub_at_param = HP_GET(src->sub_at_param);
+}
+
+/* A thread's open frames, from one moment of its stack: read again while the thread changes it
+ * (its seq odd or moved: thread.h). A dump in a signal handler on the thread itself finds it
+ * stopped for good, and a thread that never pauses keeps us waiting: after a bounded number of
+ * tries the last reading is taken as it is. */
+static int collect_open_once(const hp_thread *t, uint64_t end);
 static int collect_open(const hp_thread *t, uint64_t end) {
+  for (int tries = 0;; tries++) {
+    uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
+    int n = collect_open_once(t, end);
+    uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return n;
+  }
+}
+
+static int collect_open_once(const hp_thread *t, uint64_t end) {
   int n = 0;
   uint64_t cur[HP_MAX_METRICS] = {0}, inner_m[HP_MAX_METRICS] = {0};
   int multi = hp_n_metrics > 1 && t->mframes;
@@ -134,12 +170,17 @@ static int collect_open(const hp_thread *t, uint64_t end) {
   n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
   if (top < 0 || top >= HP_MAX_FRAMES) return 0;
+  /* After top: a stack replaced to hold more frames is published before top rises (thread.h). */
+  const hp_frame *frames = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
+  const hp_mframe *mframes = multi ? __atomic_load_n(&t->mframes, __ATOMIC_ACQUIRE) : NULL;
   for (int32_t i = 0; i <= top; i++) open_sub_at[i] = open_child_at[i] = 0;
   uint64_t inner_incl = 0; /* the open child's inclusive time so far (0 when it is detached) */
-  uint64_t detached = t->detached_ns; /* closed detached time, and that of the open ones above */
+  uint64_t detached = HP_GET(t->detached_ns); /* closed detached time, and that of the open ones above */
   uint64_t sub_above = 0;  /* sub time the open frame above would pass down when it closes */
   for (int32_t i = top; i >= 0; i--) {
-    const hp_frame *f = &t->frames[i];
+    hp_frame copy;
+    read_frame(&frames[i], &copy);
+    const hp_frame *f = &copy;
     uint64_t sub = f->sub_ns + sub_above + open_sub_at[i];
     uint64_t d = detached - f->detached_at_push;
     uint64_t start = d ? f->start_ns + d - sub : f->start_ns;
@@ -179,7 +220,7 @@ static int collect_open(const hp_thread *t, uint64_t end) {
       p->excl[0] = pincl > pchild ? pincl - pchild : 0;
       pa = p;
     }
-    if (multi) open_metrics(t, i, a, pa, cur, inner_m);
+    if (multi) open_metrics(frames, mframes, i, a, pa, cur, inner_m);
     inner_incl = incl;
     sub_above = sub;
     if ((f->flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < i) {
@@ -329,6 +370,22 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   }
 }
 
+/* One statistics entry of thread t from one moment (as collect_open reads frames); into *c. */
+static const hp_stat *read_stat(const hp_thread *t, const hp_stat *src, hp_stat *c) {
+  c->context = src->context;   /* written once, before the entry was published (stats.c) */
+  for (int tries = 0;; tries++) {
+    uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
+    c->calls = HP_GET(src->calls);
+    c->child_calls = HP_GET(src->child_calls);
+    for (uint32_t m = 0; m < HP_MAX_METRICS; m++) {
+      c->incl[m] = HP_GET(src->incl[m]);
+      c->excl[m] = HP_GET(src->excl[m]);
+    }
+    uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return c;
+  }
+}
+
 static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_wall) {
   size_t at = hp_buf_section_begin(b, HP_SEC_THREAD);
   int ended = __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE);
@@ -350,8 +407,9 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   hp_buf_u32(b, 0); /* patched below: the thread may add slots while we read */
   uint32_t n_stats = 0;
   for (uint32_t i = 0; tb && i < tb->capacity; i++) {
-    const hp_stat *s = &tb->slots[i];
-    if (!__atomic_load_n(&s->used, __ATOMIC_ACQUIRE)) continue;
+    if (!__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE)) continue;
+    hp_stat c;
+    const hp_stat *s = read_stat(t, &tb->slots[i], &c);
     open_add *a = find_open(n_open, s->context);
     if (a) {
       a->written = 1;
@@ -458,11 +516,23 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 int hp_dump(int why) {
   if (!hp_rt.initialised || hp_rt.disabled) return -1;
   int me = (int)syscall(SYS_gettid), none = 0;
+  /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. */
   if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
   int saved_errno = errno;
   hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
   hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
+  /* Ended threads stay in the profile, their states kept, compacted (thread.c): how many, how much. */
+  long long n_ended = 0, ended_bytes = 0;
+  for (hp_thread *t = hp_thread_list(); t; t = t->next)
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+      n_ended++;
+      ended_bytes += (long long)__atomic_load_n(&t->kept_bytes, __ATOMIC_RELAXED);
+    }
+  if (n_ended) {
+    hp_meta_add_long("hyprof Ended Threads Kept", n_ended);
+    hp_meta_add_long("hyprof Ended Threads Memory (bytes)", ended_bytes);
+  }
   hp_modules_add_metadata();
 
   hp_buf b = {0};
@@ -517,5 +587,12 @@ int hp_dump(int why) {
 }
 
 int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
+
+/* Memory an ended thread retired (thread.c) is released only when this says no dump runs. Both this
+ * and the dump's start are read-modify-writes of `dumping`, so one comes first in its order: either
+ * this one reads the dump's mark (and nothing is released), or the dump's start reads after it and
+ * sees, through it, every pointer replaced before the memory was retired (no fence: ThreadSanitizer
+ * follows this). */
+int hp_dump_idle(void) { return __atomic_fetch_add(&dumping, 0, __ATOMIC_ACQ_REL) == 0; }
 
 void hp_dump_reset_in_child(void) { __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE); }

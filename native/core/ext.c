@@ -44,7 +44,11 @@ HP_EXPORT uint64_t hyprof_ext_now(void) { return hp_now_ns(); }
 
 HP_EXPORT void hyprof_ext_count_child_call(void) {
   hp_thread *t = hp_thread_self();
-  if (t) t->frames[t->top].child_calls++;
+  if (t) {
+    uint32_t seq = hp_write_begin(t);   /* a dump may be reading it (thread.h) */
+    HP_ADD(t->frames[t->top].child_calls, 1);
+    hp_write_end(t, seq);
+  }
 }
 
 /* No stop address, for the reason given at hyprof_ext_start. */

@@ -130,6 +130,9 @@ int hp_dump_blocking_signals(int why) {
   pthread_sigmask(SIG_BLOCK, &block, &old);
   int rc = hp_dump(why);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  /* Memory ended threads retired while this flush ran (thread.h): a program that flushes often
+   * would otherwise hold it until a thread ends between two flushes. */
+  if (why == HP_DUMP_FLUSH) hp_thread_release_retired();
   return rc;
 }
 

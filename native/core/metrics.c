@@ -240,6 +240,14 @@ void hp_metrics_fork_child(hp_thread *t) {
   restart_open_frames(t);
 }
 
+void *hp_metrics_frames_copy(const hp_thread *t, int32_t cap) {
+  hp_mframe *m = calloc((size_t)cap, sizeof(hp_mframe));
+  if (m && t->mframes) memcpy(m, t->mframes, (size_t)(t->top + 1) * sizeof(hp_mframe));
+  return m;
+}
+
+size_t hp_metrics_frame_size(void) { return sizeof(hp_mframe); }
+
 void hp_metrics_read(const hp_thread *t, uint64_t *v) {
   if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
     for (uint32_t m = 1; m < hp_n_metrics; m++) v[m] = t->m_end[m];
@@ -290,9 +298,9 @@ void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record)
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = v[m] > f->start[m] ? v[m] - f->start[m] : 0;
     p->child[m] += incl;
-    if (s) {
-      s->incl[m] += incl;
-      s->excl[m] += incl > f->child[m] ? incl - f->child[m] : 0;
+    if (s) { /* inside close_frame's write (probe.c, thread.h) */
+      HP_ADD(s->incl[m], incl);
+      HP_ADD(s->excl[m], incl > f->child[m] ? incl - f->child[m] : 0);
     }
   }
 }
@@ -316,10 +324,12 @@ void hp_metrics_param_close(hp_thread *t, int32_t level) {
   hp_frame *fr = &t->frames[level];
   hp_stat *s = hp_stat_get(t, fr->context, fr->parent_context, fr->param_event);
   if (!s) return;
+  uint32_t seq = hp_write_begin(t);   /* a dump may be reading it (thread.h) */
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = v[m] > f->param_start[m] ? v[m] - f->param_start[m] : 0;
     uint64_t child = f->child[m] - f->child_at_param[m];
-    s->incl[m] += incl;
-    s->excl[m] += incl > child ? incl - child : 0;
+    HP_ADD(s->incl[m], incl);
+    HP_ADD(s->excl[m], incl > child ? incl - child : 0);
   }
+  hp_write_end(t, seq);
 }

@@ -31,6 +31,11 @@ void hp_metrics_thread_start(hp_thread *t);
 void hp_metrics_thread_end(hp_thread *t);
 void hp_metrics_fork_child(hp_thread *t);
 
+/* A copy of t's extra-metric frames with room for `cap` frames, its open ones copied (thread.c: an
+ * ended thread keeps its open frames only); NULL when memory could not be had. The size of one. */
+void *hp_metrics_frames_copy(const hp_thread *t, int32_t cap);
+size_t hp_metrics_frame_size(void);
+
 /* The current values of t's extra metrics into v[1..]; any thread may call it for any listed thread
  * (an ended one gives its values at the end). Async-signal-safe: clock_gettime and read only. */
 void hp_metrics_read(const hp_thread *t, uint64_t *v);

@@ -91,6 +91,13 @@ void hp_modules_thread_end(hp_thread *t) {
     if (active[i]->thread_end) active[i]->thread_end(t);
 }
 
+size_t hp_modules_thread_compact(hp_thread *t) {
+  size_t kept = 0;
+  for (unsigned i = count(); i-- > 0;)
+    if (active[i]->thread_compact) kept += active[i]->thread_compact(t);
+  return kept;
+}
+
 void hp_modules_fork_child(hp_thread *t) {
   unsigned n = count();
   for (unsigned i = 0; i < n; i++)

@@ -37,6 +37,10 @@ typedef struct hp_module {
   void (*thread_start)(hp_thread *t);
   /* On a thread that ends (its pthread key destructor), inside the tool. Modules in reverse order. */
   void (*thread_end)(hp_thread *t);
+  /* On a thread that ended, after every thread_end, inside the tool: release the memory only a
+   * running thread needs (through hp_thread_retire: a dump may be reading it), keep what this
+   * module writes for the thread. Returns the bytes it keeps for the thread from then on. */
+  size_t (*thread_compact)(hp_thread *t);
   /* In a forked child, on the forking thread, after the core reset its own state: only that thread
    * exists in the child. t is its state, NULL when it had none. */
   void (*fork_child)(hp_thread *t);
@@ -121,6 +125,7 @@ void hp_modules_unlock(void);
 void hp_modules_reset_lock_in_child(void);
 void hp_modules_thread_start(hp_thread *t);
 void hp_modules_thread_end(hp_thread *t);
+size_t hp_modules_thread_compact(hp_thread *t);
 void hp_modules_fork_child(hp_thread *t);
 void hp_modules_before_dump(int why);
 /* Every module's exec_failed, on the thread whose exec failed. */

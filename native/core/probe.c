@@ -30,26 +30,32 @@ static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
   uint64_t now = hp_now_ns();
   int32_t top = t->top;
-  if (top + 1 >= HP_MAX_FRAMES) {
+  /* frame_cap is HP_MAX_FRAMES but on an ended thread, which keeps its open frames only (thread.h) */
+  if (__builtin_expect(top + 1 >= t->frame_cap, 0) && !hp_thread_frames_regrow(t)) {
     t->overflow_depth++;
     t->drops_depth++;
     return -1;
   }
   hp_frame *parent = &t->frames[top];
   hp_frame *f = &t->frames[top + 1];
-  f->event = event;
-  f->param_event = HP_NO_EVENT;
-  f->parent_context = under ? *under : parent->context;
-  f->base_context = f->context = hp_context_hash(f->parent_context, event);
-  f->start_ns = now;
-  f->child_ns = 0;
-  f->child_calls = 0;
-  f->stack_addr = cfa;
-  f->flags = flags;
-  f->anchor = -1;
-  f->detached_at_push = t->detached_ns;
-  f->sub_ns = 0;
-  if (!(flags & HP_FRAME_NO_STATS)) parent->child_calls++;
+  uint64_t parent_context = under ? *under : parent->context;
+  uint64_t context = hp_context_hash(parent_context, event);
+  uint32_t seq = hp_write_begin(t);   /* frame top + 1 may have been read as an open one (thread.h) */
+  HP_PUT(f->event, event);
+  HP_PUT(f->param_event, HP_NO_EVENT);
+  HP_PUT(f->parent_context, parent_context);
+  HP_PUT(f->base_context, context);
+  HP_PUT(f->context, context);
+  HP_PUT(f->start_ns, now);
+  HP_PUT(f->child_ns, 0);
+  HP_PUT(f->child_calls, 0);
+  HP_PUT(f->stack_addr, cfa);
+  HP_PUT(f->flags, flags);
+  HP_PUT(f->anchor, -1);
+  HP_PUT(f->detached_at_push, t->detached_ns);
+  HP_PUT(f->sub_ns, 0);
+  if (!(flags & HP_FRAME_NO_STATS)) HP_ADD(parent->child_calls, 1);
+  hp_write_end(t, seq);
   if (__builtin_expect(hp_n_metrics > 1, 0)) hp_metrics_push(t, top + 1); /* HYPROF_METRICS: metrics.h */
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
   return top + 1;
@@ -68,7 +74,7 @@ HP_EXPORT void hyprof_enable_instrumentation(void) { __atomic_store_n(&probes_of
 static inline __attribute__((always_inline)) void push(hp_thread *t, uint32_t event, uintptr_t cfa) {
   if (__builtin_expect(__atomic_load_n(&probes_off, __ATOMIC_RELAXED), 0)) {
     hp_frame *f = &t->frames[t->top];
-    if ((f->flags & HP_FRAME_SKIPPED) != HP_FRAME_SKIPPED) f->flags += HP_FRAME_SKIP_ONE; /* saturates */
+    if ((f->flags & HP_FRAME_SKIPPED) != HP_FRAME_SKIPPED) HP_PUT(f->flags, f->flags + HP_FRAME_SKIP_ONE); /* saturates */
     return;
   }
   hp_tool_enter(t);
@@ -90,10 +96,12 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
   uint64_t pchild = f->child_ns - f->child_ns_at_param;
   hp_stat *ps = hp_stat_get(t, f->context, f->parent_context, f->param_event);
   if (ps) {
-    ps->calls++;
-    ps->child_calls += f->child_calls - f->child_calls_at_param;
-    ps->incl[0] += pincl;
-    ps->excl[0] += pincl > pchild ? pincl - pchild : 0;
+    uint32_t seq = hp_write_begin(t);
+    HP_ADD(ps->calls, 1);
+    HP_ADD(ps->child_calls, f->child_calls - f->child_calls_at_param);
+    HP_ADD(ps->incl[0], pincl);
+    HP_ADD(ps->excl[0], pincl > pchild ? pincl - pchild : 0);
+    hp_write_end(t, seq);
   }
   if (hp_n_metrics > 1) hp_metrics_param_close(t, (int32_t)(f - t->frames)); /* HYPROF_METRICS: metrics.h */
 }
@@ -109,28 +117,33 @@ static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, 
   uint32_t flags = f->flags, param_event = f->param_event;
   uint64_t start = run_start(t, f);
   uint64_t incl = now > start ? now - start : 0;
-  p->sub_ns += sub;
+  uint32_t seq = hp_write_begin(t);   /* a dump may be reading these (thread.h) */
+  HP_ADD(p->sub_ns, sub);
   if (__builtin_expect(flags & HP_FRAME_DETACHED, 0)) {
     hp_frame *a = &t->frames[f->anchor >= 0 && f->anchor < level ? f->anchor : level - 1];
-    t->detached_ns += incl;
-    a->sub_ns += incl;
-    a->child_ns += incl;
+    HP_ADD(t->detached_ns, incl);
+    HP_ADD(a->sub_ns, incl);
+    HP_ADD(a->child_ns, incl);
   } else {
-    p->child_ns += incl;
+    HP_ADD(p->child_ns, incl);
   }
   if (__builtin_expect(hp_n_metrics > 1, 0)) /* HYPROF_METRICS: metrics.h */
     hp_metrics_close(t, level, (flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < level ? f->anchor : level - 1,
                      !(flags & HP_FRAME_NO_STATS));
-  if (flags & HP_FRAME_NO_STATS) return incl;
+  if (flags & HP_FRAME_NO_STATS) {
+    hp_write_end(t, seq);
+    return incl;
+  }
   uint64_t excl = incl > child ? incl - child : 0;
   hp_stat *s = hp_stat_get(t, f->base_context, f->parent_context, f->event);
   if (s) {
-    s->calls++;
-    s->child_calls += child_calls;
-    s->incl[0] += incl;
-    s->excl[0] += excl;
-    if (throttle) hp_throttle_check(f->event, s);
+    HP_ADD(s->calls, 1);
+    HP_ADD(s->child_calls, child_calls);
+    HP_ADD(s->incl[0], incl);
+    HP_ADD(s->excl[0], excl);
   }
+  hp_write_end(t, seq);
+  if (s && throttle) hp_throttle_check(f->event, s);
   if (param_event != HP_NO_EVENT) record_param(t, f, now);
   return incl;
 }
@@ -188,7 +201,7 @@ static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t eve
     return;
   }
   if (t->frames[top].flags & HP_FRAME_SKIPPED) {
-    t->frames[top].flags -= HP_FRAME_SKIP_ONE; /* the stop of a start made while instrumentation was disabled */
+    HP_PUT(t->frames[top].flags, t->frames[top].flags - HP_FRAME_SKIP_ONE); /* the stop of a start made while instrumentation was disabled */
   } else {
     pop_in_tool(t, event, now);
   }
@@ -242,15 +255,18 @@ HP_EXPORT void hyprof_stop(hyprof_event_t e) {
  * Names are interned once; a small per-thread cache keyed by the name's address (checked by content,
  * since a buffer may be reused for another name) spares the registry lock. It lives in the thread
  * state, not in TLS: the addon is dlopen'ed, where static TLS is scarce. */
-#define NAME_CACHE (sizeof(((hp_thread *)0)->name_cache[0]) / sizeof(((hp_thread *)0)->name_cache[0][0]))
+#define NAME_CACHE (sizeof(((hp_name_cache *)0)->slot[0]) / sizeof(((hp_name_cache *)0)->slot[0][0]))
 
 static hp_event *named(hp_thread *t, const char *name, int phase) {
-  size_t slot = ((uintptr_t)name >> 4) % NAME_CACHE;
-  hp_event *c = t->name_cache[phase][slot].event;
-  if (t->name_cache[phase][slot].ptr == name && c && strcmp(c->name, name) == 0) return c;
+  size_t k = ((uintptr_t)name >> 4) % NAME_CACHE;
+  hp_name_cache *nc = t->name_cache;   /* NULL on an ended thread (thread.h) */
+  hp_event *c = nc ? nc->slot[phase][k].event : NULL;
+  if (c && nc->slot[phase][k].ptr == name && strcmp(c->name, name) == 0) return c;
   hp_event *e = phase ? (hp_event *)hyprof_phase(name, NULL) : (hp_event *)hyprof_event(name, NULL);
-  t->name_cache[phase][slot].ptr = name;
-  t->name_cache[phase][slot].event = e;
+  if (nc) {
+    nc->slot[phase][k].ptr = name;
+    nc->slot[phase][k].event = e;
+  }
   return e;
 }
 
@@ -326,13 +342,16 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   if (f->param_event != HP_NO_EVENT) record_param(t, f, hp_now_ns());
   hp_event *pe = base ? hp_param_intern(base, current, name, value) : NULL;
   if (pe) {
-    f->param_event = pe->id;
-    f->detached_at_param = t->detached_ns;
-    f->sub_at_param = f->sub_ns;
-    f->param_start_ns = hp_now_ns();
-    f->child_ns_at_param = f->child_ns;
-    f->child_calls_at_param = f->child_calls;
-    f->context = hp_context_hash(f->parent_context, pe->id);
+    uint64_t now = hp_now_ns();
+    uint32_t seq = hp_write_begin(t);   /* a dump may be reading the frame (thread.h) */
+    HP_PUT(f->param_event, pe->id);
+    HP_PUT(f->detached_at_param, t->detached_ns);
+    HP_PUT(f->sub_at_param, f->sub_ns);
+    HP_PUT(f->param_start_ns, now);
+    HP_PUT(f->child_ns_at_param, f->child_ns);
+    HP_PUT(f->child_calls_at_param, f->child_calls);
+    HP_PUT(f->context, hp_context_hash(f->parent_context, pe->id));
+    hp_write_end(t, seq);
     if (hp_n_metrics > 1) hp_metrics_param_start(t, top); /* HYPROF_METRICS: metrics.h */
   }
   hp_tool_leave(t);
@@ -467,9 +486,11 @@ int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_con
   int32_t level = push_frame(t, event, &parent_context, cfa, HP_FRAME_DETACHED | HP_FRAME_NO_STATS);
   if (level > 0) {
     /* a child call of its anchor, not of the frame below (push_frame counted none: NO_STATS) */
-    t->frames[level].flags = HP_FRAME_DETACHED;
-    t->frames[level].anchor = anchor;
-    t->frames[anchor].child_calls++;
+    uint32_t seq = hp_write_begin(t);
+    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED);
+    HP_PUT(t->frames[level].anchor, anchor);
+    HP_ADD(t->frames[anchor].child_calls, 1);
+    hp_write_end(t, seq);
   }
   if (!was_in_tool) hp_tool_leave(t);
   return level;
@@ -500,10 +521,12 @@ void hp_stat_record(hp_thread *t, uint64_t context, uint64_t parent, uint32_t ev
   hp_tool_enter(t);
   hp_stat *s = hp_stat_get(t, context, parent, event);
   if (s) {
-    s->calls += calls;
-    s->child_calls += child_calls;
-    s->incl[0] += incl_ns;
-    s->excl[0] += excl_ns;
+    uint32_t seq = hp_write_begin(t);   /* a dump may be reading it (thread.h) */
+    HP_ADD(s->calls, calls);
+    HP_ADD(s->child_calls, child_calls);
+    HP_ADD(s->incl[0], incl_ns);
+    HP_ADD(s->excl[0], excl_ns);
+    hp_write_end(t, seq);
   }
   if (!was_in_tool) hp_tool_leave(t);
 }

@@ -72,6 +72,8 @@ int hp_dump(int why);
 void hp_resolve_at_exit(const char *raw_path, const char *earlier);
 /* The tid of the thread writing a raw file now, 0 when none. */
 int hp_dump_owner(void);
+/* No dump is running (thread.c releases retired memory only then; dump.c says why it holds). */
+int hp_dump_idle(void);
 /* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */
 void hp_dump_reset_in_child(void);
 /* hp_dump with SIGINT / SIGTERM held back, so their handler never finds its own thread mid-dump. */

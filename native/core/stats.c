@@ -65,6 +65,40 @@ hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint3
   return s;
 }
 
+static uint64_t table_bytes(const hp_stat_table *tb) {
+  return sizeof(hp_stat_table) + (uint64_t)tb->capacity * sizeof(hp_stat);
+}
+
+uint64_t hp_stat_compact(hp_thread *t) {
+  hp_stat_table *old = t->stats;
+  if (!old) return 0;
+  /* The tables it replaced: only a dump that loaded one before its replacement may still read it. */
+  while (old->retired) {
+    struct hp_retired *r = hp_thread_retire_record();
+    if (!r) break;   /* the rest stay, reachable */
+    hp_stat_table *gone = old->retired;
+    old->retired = gone->retired;
+    hp_thread_retire(r, gone, 0, NULL);
+  }
+  uint32_t cap = 4;
+  while (cap < old->count * 2) cap *= 2;   /* at most half full, as grow keeps it */
+  hp_stat_table *tb = cap < old->capacity ? table_new(cap) : NULL;
+  struct hp_retired *r = tb ? hp_thread_retire_record() : NULL;
+  if (!r) {
+    free(tb);
+    return table_bytes(old);
+  }
+  for (uint32_t i = 0; i < old->capacity; i++) {
+    if (!old->slots[i].used) continue;
+    *probe_slot(tb, old->slots[i].context) = old->slots[i];
+    tb->count++;
+  }
+  tb->retired = old->retired;
+  __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
+  hp_thread_retire(r, old, 0, NULL);
+  return table_bytes(tb);
+}
+
 void hp_stat_clear(hp_thread *t) {
   hp_stat_table *tb = t->stats;
   if (!tb) return;

@@ -21,6 +21,9 @@ static inline hp_stat *hp_stat_get(hp_thread *t, uint64_t context, uint64_t pare
 }
 /* Allocate the first table of a thread. Returns 0 on failure. */
 int hp_stat_init(hp_thread *t);
+/* An ended thread (thread.c): the table shrinks to its used size, the tables it replaced are retired.
+ * Returns the bytes it keeps. */
+uint64_t hp_stat_compact(hp_thread *t);
 /* Forget everything (the forked child keeps none of its parent's statistics). */
 void hp_stat_clear(hp_thread *t);
 

@@ -1,5 +1,13 @@
 /* Thread states: creation on first use, numbering in order of first appearance, the registry list
- * the dump walks, thread end, and the fork child's reset. */
+ * the dump walks, thread end and the compaction of an ended thread's state, and the fork child's
+ * reset.
+ *
+ * An ended thread stays in the profile, so its state is kept for the dump; what only a running
+ * thread needs is released at its end: the context stack shrinks to its open frames (usually the
+ * root alone), the statistics table to its used size, the replaced tables go, and each module
+ * releases its own part (module.h, thread_compact). A dump on another thread (hyprof_flush, the
+ * exit dump) or in a signal handler may be reading the old memory meanwhile: it is retired, and
+ * released only when no dump is running (hp_thread_retire below). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +34,54 @@ static uint32_t next_index;
 static pthread_key_t end_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+/* Memory handed to hp_thread_retire, released once no dump is running. A dump reads a thread's
+ * memory through the pointers it loads after it took the dump (dump.c, `dumping`); memory is
+ * retired after the pointers to it were replaced. So a dump that is not running when the retired
+ * list was taken (hp_dump_idle, dump.c says why that is enough) either ended or starts after the
+ * replacement and never sees the old memory: everything taken can go. Otherwise it waits for a
+ * later call. */
+typedef struct hp_retired {
+  struct hp_retired *next;
+  void *p;
+  size_t len;
+  void (*release)(void *p, size_t len);
+} retired;
+static retired *volatile retired_list;   /* reachable: a leak checker sees it kept, not lost */
+
+static void push_retired(retired *first, retired *last) {
+  retired *head = __atomic_load_n(&retired_list, __ATOMIC_RELAXED);
+  do last->next = head;
+  while (!__atomic_compare_exchange_n(&retired_list, &head, first, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+void hp_thread_release_retired(void) {
+  /* Taken first, then the check: memory retired after the check is not in what was taken. */
+  retired *all = __atomic_exchange_n(&retired_list, NULL, __ATOMIC_ACQ_REL);
+  if (!all) return;
+  if (!hp_dump_idle()) {
+    retired *last = all;
+    while (last->next) last = last->next;
+    push_retired(all, last);
+    return;
+  }
+  while (all) {
+    retired *r = all;
+    all = r->next;
+    if (r->release) r->release(r->p, r->len);
+    else free(r->p);
+    free(r);
+  }
+}
+
+retired *hp_thread_retire_record(void) { return malloc(sizeof(retired)); }
+
+void hp_thread_retire(retired *r, void *p, size_t len, void (*release)(void *p, size_t len)) {
+  r->p = p;
+  r->len = len;
+  r->release = release;
+  push_retired(r, r);
+}
+
 /* The entry stack address of a thread whose state is made after its start (hp_thread_remember_entry). */
 static __thread uintptr_t entry_remembered;
 
@@ -41,7 +97,12 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   if (!hp_init()) return NULL;
   hp_thread *t = calloc(1, sizeof *t);
   if (!t) return NULL;
-  if (!hp_stat_init(t)) {
+  t->frames = calloc(HP_MAX_FRAMES, sizeof(hp_frame));
+  t->frame_cap = HP_MAX_FRAMES;
+  t->name_cache = calloc(1, sizeof *t->name_cache);
+  if (!t->frames || !t->name_cache || !hp_stat_init(t)) {
+    free(t->name_cache);
+    free(t->frames);
     free(t);
     return NULL;
   }
@@ -112,6 +173,63 @@ int hp_thread_os_name(const hp_thread *t, char *out, size_t cap) {
   return 1;
 }
 
+/* The context stack (and the extra metrics' frames) with room for `cap` frames, the open ones
+ * copied; the old ones retired. Returns 0, changing nothing, when memory could not be had. */
+static int resize_frames(hp_thread *t, int32_t cap) {
+  int32_t top = t->top;
+  hp_frame *frames = calloc((size_t)cap, sizeof(hp_frame));
+  void *mframes = frames && t->mframes ? hp_metrics_frames_copy(t, cap) : NULL;
+  retired *r = hp_thread_retire_record(), *rm = t->mframes ? hp_thread_retire_record() : NULL;
+  if (!frames || !r || (t->mframes && (!mframes || !rm))) {
+    free(frames);
+    free(mframes);
+    free(r);
+    free(rm);
+    return 0;
+  }
+  hp_frame *old = t->frames;
+  void *old_m = t->mframes;
+  memcpy(frames, old, (size_t)(top + 1) * sizeof(hp_frame));
+  /* The new stack before its capacity; the thread's own signal handler reads frames[top] only. */
+  __atomic_store_n(&t->frames, frames, __ATOMIC_RELEASE);
+  if (mframes) __atomic_store_n(&t->mframes, mframes, __ATOMIC_RELEASE);
+  t->frame_cap = cap;
+  hp_thread_retire(r, old, 0, NULL);
+  if (old_m) hp_thread_retire(rm, old_m, 0, NULL);
+  return 1;
+}
+
+int hp_thread_frames_regrow(hp_thread *t) {
+  if (t->frame_cap >= HP_MAX_FRAMES || !resize_frames(t, HP_MAX_FRAMES)) return 0;
+  __atomic_store_n(&t->kept_bytes, t->kept_bytes + (uint64_t)HP_MAX_FRAMES * sizeof(hp_frame), __ATOMIC_RELAXED);
+  hp_thread_release_retired();
+  return 1;
+}
+
+/* An ended thread keeps what the dump writes (see the file comment). On the thread, inside the
+ * tool. A resize that finds no memory leaves that part as it was. */
+static void compact(hp_thread *t) {
+  uint64_t kept = sizeof *t;
+  hp_name_cache *nc = t->name_cache;   /* this thread's alone: no dump reads it */
+  t->name_cache = NULL;
+  free(nc);
+  if (resize_frames(t, t->top + 1)) t->compacted = 1;
+  kept += (uint64_t)t->frame_cap * (sizeof(hp_frame) + (t->mframes ? hp_metrics_frame_size() : 0));
+  kept += hp_stat_compact(t);
+  /* The user-event tables user_stats replaced: only a dump that loaded one before may read it. */
+  for (unsigned k = 0; k < sizeof t->user_retired / sizeof *t->user_retired; k++) {
+    retired *r = t->user_retired[k] ? hp_thread_retire_record() : NULL;
+    if (!r) continue;
+    hp_thread_retire(r, t->user_retired[k], 0, NULL);
+    t->user_retired[k] = NULL;
+  }
+  kept += (uint64_t)t->user_capacity * sizeof(hp_user_stat);
+  for (uint32_t i = 0; i < t->n_warnings && i < HP_MAX_WARNINGS; i++) kept += strlen(t->warnings[i]) + 1;
+  kept += hp_modules_thread_compact(t);
+  __atomic_store_n(&t->kept_bytes, kept, __ATOMIC_RELAXED);   /* a dump may read it meanwhile */
+  hp_thread_release_retired();
+}
+
 void hp_thread_end(hp_thread *t) {
   if (!t || t->ended) return;
   hp_tool_enter(t);
@@ -123,6 +241,7 @@ void hp_thread_end(hp_thread *t) {
   /* Close the timers still open at the thread's end: they are counted as closed then. */
   t->stop_mono_ns = hp_now_ns();
   __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+  compact(t);
   hp_tool_leave(t);
 }
 

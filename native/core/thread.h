@@ -8,6 +8,7 @@
 #define HP_THREAD_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,6 +16,14 @@
 #define HP_MAX_WARNINGS 16      /* warning texts kept per thread; the rest are counted */
 #define HP_MAX_METRICS 4
 #define HP_MODULE_SLOTS 4       /* per-thread pointers modules may own (module.h) */
+
+/* probe.c's cache of names to events, by the name's address: [0] timers, [1] phases. */
+typedef struct hp_name_cache {
+  struct {
+    const char *ptr;
+    void *event;
+  } slot[2][64];
+} hp_name_cache;
 
 /* Statistics of one context on one thread. */
 typedef struct hp_stat {
@@ -95,7 +104,15 @@ typedef struct hp_thread {
   volatile sig_atomic_t in_tool;   /* non-zero while inside a probe or the runtime */
   volatile int32_t top;            /* index of the innermost frame; 0 is the root frame */
   uint64_t detached_ns;            /* inclusive time of the detached frames closed so far */
-  hp_frame frames[HP_MAX_FRAMES];
+  uint32_t seq;                    /* odd while the thread writes its frames or statistics (HP_PUT) */
+  /* The context stack: HP_MAX_FRAMES frames while the thread runs, a separate allocation so that an
+   * ended thread keeps only its open frames (frame_cap of them: thread.c, compaction). A push above
+   * frame_cap on an ended thread (a probe in a later thread-exit destructor) makes it whole again.
+   * Published before top is raised above the old capacity: a reader loads top, then frames. */
+  hp_frame *volatile frames;
+  int32_t frame_cap;
+  uint32_t compacted;              /* 1 once its end released what only a running thread needs */
+  uint64_t kept_bytes;             /* an ended thread: the memory its state keeps (thread.c) */
   uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
 
   hp_stat_table *volatile stats;
@@ -123,10 +140,9 @@ typedef struct hp_thread {
   /* One pointer per module slot (module.h), owned by that module: its data for this thread, or NULL.
    * A fixed index, so a module's signal handler reaches its data in one load. */
   void *module_data[HP_MODULE_SLOTS];
-  struct {                         /* probe.c: name -> event cache of start_named / stop_named */
-    const char *ptr;
-    void *event;
-  } name_cache[2][64];
+  /* probe.c: name -> event cache of start_named / stop_named, read and written by this thread only;
+   * released at its end (NULL then: names are looked up without it). */
+  struct hp_name_cache *name_cache;
   /* metrics.c, used only when several metrics are measured (HYPROF_METRICS): per frame the extra
    * metrics' start and child values, the thread's perf group, the values at the thread's end. */
   struct hp_mframe *mframes;
@@ -135,6 +151,21 @@ typedef struct hp_thread {
   uint64_t m_end[HP_MAX_METRICS];
   struct hp_thread *next;          /* registry list, newest first */
 } hp_thread;
+
+/* An ended thread's state keeps what the dump writes and releases the rest (thread.c). Memory a dump
+ * may still be reading is retired: taken a record first (NULL when none could be had: keep the old
+ * memory then), replace the pointers to it, then hand it over; it is released (`release(p, len)`,
+ * or free(p) when release is NULL) once no dump that could have read it runs. A record not used
+ * goes back with free(). Not async-signal-safe. */
+struct hp_retired *hp_thread_retire_record(void);
+void hp_thread_retire(struct hp_retired *r, void *p, size_t len, void (*release)(void *p, size_t len));
+/* Release what was retired, when no dump is running (else it waits for a later call): at a thread's
+ * end, and after a flush (not in a signal handler). */
+void hp_thread_release_retired(void);
+
+/* A push above an ended thread's kept frames (thread.h, frames): give it HP_MAX_FRAMES again.
+ * Returns 0 when it already has them or memory could not be had. */
+int hp_thread_frames_regrow(hp_thread *t);
 
 /* The calling thread's state (thread.c). initial-exec: reading it is one instruction, safe in a
  * signal handler (no __tls_get_addr). */
@@ -152,6 +183,23 @@ static inline hp_thread *hp_thread_self(void) {
 hp_thread *hp_thread_current(void);
 /* First thread of the registry (newest first); walk with ->next. */
 hp_thread *hp_thread_list(void);
+
+/* Frames and statistics are written by their thread only, and read meanwhile by a dump on another
+ * thread (hyprof_flush, the exit dump while threads run). The owner brackets each change with its
+ * `seq` (odd while it writes: hp_write_begin / hp_write_end) and writes every field a dump reads with
+ * HP_PUT (a release store: a plain store on x86, none seen before the odd seq); the dump reads them
+ * with HP_GET and takes one moment's values, reading again while seq is odd or moved (dump.c), as
+ * user events do (userevent.c). The owner reads its own fields plainly. No fence: ThreadSanitizer
+ * cannot follow one. */
+#define HP_PUT(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
+#define HP_ADD(field, v) HP_PUT(field, (field) + (v))
+#define HP_GET(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+static inline uint32_t hp_write_begin(hp_thread *t) {
+  uint32_t seq = t->seq;
+  __atomic_store_n(&t->seq, seq + 1, __ATOMIC_RELAXED);
+  return seq;
+}
+static inline void hp_write_end(hp_thread *t, uint32_t seq) { __atomic_store_n(&t->seq, seq + 2, __ATOMIC_RELEASE); }
 
 /* Mark entry to / exit from runtime code, so that a sample landing in between is dropped. */
 static inline void hp_tool_enter(hp_thread *t) {

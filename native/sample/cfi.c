@@ -412,9 +412,9 @@ int hp_cfi_prepare(hp_sample_thread *st) {
    * unloaded) starts it afresh, so no rule outlives its module */
   uint64_t gen = hp_maps_generation();
   if (!gen) return 0; /* no snapshot, or a dlclose under way: libunwind says what it can */
-  if (st->cfi_gen != gen) {
-    memset(st->cfi_cache, 0, sizeof st->cfi_cache);
-    st->cfi_gen = gen;
+  if (st->work->cfi_gen != gen) {
+    memset(st->work->cfi_cache, 0, sizeof st->work->cfi_cache);
+    st->work->cfi_gen = gen;
   }
   return 1;
 }

@@ -97,8 +97,8 @@ void hp_sample_take(void *uc) {
   uint64_t context = f->context;
   uintptr_t stack_addr = f->stack_addr;
 
-  uint64_t *pcs = st->work_pcs;   /* not on the stack: it may be a small alternate signal stack */
-  uint64_t *cfas = st->work_cfas;
+  uint64_t *pcs = st->work->pcs;   /* not on the stack: it may be a small alternate signal stack */
+  uint64_t *cfas = st->work->cfas;
   uint32_t depth;
   int failed = 0, truncated = 0;
   if (!uc) {

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +130,30 @@ static void thread_end(hp_thread *t) {
 #endif
 }
 
+/* An ended thread's samples and counters move to a compact copy; the mapping (its work area and
+ * tables, hundreds of KB of address space) goes once no dump reads it (core/thread.h). The sampling
+ * signal is blocked meanwhile, so a late one counts on the copy, not on the memory left behind. */
+static size_t thread_compact(hp_thread *t) {
+  hp_sample_thread *st = hp_sample_of(t);
+  if (!st || !st->work) return st ? st->mem_len : 0;
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, hp_scfg.signo);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  size_t bytes = 0;
+  struct hp_retired *r = hp_thread_retire_record();
+  hp_sample_thread *c = r ? hp_stable_compact(st, &bytes) : NULL;
+  if (c) {
+    __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], c, __ATOMIC_RELEASE);
+    hp_thread_retire(r, st->mem, st->mem_len, hp_stable_unmap);
+  } else {
+    free(r);
+    bytes = st->mem_len;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return bytes;
+}
+
 static void fork_child(hp_thread *t) {
   if (!sampling_on || !t) return;
   hp_maps_fork_child();
@@ -193,6 +218,7 @@ const hp_module hp_sample_module = {
   .process_start = process_start,
   .thread_start = thread_start,
   .thread_end = thread_end,
+  .thread_compact = thread_compact,
   .fork_child = fork_child,
   .before_dump = before_dump,
   .exec_failed = exec_failed,

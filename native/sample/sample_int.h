@@ -101,7 +101,21 @@ typedef struct hp_cfi_rule {
 #define HP_CFI_CACHE_BITS 10
 #define HP_CFI_CACHE (1u << HP_CFI_CACHE_BITS)   /* slots per thread */
 
-/* Per-thread sampling state (the module's slot of hp_thread). Allocated with mmap at thread start. */
+/* The handler's working memory, kept in the thread's mapping rather than on the stack it interrupted
+ * (which may be a small alternate signal stack): only this thread's handler uses it, never nested
+ * (every asynchronous signal is blocked while it runs). A running thread's only: released at its
+ * end (table.c, hp_stable_compact). */
+typedef struct hp_sample_work {
+  uint64_t pcs[HP_SAMPLE_MAX_DEPTH];
+  uint64_t cfas[HP_SAMPLE_MAX_DEPTH];     /* each frame's canonical frame address, 0 = unknown */
+  uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
+  uint64_t cfi_gen;                       /* the maps snapshot cfi_cache was filled under */
+  hp_cfi_rule cfi_cache[HP_CFI_CACHE];    /* unwind rules by program counter (cfi.c) */
+} hp_sample_work;
+
+/* Per-thread sampling state (the module's slot of hp_thread). Allocated with mmap at thread start,
+ * with its work area and tables; an ended thread's is replaced by a compact copy of what the dump
+ * writes (table.c, hp_stable_compact). */
 typedef struct hp_sample_thread {
   volatile sig_atomic_t active;   /* 1 while the timer is armed and samples should be recorded */
   volatile sig_atomic_t in_handler;
@@ -131,14 +145,7 @@ typedef struct hp_sample_thread {
   void *mem;                      /* the one mapping holding all of the above */
   size_t mem_len;
 
-  /* The handler's working memory, kept here rather than on the stack it interrupted (which may be
-   * a small alternate signal stack): only this thread's handler uses it, never nested (every
-   * asynchronous signal is blocked while it runs). */
-  uint64_t work_pcs[HP_SAMPLE_MAX_DEPTH];
-  uint64_t work_cfas[HP_SAMPLE_MAX_DEPTH];   /* each frame's canonical frame address, 0 = unknown */
-  uint64_t unw_cursor[160] __attribute__((aligned(16)));   /* an unw_cursor_t (unwind.c checks) */
-  uint64_t cfi_gen;                       /* the maps snapshot cfi_cache was filled under */
-  hp_cfi_rule cfi_cache[HP_CFI_CACHE];    /* unwind rules by program counter (cfi.c) */
+  hp_sample_work *work;           /* in the mapping, after this; NULL once the thread ended */
 } hp_sample_thread;
 
 /* Thread t's sampling state, NULL when it is not sampled: one load at a fixed offset of the thread
@@ -172,6 +179,11 @@ void hp_sample_write_sections(hp_buf *b);
 /* table.c */
 hp_sample_thread *hp_stable_new(void);
 void hp_stable_clear(hp_sample_thread *st);
+/* A thread that ended (its source stopped): a copy of st holding its counters and samples only, in
+ * memory of its own (malloc); NULL when none could be had. The size it keeps in *bytes. */
+hp_sample_thread *hp_stable_compact(const hp_sample_thread *st, size_t *bytes);
+/* Release a mapping made by hp_stable_new (hp_thread_retire's release). */
+void hp_stable_unmap(void *mem, size_t len);
 /* Add one sample; returns 0, or -1 when the table or arena is full (caller counts the drop). */
 int hp_stable_add(hp_sample_thread *st, uint64_t context, const uint64_t *pcs, uint32_t depth,
                   uint64_t value, uint32_t state);
@@ -212,7 +224,7 @@ void hp_cfi_fill(uintptr_t pc, hp_cfi_rule *slot);
 
 /* The rule of pc from the thread's table, computed on a miss. */
 static inline const hp_cfi_rule *hp_cfi_lookup(hp_sample_thread *st, uintptr_t pc) {
-  hp_cfi_rule *slot = &st->cfi_cache[((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - HP_CFI_CACHE_BITS)];
+  hp_cfi_rule *slot = &st->work->cfi_cache[((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - HP_CFI_CACHE_BITS)];
   if (__builtin_expect(slot->pc != pc, 0)) hp_cfi_fill(pc, slot);
   return slot;
 }

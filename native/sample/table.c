@@ -5,6 +5,7 @@
  * rather than in fixed 128-slot arrays. A full table or arena is reported by the caller as the drop
  * reason "table_full". */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -17,7 +18,8 @@ hp_sample_thread *hp_stable_new(void) {
   uint32_t n_slots = 1;
   while (n_slots < entries * 2u) n_slots <<= 1;
   uint32_t cap_pcs = hp_scfg.arena_pcs ? hp_scfg.arena_pcs : entries * 16u;
-  size_t head = round_page(sizeof(hp_sample_thread));
+  size_t work_at = (sizeof(hp_sample_thread) + 63) & ~(size_t)63;
+  size_t head = round_page(work_at + sizeof(hp_sample_work));
   size_t slots = round_page((size_t)n_slots * sizeof(uint32_t));
   size_t recs = round_page((size_t)entries * sizeof(hp_srec));
   size_t pcs = round_page((size_t)cap_pcs * sizeof(uint64_t));
@@ -27,6 +29,7 @@ hp_sample_thread *hp_stable_new(void) {
   hp_sample_thread *st = m;   /* mmap gives zeroed memory */
   st->mem = m;
   st->mem_len = len;
+  st->work = (hp_sample_work *)((char *)m + work_at);
   st->n_slots = n_slots;
   st->cap_recs = entries;
   st->cap_pcs = cap_pcs;
@@ -42,12 +45,37 @@ hp_sample_thread *hp_stable_new(void) {
 /* Forget every sample (after fork: the child must not report its parent's samples). Not called
  * while the handler can run on this thread's table. */
 void hp_stable_clear(hp_sample_thread *st) {
-  memset(st->slots, 0, (size_t)st->n_slots * sizeof(uint32_t));
+  if (st->slots) memset(st->slots, 0, (size_t)st->n_slots * sizeof(uint32_t));
   st->n_recs = 0;
   st->pcs_used = 0;
   st->taken = 0;
   for (int i = 0; i < HP_DROP_NREASONS; i++) st->drops[i] = 0;
 }
+
+hp_sample_thread *hp_stable_compact(const hp_sample_thread *st, size_t *bytes) {
+  uint32_t n = __atomic_load_n(&st->n_recs, __ATOMIC_ACQUIRE);
+  size_t recs = (size_t)n * sizeof(hp_srec), pcs = (size_t)st->pcs_used * sizeof(uint64_t);
+  size_t len = sizeof(hp_sample_thread) + recs + pcs;
+  hp_sample_thread *c = malloc(len);
+  if (!c) return NULL;
+  memcpy(c, st, sizeof *c);
+  c->recs = (hp_srec *)(c + 1);
+  c->pcs = (uint64_t *)((char *)c->recs + recs);
+  memcpy(c->recs, st->recs, recs);
+  memcpy(c->pcs, st->pcs, pcs);
+  /* Full: no sample is added to an ended thread (its source is stopped; `active` is 0). */
+  c->cap_recs = n;
+  c->cap_pcs = st->pcs_used;
+  c->n_slots = 0;
+  c->slots = NULL;
+  c->work = NULL;
+  c->mem = c;
+  c->mem_len = len;
+  *bytes = len;
+  return c;
+}
+
+void hp_stable_unmap(void *mem, size_t len) { munmap(mem, len); }
 
 static inline uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

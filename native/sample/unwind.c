@@ -114,13 +114,13 @@ static uint32_t trim_startup(uint64_t *pcs, uint32_t n) {
   return n;
 }
 
-_Static_assert(sizeof(unw_cursor_t) <= sizeof(((hp_sample_thread *)0)->unw_cursor),
-               "hp_sample_thread.unw_cursor too small for unw_cursor_t");
+_Static_assert(sizeof(unw_cursor_t) <= sizeof(((hp_sample_work *)0)->unw_cursor),
+               "hp_sample_work.unw_cursor too small for unw_cursor_t");
 
 static uint32_t unwind_libunwind(void *uc, uintptr_t stack_addr, hp_sample_thread *st, uint64_t *pcs,
                                  uint64_t *cfas, int *failed, int *truncated) {
   /* the cursor (about 1 KB) lives in the thread's sampling state, not on the interrupted stack */
-  unw_cursor_t *cp = (unw_cursor_t *)(void *)st->unw_cursor;
+  unw_cursor_t *cp = (unw_cursor_t *)(void *)st->work->unw_cursor;
   unw_word_t ip = 0, sp = 0;
   uint32_t limit = depth_limit(), n = 0;
   int at_end = 0;
