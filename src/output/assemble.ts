@@ -104,7 +104,12 @@ export function metricDivisor(metric: string): number {
   return /(^|_)TIME$/.test(metric) ? 1000 : 1;
 }
 
-export function assembleProcess(proc: RawProcess, opts: AssembleOptions): AssembledProcess {
+/**
+ * Assemble every thread of the process. With `onThread`, each thread's profile of each metric is
+ * handed over as soon as it is made and not kept (`threads` stays empty): the resolve writes it and
+ * drops it, so a process of many threads, or a thread of millions of entries, is never held twice.
+ */
+export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: TauThreadProfile) => void): AssembledProcess {
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
   const { node, context } = fileNumbering(proc, opts.underRun ?? false);
@@ -115,41 +120,58 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
   let samples = 0;
 
   for (const t of proc.threads) {
-    const table = new EntryTable(metrics.length);
-    const values = threadValues(proc, tree, t);
-    addTimers(proc, tree, values, table, cp);
-    // A sample context hangs under its timer's path; a parameter specialisation keeps its own
-    // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
-    const contextPath = (c: bigint): string => {
-      if (cp.on) return tree.pathName(c, cp.depth);
-      if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
-      return tree.name(tree.base(tree.context(c).event));
-    };
-    samples += addSamples(proc, tree, t.samples, table, {
-      contextPath,
-      keepAddresses: opts.keepAddresses ?? false,
-      unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
-      resolve: opts.resolve,
-      scale: (c) => values.sampleScale.get(c),
-      modules: opts.modules,
-    });
-    table.pruneDerived(PATH_SPLIT);
+    const made = threadTable(proc, tree, t, cp, opts);
+    samples += made.samples;
+    // The path names are in the table now; the next thread names its own.
+    tree.forgetPaths();
     for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;
     for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
     const userEvents = userEventsOf(proc, t);
     metrics.forEach((metric, m) => {
-      threads[m].push({
+      const profile: TauThreadProfile = {
         node,
         context,
         thread: t.index,
         metric,
-        events: table.events(m, metricDivisor(metric), true),
+        events: made.table.events(m, metricDivisor(metric), true),
         userEvents,
         metadata: threadMetadata(proc, t, metric, tree),
-      });
+      };
+      if (onThread) onThread(m, profile);
+      else threads[m].push(profile);
     });
   }
   return { threads, metrics, node, context, samples, drops, warnings };
+}
+
+/** One thread's entries (timers, then samples); the values they come from are dropped on return. */
+function threadTable(
+  proc: RawProcess,
+  tree: ContextTree,
+  t: RawThread,
+  cp: { on: boolean; depth: number },
+  opts: AssembleOptions,
+): { table: EntryTable; samples: number } {
+  const table = new EntryTable(proc.info.metrics.length);
+  const values = threadValues(proc, tree, t);
+  addTimers(proc, tree, values, table, cp);
+  // A sample context hangs under its timer's path; a parameter specialisation keeps its own
+  // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
+  const contextPath = (c: bigint): string => {
+    if (cp.on) return tree.pathName(c, cp.depth);
+    if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
+    return tree.name(tree.base(tree.context(c).event));
+  };
+  const samples = addSamples(proc, tree, t.samples, table, {
+    contextPath,
+    keepAddresses: opts.keepAddresses ?? false,
+    unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
+    resolve: opts.resolve,
+    scale: (c) => values.sampleScale.get(c),
+    modules: opts.modules,
+  });
+  table.pruneDerived(PATH_SPLIT);
+  return { table, samples };
 }
 
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
@@ -167,7 +189,7 @@ function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, ta
     let pathName: string | null = null;
     let sameAs: ((c: bigint) => string | null) | null = null;
     if (cp.on) {
-      if (tree.pathIds(v.context).length > 1 && cp.depth > 1) {
+      if (tree.pathLength(v.context) > 1 && cp.depth > 1) {
         pathName = tree.pathName(v.context, cp.depth);
         sameAs = (c) => tree.pathName(c, cp.depth);
       }
