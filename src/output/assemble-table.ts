@@ -6,7 +6,7 @@
  * one object with two value arrays each: a thread of millions of contexts has millions of entries,
  * and an object per entry costs more than twice the columns.
  */
-import type { TauEvent } from './tau-model.js';
+import type { EventList, TauEvent } from './tau-model.js';
 
 export class EntryTable {
   /** Entry index by name; the index is also the order of first use (ties of `order` keep it). */
@@ -87,14 +87,22 @@ export class EntryTable {
 
   /** The events of metric m, divided by `divisor` (TIME: ns → µs), in writing order. */
   events(m: number, divisor: number, integralFirst: boolean): TauEvent[] {
+    return [...this.eventList(m, divisor, integralFirst)];
+  }
+
+  /**
+   * The same events, made one at a time as they are iterated (the writer's way: a thread of millions
+   * of entries is written without an object per entry held at once). The table must not change
+   * while the list is in use.
+   */
+  eventList(m: number, divisor: number, integralFirst: boolean): EventList {
     // Entries with no calls are written only when derived (a path needs them; docs/assembly.md).
     const written: number[] = [];
     for (let i = 0; i < this.names.length; i++) {
       if ((this.calls[i] > 0 || this.derived[i]) && !this.removed.has(i)) written.push(i);
     }
     written.sort((a, b) => this.order[a] - this.order[b] || a - b);
-    const out = new Array<TauEvent>(written.length);
-    for (let k = 0; k < written.length; k++) {
+    const event = (k: number): TauEvent => {
       const i = written[k];
       const at = i * this.nMetrics + m;
       const ev = { name: this.names[i], calls: this.calls[i], subrs: this.subrs[i], excl: this.excl[at] / divisor, incl: this.incl[at] / divisor, group: this.groups[i] };
@@ -103,8 +111,13 @@ export class EntryTable {
         ev.excl = Math.round(ev.excl);
         ev.incl = Math.round(ev.incl);
       }
-      out[k] = ev;
-    }
-    return out;
+      return ev;
+    };
+    return {
+      length: written.length,
+      *[Symbol.iterator]() {
+        for (let k = 0; k < written.length; k++) yield event(k);
+      },
+    };
   }
 }

@@ -32,9 +32,9 @@ export interface ContextValues {
 }
 
 export interface ThreadValues {
-  /** Every context of the thread with its values, parents before children. */
+  /** Every context of the thread with its values, parents before children. (The index by context
+   * and the lists of children are not returned: for millions of contexts they cost as much again.) */
   contexts: ContextValues[];
-  byContext: Map<bigint, ContextValues>;
   /** Factor per metric by which a context's sample values are scaled (absent: 1). */
   sampleScale: Map<bigint, number[]>;
 }
@@ -152,5 +152,7 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
     if (scale.some((f) => f < 1)) sampleScale.set(c, scale);
   }
 
-  return { contexts: order.map((c) => byContext.get(c)!), byContext, sampleScale };
+  const contexts = new Array<ContextValues>(order.length);
+  for (let i = 0; i < order.length; i++) contexts[i] = byContext.get(order[i])!;
+  return { contexts, sampleScale };
 }

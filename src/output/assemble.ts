@@ -33,7 +33,7 @@ import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
 import type { ModuleCollector } from './modules-file.js';
-import type { TauThreadProfile, TauUserEvent } from './tau-model.js';
+import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from './tau-model.js';
 
 export interface AssembleOptions {
   /** Event paths on/off; default: the run's HYPROF_CALLPATH / TAU_CALLPATH setting, else on. */
@@ -109,7 +109,7 @@ export function metricDivisor(metric: string): number {
  * handed over as soon as it is made and not kept (`threads` stays empty): the resolve writes it and
  * drops it, so a process of many threads, or a thread of millions of entries, is never held twice.
  */
-export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: TauThreadProfile) => void): AssembledProcess {
+export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: ThreadToWrite) => void): AssembledProcess {
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
   const { node, context } = fileNumbering(proc, opts.underRun ?? false);
@@ -128,17 +128,10 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThrea
     for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
     const userEvents = userEventsOf(proc, t);
     metrics.forEach((metric, m) => {
-      const profile: TauThreadProfile = {
-        node,
-        context,
-        thread: t.index,
-        metric,
-        events: made.table.events(m, metricDivisor(metric), true),
-        userEvents,
-        metadata: threadMetadata(proc, t, metric, tree),
-      };
-      if (onThread) onThread(m, profile);
-      else threads[m].push(profile);
+      const ids = { node, context, thread: t.index, metric, userEvents, metadata: threadMetadata(proc, t, metric, tree) };
+      // Handed over, the events are made one at a time as they are written.
+      if (onThread) onThread(m, { ...ids, events: made.table.eventList(m, metricDivisor(metric), true) });
+      else threads[m].push({ ...ids, events: made.table.events(m, metricDivisor(metric), true) });
     });
   }
   return { threads, metrics, node, context, samples, drops, warnings };

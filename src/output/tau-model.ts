@@ -39,6 +39,14 @@ export interface TauThreadProfile {
   metadata: Array<[string, string]>;
 }
 
+/** Events to write, in order: an array, or a list that makes each event as it is iterated. */
+export interface EventList extends Iterable<TauEvent> {
+  readonly length: number;
+}
+
+/** A thread's file as the writer takes it: its events may be made as they are written. */
+export type ThreadToWrite = Omit<TauThreadProfile, 'events'> & { events: EventList };
+
 /** A whole profile directory: every thread, every metric. */
 export interface TauProfile {
   /** Directory read from (or to be written to). */
