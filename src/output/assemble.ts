@@ -48,6 +48,11 @@ export interface AssembleOptions {
   underRun?: boolean;
   /** Told the object file of every sampled function (modules.json). */
   modules?: ModuleCollector;
+  /**
+   * The caller uses the process no more after the assembly: each thread's timer statistics (the
+   * largest part of a raw process) are dropped as soon as the thread's values are made from them.
+   */
+  dropStatistics?: boolean;
 }
 
 export interface AssembledProcess {
@@ -147,6 +152,7 @@ function threadTable(
 ): { table: EntryTable; samples: number } {
   const table = new EntryTable(proc.info.metrics.length);
   const values = threadValues(proc, tree, t);
+  if (opts.dropStatistics) t.stats = [];
   addTimers(proc, tree, values, table, cp);
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
   // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).

@@ -58,6 +58,7 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
       underRun: job.underRun,
       modules,
+      dropStatistics: true,
     },
     (m, t) => {
       const list = sites.get(t.thread);
