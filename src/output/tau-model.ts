@@ -88,3 +88,12 @@ export function namedThreadLabel(t: Pick<TauThreadProfile, 'node' | 'context' | 
 export function displayName(name: string): string {
   return name.replace(/ {2,}/g, ' ').trim();
 }
+
+/**
+ * True when a name reads the same split into its parts and joined again by ' => ' (displayName of
+ * each part): no run of spaces, no space at either end, no whitespace but spaces (TAU writes two
+ * spaces before a [CONTEXT] part). Such a name is its own path key: no second string is made.
+ */
+export function inDisplayForm(name: string): boolean {
+  return !/ {2}|^ | $|[^\S ]/.test(name);
+}
