@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from './modules-file.js';
 import type { TauProfile } from './tau-model.js';
-import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
+import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {
   const v = profile.threads[0]?.[0]?.metadata.find(([k]) => k === key)?.[1];
@@ -99,7 +99,9 @@ export function buildPprof(profile: TauProfile, sel: ExportSelection = {}): Prof
   const contextKey = strings.dedup('context');
   for (const t of threads) {
     const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
-    for (const s of stacksIn(threadTree(t))) {
+    // The stacks are made first, so the thread's tree (larger than its stacks) is dropped before
+    // the samples are built; walking the tree while building them kept both.
+    for (const s of stacksOf(threadTree(t))) {
       const context = s.frames.filter((f) => f.kind !== 'code').map((f) => f.name).join(' => ');
       const ids = s.frames.map((f) => tables.location(f)).reverse(); // pprof lists the leaf first
       samples.push(

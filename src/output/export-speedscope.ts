@@ -3,7 +3,7 @@
  * profile per thread over shared frames; each stack is a sample weighted by its own value.
  */
 import type { TauProfile } from './tau-model.js';
-import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
+import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
 
 export interface SpeedscopeFile {
   $schema: 'https://www.speedscope.app/file-format-schema.json';
@@ -37,20 +37,16 @@ export function exportSpeedscope(profile: TauProfile, sel: ExportSelection = {},
     return i;
   };
   const profiles: SpeedscopeFile['profiles'] = threads.map((t) => {
-    // One stack at a time: only its frame indices and weight are kept.
-    const samples: number[][] = [];
-    const weights: number[] = [];
-    for (const s of stacksIn(threadTree(t))) {
-      samples.push(s.frames.map(frameOf));
-      weights.push(s.value);
-    }
+    // Stacks first: the thread's tree is dropped before the samples are built (see export-pprof.ts).
+    const stacks = stacksOf(threadTree(t));
+    const weights = stacks.map((s) => s.value);
     return {
       type: 'sampled',
       name: `${threadName(t)} ${metric}`,
       unit: isTimeMetric(metric) ? 'microseconds' : 'none',
       startValue: 0,
       endValue: weights.reduce((a, b) => a + b, 0),
-      samples,
+      samples: stacks.map((s) => s.frames.map(frameOf)),
       weights,
     };
   });
