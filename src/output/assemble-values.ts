@@ -39,7 +39,9 @@ export interface ThreadValues {
   sampleScale: Map<bigint, number[]>;
 }
 
-export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread): ThreadValues {
+/** With `dropStatistics`, the thread's statistics are dropped once summed by context (the caller
+ * needs them no more), before the rest of the values is built. */
+export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread, dropStatistics = false): ThreadValues {
   const nm = proc.info.metrics.length;
   const byContext = new Map<bigint, ContextValues>();
   const zero = (): number[] => new Array<number>(nm).fill(0);
@@ -55,6 +57,7 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
       v.incl[m] += s.incl[m];
     }
   }
+  if (dropStatistics) t.stats = [];
   // The roots' measured time (the thread's), kept before the inclusive values are rebuilt.
   const measuredIncl = new Map<bigint, number[]>();
   for (const [c, v] of byContext) if (tree.context(c).parent === 0n) measuredIncl.set(c, [...v.incl]);

@@ -151,8 +151,7 @@ function threadTable(
   opts: AssembleOptions,
 ): { table: EntryTable; samples: number } {
   const table = new EntryTable(proc.info.metrics.length);
-  const values = threadValues(proc, tree, t);
-  if (opts.dropStatistics) t.stats = [];
+  const values = threadValues(proc, tree, t, opts.dropStatistics);
   addTimers(proc, tree, values, table, cp);
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
   // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
