@@ -14,7 +14,8 @@
     ],
     # PAPI counters when its header is there; HYPROF_PAPI=0 leaves them out (the prebuilt binaries,
     # scripts/prebuild.sh, must not need libpapi on the user's machine).
-    "hyprof_has_papi": "<!(test \"$HYPROF_PAPI\" != 0 && test -f /usr/include/papi.h && echo 1 || echo 0)"
+    "hyprof_has_papi": "<!(test \"$HYPROF_PAPI\" != 0 && test -f /usr/include/papi.h && echo 1 || echo 0)",
+    "hyprof_build_v8": "<!(test \"$HYPROF_V8\" != 0 && echo 1 || echo 0)"
   },
   "target_defaults": {
     "cflags_c": ["-std=gnu11"],
@@ -66,5 +67,21 @@
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "HYPROF_ADDON=1"]
     }
+  ],
+  "conditions": [
+    # V8's JIT code events (native/addon/v8, docs/node.md): V8's C++ interface, so built for the Node
+    # ABI of the node that builds it, and never prebuilt: scripts/prebuild.sh sets HYPROF_V8=0 (also
+    # because prebuildify ships the first .node it finds). It links with no part of the runtime: it
+    # finds the runtime's exported functions at run time.
+    ["hyprof_build_v8==1", {
+      "targets": [
+        {
+          "target_name": "hyprof_v8",
+          "sources": ["<!@(find native/addon/v8 -name '*.c' -o -name '*.cc' | sort)"],
+          "cflags_cc": ["-Wno-cast-function-type"],
+          "libraries!": ["-lunwind", "-lunwind-x86_64", "-lpapi"]
+        }
+      ]
+    }]
   ]
 }

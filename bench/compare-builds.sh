@@ -55,6 +55,10 @@ for r in $(seq "$ROUNDS"); do
       HYPROF_SAMPLING=1 HYPROF_UNWIND_DEPTH=$depth "$OUT/$v/sampling" hyprof "$ITERS" 1000 |
         awk -v v="$v" -v d="$depth" '{ print v, "handler_d" d, $5 }' >> "$OUT/all.txt"
     done
+    # deep stacks: 200 calls between the timer and the work, unwound completely (a build capped at
+    # 128 frames stops there)
+    HYPROF_SAMPLING=1 HYPROF_UNWIND_DEPTH=0 "$OUT/$v/sampling" hyprof "$ITERS" 1000 200 |
+      awk -v v="$v" '{ print v, "handler_d0_deep", $5 }' >> "$OUT/all.txt"
   done
 done
 
@@ -99,6 +103,7 @@ awk '
     names["cpu_TAU_START"]="probe pair by TAU_START/TAU_STOP, CPU ns"
     names["handler_d10"]="sampling handler, depth 10, median ns per signal"
     names["handler_d0"]="sampling handler, depth 0 (31 frames), median ns per signal"
+    names["handler_d0_deep"]="sampling handler, depth 0, 201 frames (cap 128 in a build before 256), median ns per signal"
     names["ir_loop_empty"]="loop alone, instructions per iteration (callgrind)"
     names["ir_loop_clock_gettime"]="clock floor, instructions (callgrind)"
     names["ir_loop_handle"]="probe pair by handle, instructions (callgrind)"

@@ -20,7 +20,8 @@ const base = { ...process.env, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: dir, HYPROF_
 const configs: Array<[string, string[], Record<string, string>]> = [
   ['plain node', [script], {}],
   ['hyprof addon, probes only (sampling off)', [script, index], { HYPROF_SAMPLING: '0' }],
-  ['hyprof addon, 1 kHz wall, unwinding', [script, index], { HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000' }],
+  ['hyprof addon, 1 kHz wall, unwinding (complete stacks, the default)', [script, index], { HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000' }],
+  ['hyprof addon, 1 kHz wall, unwinding to depth 10', [script, index], { HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000', HYPROF_UNWIND_DEPTH: '10' }],
   ['hyprof addon, 1 kHz wall, no unwinding', [script, index], { HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000', HYPROF_UNWIND: '0' }],
   ['plain node with the perf map flags hyprof run adds', ['--perf-basic-prof', '--interpreted-frames-native-stack', script], {}],
   ['node --cpu-prof (1 ms interval)', ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', dir, script], {}],

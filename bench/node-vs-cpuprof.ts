@@ -5,24 +5,31 @@
  * Configurations, interleaved (bench/lib.ts), each a whole process measured with wait4's rusage:
  *   - plain node;
  *   - node --cpu-prof (V8's sampler, 1 ms interval);
- *   - node with the hyprof runtime preloaded as `hyprof run` starts it (1 kHz), writing a raw file;
- *     then `hyprof resolve` of that raw file, timed on its own.
- * From the last round of each profiler, the main thread's top-20 functions by self time:
- *   - cpuprofile: samples per node, keyed `function file-basename` ("(garbage collector)" etc. as V8
- *     names them);
- *   - hyprof: [SAMPLE] leaves of thread 0 (exclusive time), keyed the same way; hyprof's V8 groups
- *     ("(garbage collector)" ...) are used as they are;
- * and the Spearman rank correlation over the union of the two top-20 lists (a function missing from
- * one list takes the rank after its last), the unresolved share of the main thread's samples, the
- * output sizes, the number of threads in the profile.
+ *   - node with the hyprof runtime preloaded as `hyprof run` starts it (1 kHz), writing a raw file,
+ *     JavaScript code named from V8's JIT code events (the V8 part); then `hyprof resolve` of that
+ *     raw file, timed on its own;
+ *   - the same with HYPROF_V8_JIT=0: V8's perf map instead of the code event handler (the
+ *     difference between the two is the handler's cost against the perf map's).
+ * From the last round of each profiler, the main thread's top-20 functions by self time, keyed alike,
+ * and their Spearman rank correlation (bench/cpuprof-compare.ts: hyprof's samples by their leaf and
+ * by --cpu-prof's rule, the innermost JavaScript frame), the unresolved share of the main thread's
+ * samples, the output sizes, the number of threads in the profile.
+ * The side-by-side table shows each profiler's top 30 (the correlation is over the top 20); the
+ * measurement directory is printed, so that the last round's raw file can be resolved again and
+ * compared with its .cpuprofile (bench/cpuprof-compare.ts).
+ * Workloads: the default above, or `-- bench/node-idle.mjs`, a mostly idle timer-driven program
+ * (about 3 s), where what a profiler costs is mostly its cost on the process's idle threads.
  * Run: node dist/bench/node-vs-cpuprof.js [rounds] [-- node-args...]
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { childEnv } from '../src/cli/cmd-run.js';
 import { requireRuntime } from '../src/cli/package-root.js';
+import { removePerfMaps } from '../src/cli/run-perf-maps.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readStacksFiles, STACKS_FILE } from '../src/output/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
+import { agreementLine, comparison, cpuprofSelf, hyprofSelf, sumHyprof, sumMaps } from './cpuprof-compare.js';
 import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib.js';
 
 const argv = process.argv.slice(2);
@@ -32,11 +39,13 @@ const nodeArgs = dash >= 0 ? argv.slice(dash + 1) : [join(repoRoot, 'node_module
 const dir = tmpDir('node-vs-cpuprof');
 const node = process.execPath;
 
-type Config = 'plain node' | 'node --cpu-prof' | 'hyprof (preloaded)';
-const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)'];
+type Config = 'plain node' | 'node --cpu-prof' | 'hyprof (preloaded)' | 'hyprof, perf map';
+const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)', 'hyprof, perf map'];
 const wall = new Samples();
 const cpu = new Samples();
 let cpuprofFile = '';
+const cpuprofFiles: string[] = [];
+const profDirs: string[] = [];
 let rawDir = '';
 let rawFile = '';
 
@@ -55,6 +64,13 @@ interleave(configs, rounds, (config, round) => {
     const d = join(dir, `cpuprof-${round}`);
     cost = measureCommand(node, ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', d, ...nodeArgs], base, config);
     cpuprofFile = join(d, readdirSync(d)[0]);
+    cpuprofFiles.push(cpuprofFile);
+  } else if (config === 'hyprof, perf map') {
+    const perfDir = join(dir, `raw-perf-map-${round}`);
+    const env = childEnv({ ...base, HYPROF_V8_JIT: '0' }, requireRuntime(), perfDir, { sampling: true });
+    delete env.HYPROF_RUN_PARENT;
+    cost = measureCommand(node, nodeArgs, env, config);
+    removePerfMaps(readdirSync(perfDir).map((f) => join(perfDir, f)));
   } else {
     rawDir = join(dir, `raw-${round}`);
     const env = childEnv(base, requireRuntime(), rawDir, { sampling: true });
@@ -68,6 +84,7 @@ interleave(configs, rounds, (config, round) => {
       .sort((a, b) => statSync(b).size - statSync(a).size)[0];
     const r = measureCommand(node, [cliPath, 'resolve', '-o', out, raw], process.env, 'hyprof resolve');
     rawFile = raw;
+    profDirs.push(out);
     wall.add('hyprof resolve', r.wall);
     cpu.add('hyprof resolve', r.cpu);
   }
@@ -76,73 +93,27 @@ interleave(configs, rounds, (config, round) => {
 });
 const after = conditions();
 
-// ---- the main thread's top 20 by self time ----
-interface CpuNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-const key = (fn: string, file: string) => (file ? `${fn || '(anonymous)'} ${basename(file)}` : fn || '(anonymous)');
-function cpuprofSelf(file: string): Map<string, number> {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: CpuNode[]; samples: number[]; timeDeltas: number[] };
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  p.samples.forEach((id, i) => {
-    const f = byId.get(id)!.callFrame;
-    if (f.functionName === '(root)') return;
-    const k = key(f.functionName, f.url.replace(/^file:\/\//, ''));
-    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
-  });
-  return self;
-}
-function hyprofSelf(profDir: string): { self: Map<string, number>; unresolved: number; total: number; threads: number } {
-  const prof = readTauProfileDir(profDir);
-  const threads = prof.threads[0];
-  const main = threads.find((t) => t.thread === 0)!;
-  const self = new Map<string, number>();
-  let unresolved = 0;
-  let total = 0;
-  for (const e of main.events) {
-    if (e.name.includes(' => ')) continue; // flat events only: each sample once
-    const m = /^\[SAMPLE\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/.exec(e.name);
-    if (!m) continue;
-    const ms = e.excl / 1000;
-    total += ms;
-    if (/UNRESOLVED/.test(m[1])) unresolved += ms;
-    const k = key(m[1], m[2] ?? '');
-    self.set(k, (self.get(k) ?? 0) + ms);
+/** The most frames of any stack of the stacks files (0 when there are none). */
+function deepest(profDir: string): number {
+  let max = 0;
+  for (const f of readStacksFiles(profDir)) {
+    for (const t of f.threads) {
+      const depth: number[] = [];
+      t.parent.forEach((p, i) => {
+        depth[i] = p < 0 ? 1 : depth[p] + 1;
+        max = Math.max(max, depth[i]);
+      });
+    }
   }
-  return { self, unresolved, total, threads: threads.length };
-}
-const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 20);
-function spearman(a: Array<[string, number]>, b: Array<[string, number]>): number {
-  const keys = [...new Set([...a.map((x) => x[0]), ...b.map((x) => x[0])])];
-  const rank = (l: Array<[string, number]>, k: string) => {
-    const i = l.findIndex((x) => x[0] === k);
-    return i >= 0 ? i + 1 : l.length + 1;
-  };
-  const ra = keys.map((k) => rank(a, k));
-  const rb = keys.map((k) => rank(b, k));
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const ma = mean(ra);
-  const mb = mean(rb);
-  let num = 0;
-  let da = 0;
-  let db = 0;
-  for (let i = 0; i < keys.length; i++) {
-    num += (ra[i] - ma) * (rb[i] - mb);
-    da += (ra[i] - ma) ** 2;
-    db += (rb[i] - mb) ** 2;
-  }
-  return num / Math.sqrt(da * db);
+  return max;
 }
 
 const lastProf = join(dir, `prof-${rounds - 1}`);
-const c = cpuprofSelf(cpuprofFile);
-const h = hyprofSelf(lastProf);
-const cTotal = [...c.values()].reduce((a, x) => a + x, 0);
-const cTop = top(c);
-const hTop = top(h.self);
+const hs = profDirs.map(hyprofSelf);
+const h = hs[hs.length - 1];
+const cs = cpuprofFiles.map(cpuprofSelf);
 
+console.log(`measurements kept in ${dir}`);
 console.log(`workload: node ${nodeArgs.map((a) => a.replace(repoRoot, '.')).join(' ')}`);
 console.log(`before: ${before}\nafter: ${after}\n${rounds} rounds, interleaved`);
 console.log('\n| configuration | wall min | wall median | CPU min | CPU median | CPU vs plain (median) |');
@@ -154,12 +125,28 @@ for (const k of [...configs, 'hyprof resolve']) {
   console.log(`| ${k} | ${fmt(w.min)} s | ${fmt(w.median)} s | ${fmt(p.min)} s | ${fmt(p.median)} s | ${k === 'hyprof resolve' ? '' : pct(p.median, plainCpu)} |`);
 }
 console.log(`\noutput: .cpuprofile ${(dirSize(cpuprofFile) / 1e6).toFixed(1)} MB; hyprof raw ${(dirSize(rawFile) / 1e6).toFixed(1)} MB, profile ${(dirSize(lastProf) / 1e6).toFixed(1)} MB (${h.threads} thread profiles)`);
-console.log(`main thread: hyprof ${fmt(h.total, 0)} ms sampled, unresolved ${fmt((100 * h.unresolved) / h.total, 1)} %; cpuprofile ${fmt(cTotal, 0)} ms`);
-console.log(`Spearman rank correlation of the top 20 (union of both lists): ${fmt(spearman(cTop, hTop))}`);
-console.log('\n| # | --cpu-prof | % | hyprof | % |');
-console.log('|---|---|---|---|---|');
-for (let i = 0; i < 20; i++) {
-  const a = cTop[i];
-  const b = hTop[i];
-  console.log(`| ${i + 1} | ${a ? a[0] : ''} | ${a ? fmt((100 * a[1]) / cTotal, 1) : ''} | ${b ? b[0] : ''} | ${b ? fmt((100 * b[1]) / h.total, 1) : ''} |`);
+console.log('\n### The last round\n');
+console.log(comparison(cs[cs.length - 1], h, cs.length > 1 ? cs[cs.length - 2] : undefined));
+if (rounds > 1) {
+  // every round added up: more samples, less of the noise of one run (the floor: the odd rounds of
+  // --cpu-prof against the even ones)
+  console.log(`\n### All ${rounds} rounds added up\n`);
+  const odd = sumMaps(cs.filter((_, i) => i % 2 === 1));
+  const even = sumMaps(cs.filter((_, i) => i % 2 === 0));
+  // the summary lines of the comparison (the side-by-side table is the last round's, above)
+  console.log(comparison(sumMaps(cs), sumHyprof(hs)).split("\n").slice(0, 6).join("\n"));
+  console.log(agreementLine('--cpu-prof, odd rounds against even rounds (the floor)', even, odd));
 }
+// The issue's targets: the profile directory within 2x of the .cpuprofile, resolve quicker than the run.
+const stacksBytes = readdirSync(lastProf).filter((f) => STACKS_FILE.test(f)).reduce((a, f) => a + dirSize(join(lastProf, f)), 0);
+const mainMeta = readTauProfileDir(lastProf).threads[0].find((t) => t.thread === 0)!.metadata;
+const metaOf = (k: string) => mainMeta.find(([key]) => key === k)?.[1] ?? '0';
+console.log(
+  `profile directory / .cpuprofile: ${fmt(dirSize(lastProf) / dirSize(cpuprofFile), 2)} (stacks files ${(stacksBytes / 1e6).toFixed(2)} MB); ` +
+    `resolve / program wall (medians): ${fmt(wall.get('hyprof resolve').median / wall.get('hyprof (preloaded)').median, 2)}`,
+);
+console.log(
+  `main thread: dropped table_full ${metaOf('hyprof dropped table_full')}, unwind_truncated ${metaOf('hyprof dropped unwind_truncated')}; ` +
+    `chain depth ${metaOf('hyprof unwind chain depth')}, samples in shortened chains ${metaOf('hyprof samples in shortened chains')}; ` +
+    `deepest stack ${deepest(lastProf)} frames`,
+);

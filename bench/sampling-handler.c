@@ -4,8 +4,8 @@
  *            the floor any timer-based sampler pays on this machine;
  *   hyprof — the workload under hyprof sampling (configured by the environment). Built with
  *            -DHYPROF_BENCH_HANDLER, the runtime also times its handler from entry to exit.
- * The workload runs inside a timer started in main, 30 calls deep, so unwinding to depth 10 and to
- * the timer's frame (depth 0) do different amounts of work.
+ * The workload runs inside a timer started in main, 30 calls deep (or the fourth argument's number),
+ * so unwinding to depth 10 and to the timer's frame (depth 0) do different amounts of work.
  * Prints: mode, CPU seconds of the process over the workload (user + system: less sensitive to
  * other load on the machine than wall time), its wall seconds, signals, median / p90 handler ns
  * (hyprof mode). */
@@ -60,6 +60,7 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "base";
   long iters = argc > 2 ? atol(argv[2]) : 200000000L;
   long period_us = argc > 3 ? atol(argv[3]) : 1000;
+  int calls_deep = argc > 4 ? atoi(argv[4]) : 30;   /* frames between the timer and the work */
   if (strcmp(mode, "noop") == 0) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -80,7 +81,7 @@ int main(int argc, char **argv) {
   hyprof_event_t e = hyprof_event("bench", NULL);
   hyprof_start(e);
   uint64_t t0 = ns_of(CLOCK_PROCESS_CPUTIME_ID), w0 = ns_of(CLOCK_MONOTONIC);
-  nest(30, iters);
+  nest(calls_deep, iters);
   uint64_t t1 = ns_of(CLOCK_PROCESS_CPUTIME_ID), w1 = ns_of(CLOCK_MONOTONIC);
   hyprof_stop(e);
   double secs = (double)(t1 - t0) / 1e9, wall = (double)(w1 - w0) / 1e9;

@@ -18,7 +18,8 @@ cd "$work"
 nodedir="${npm_config_nodedir:-$(npm config get nodedir 2>/dev/null || true)}"
 case "$nodedir" in ""|undefined|null) ;; *) export npm_config_nodedir="$nodedir" ;; esac
 # N-API: built against the running Node's headers, loadable by it and every later Node.
-HYPROF_PAPI=0 MPICC=hyprof-prebuilds-have-no-mpi-layer JOBS="${JOBS:-2}" \
+# HYPROF_V8=0: no V8 part (V8's C++ interface is not ABI-stable: docs/install.md).
+HYPROF_PAPI=0 HYPROF_V8=0 MPICC=hyprof-prebuilds-have-no-mpi-layer JOBS="${JOBS:-2}" \
   "$root/node_modules/.bin/prebuildify" --napi --strip --target "$(node -p process.versions.node)"
 rm -rf "$root/prebuilds"
 cp -R prebuilds "$root/prebuilds"

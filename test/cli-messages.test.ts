@@ -15,19 +15,32 @@ test('directories as the user would type them', (t) => {
   t.is(showDir(`${process.cwd()}/prof`), './prof/');
   t.is(showDir('/elsewhere/prof'), '/elsewhere/prof/');
   t.is(
-    describeOutput({ threads: 3, pattern: 'profile.0.0.*', drops: {}, warnings: [] }, process.cwd()),
+    describeOutput({ threads: 3, pattern: 'profile.0.0.*', drops: {}, warnings: [], replaced: [] }, process.cwd()),
     'profile of 3 threads written to ./ (profile.0.0.*)',
   );
   t.is(
-    describeOutput({ threads: 1, pattern: 'profile.0.0.*', drops: {}, warnings: [] }, 'prof'),
+    describeOutput({ threads: 1, pattern: 'profile.0.0.*', drops: {}, warnings: [], replaced: [] }, 'prof'),
     'profile of 1 thread written to ./prof/ (profile.0.0.*)',
   );
 });
 
+test('images replaced by exec are named, the first three by their program', (t) => {
+  const image = (context: number) => ({ node: 0, context, executable: `/x/app${context}` });
+  t.is(
+    describeOutput({ threads: 2, pattern: 'profile.0.{0,1}.*', drops: {}, warnings: [], replaced: [image(1)] }, 'prof'),
+    'profile of 2 threads written to ./prof/ (profile.0.{0,1}.*); profile.0.1.* is /x/app1 before it replaced itself by exec',
+  );
+  t.is(
+    describeOutput({ threads: 5, pattern: 'profile.0.{0..4}.*', drops: {}, warnings: [], replaced: [1, 2, 3, 4].map(image) }, 'prof'),
+    'profile of 5 threads written to ./prof/ (profile.0.{0..4}.*); profile.0.1.* is /x/app1, profile.0.2.* is /x/app2, ' +
+      'profile.0.3.* is /x/app3 before each replaced itself by exec (and 1 more image)',
+  );
+});
+
 test('lost measurements and warnings are said, zero counts are not', (t) => {
-  t.deepEqual(resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 0 }, warnings: [] }), []);
+  t.deepEqual(resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 0 }, warnings: [], replaced: [] }), []);
   t.deepEqual(
-    resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 2, table_full: 1, after_stop: 0 }, warnings: ['no symbols in /x/app'] }),
+    resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 2, table_full: 1, after_stop: 0 }, warnings: ['no symbols in /x/app'], replaced: [] }),
     [
       'hyprof: warning: no symbols in /x/app',
       "hyprof: 3 measurements not recorded (in tool: 2, table full: 1); counted in the profile's metadata",

@@ -34,6 +34,7 @@ test('the package holds the license, the built CLI and viewer, and what a build 
     'dist/src/index.js',
     'dist/src/index.d.ts',
     'dist/src/output/resolve-worker.js',
+    'dist/src/events/thread-preload.cjs',
     'dist/web/index.html',
     'native/include/hyprof.h',
     'native/include/hyprof.hpp',

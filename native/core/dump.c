@@ -215,7 +215,7 @@ static void section_info(hp_buf *b, int why, uint64_t stop_wall) {
   size_t at = hp_buf_section_begin(b, HP_SEC_INFO);
   uint32_t flags = (hp_rt.forked_child ? 1u : 0) | (why == 1 ? 2u : 0) | (why == 2 ? 4u : 0) |
                    (hp_rt.run_root ? 8u : 0) | (hp_rt.node_set ? 16u : 0) | (hp_rt.mpi_rank ? 32u : 0) |
-                   (hp_rt.rank_from_env ? 64u : 0);
+                   (hp_rt.rank_from_env ? 64u : 0) | (why == HP_DUMP_EXEC ? 128u : 0);
   hp_buf_i64(b, hp_rt.pid);
   hp_buf_i64(b, hp_rt.ppid);
   hp_buf_i32(b, hp_rt.node);

@@ -21,6 +21,7 @@
 #include "throttle.h"
 #include "metrics.h"
 #include "events.h"
+#include "exec.h"
 #include "meta.h"
 #include "module.h"
 #include "rank.h"
@@ -115,6 +116,8 @@ static void collect_metadata(void) {
   hp_meta_add("TAU_CALLPATH", hp_cfg.callpath ? "on" : "off");
   hp_meta_add_long("HYPROF_CALLPATH_DEPTH", hp_cfg.callpath_depth);
   hp_meta_add_long("TAU_CALLPATH_DEPTH", hp_cfg.callpath_depth);
+  /* which threads of a Node process have profiles (core/node_threads.c) */
+  if (hp_node_threads_setting()) hp_meta_add("HYPROF_NODE_THREADS", hp_node_threads_setting());
   hp_meta_add("TAU_PROFILE", "on");
   hp_meta_add("TAU_PROFILE_FORMAT", "profile");
 }
@@ -219,7 +222,7 @@ static void at_exit(void) {
   if (t) hp_tool_enter(t);
   if (hp_dump_blocking_signals(0) != 0) return;
   if (hp_cfg.resolve)
-    hp_resolve_at_exit(hp_dump_last_path());
+    hp_resolve_at_exit(hp_dump_last_path(), hp_exec_predecessors());
   else if (run_parent_gone())
     hp_warn("the hyprof run that started this program has ended; measurements written to %s; turn them into a "
             "TAU profile with: npx hyprof resolve %s -o <dir>",
@@ -286,6 +289,8 @@ static void init_once_body(void) {
   hp_rt.under_run = run_parent != NULL;
   hp_rt.run_root = run_parent && atol(run_parent) == (long)hp_rt.ppid;
   hp_config_read();
+  hp_node_threads_read();
+  hp_exec_read_predecessors();
   hp_throttle_read();
   hp_metrics_configure();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);

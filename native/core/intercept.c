@@ -2,7 +2,8 @@
  * each thread's own code begins:
  *  - __libc_start_main: the main thread's root frame ends at `main` (never in libc's start-up code);
  *  - pthread_create: threads the program creates get their state (and sampling) at once, with the
- *    start routine as the outermost frame.
+ *    start routine as the outermost frame (in a Node process only the threads that run JavaScript,
+ *    from when they say so: node_threads.c).
  * They take effect when libhyprof.so is preloaded or linked (-lhyprof); inside the Node addon they
  * are not reached, and threads are then measured from their first probe. */
 #define _GNU_SOURCE
@@ -59,7 +60,8 @@ static void *thread_trampoline(void *p) {
   free(p);
   uintptr_t sp;
   READ_SP(sp);
-  hp_thread_create(sp - 1);
+  if (hp_thread_measured_from_start()) hp_thread_create(sp - 1);
+  else hp_thread_remember_entry(sp - 1);
   void *r = a.routine(a.arg);
   __atomic_store_n(&keep_frame, 1, __ATOMIC_RELAXED);
   return r;

@@ -103,6 +103,12 @@ void hp_modules_before_dump(int why) {
     if (active[i]->before_dump) active[i]->before_dump(why);
 }
 
+void hp_modules_exec_failed(hp_thread *t) {
+  unsigned n = count();
+  for (unsigned i = 0; i < n; i++)
+    if (active[i]->exec_failed) active[i]->exec_failed(t);
+}
+
 void hp_modules_add_metadata(void) {
   unsigned n = count();
   for (unsigned i = 0; i < n; i++)

@@ -42,8 +42,9 @@ typedef struct hp_module {
   void (*fork_child)(hp_thread *t);
 
   /* At the start of every dump, once the dump is this thread's: stop what must not change while
-   * the file is written (why != HP_DUMP_FLUSH), refresh what may be stale (why != HP_DUMP_SIGNAL).
-   * Signal-safe when why == HP_DUMP_SIGNAL. */
+   * the file is written (why != HP_DUMP_FLUSH; for HP_DUMP_EXEC only what would outlive the exec
+   * on the calling thread), refresh what may be stale (why is HP_DUMP_EXIT or HP_DUMP_FLUSH).
+   * Signal-safe when why is HP_DUMP_SIGNAL or HP_DUMP_EXEC (exec may be called in a signal handler). */
   void (*before_dump)(int why);
   /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
   void (*add_metadata)(void);
@@ -54,6 +55,10 @@ typedef struct hp_module {
    * THREAD and USER_EVENTS sections and before CONTEXTS and EVENTS, which therefore hold every
    * context and event these name. Signal-safe. */
   void (*write_sections)(hp_buf *b);
+  /* An exec on thread t failed and returned, after the dump before it (why == HP_DUMP_EXEC, which
+   * stops only what would outlive the exec on that thread): resume it. t may be NULL. Last, so
+   * that a module built before it (the MPI layer's library) keeps the layout it knows. */
+  void (*exec_failed)(hp_thread *t);
 } hp_module;
 
 /* The modules of this build, NULL-terminated, in the order they are called (native/modules.c). */
@@ -118,6 +123,8 @@ void hp_modules_thread_start(hp_thread *t);
 void hp_modules_thread_end(hp_thread *t);
 void hp_modules_fork_child(hp_thread *t);
 void hp_modules_before_dump(int why);
+/* Every module's exec_failed, on the thread whose exec failed. */
+void hp_modules_exec_failed(hp_thread *t);
 void hp_modules_add_metadata(void);
 uint32_t hp_modules_write_drops(const hp_thread *t, hp_buf *b);
 void hp_modules_write_sections(hp_buf *b);

@@ -86,8 +86,20 @@ static char **resolver_env(void) {
   return env;
 }
 
-void hp_resolve_at_exit(const char *raw) {
-  if (!raw || !raw[0]) return;
+
+/* "a b c": the raw files, space-separated, for the messages. */
+static void file_list(char *out, size_t cap, char **files) {
+  out[0] = 0;
+  size_t at = 0;
+  for (char **f = files; *f; f++) {
+    int n = snprintf(out + at, cap - at, "%s%s", at ? " " : "", *f);
+    if (n < 0 || (size_t)n >= cap - at) break;
+    at += (size_t)n;
+  }
+}
+
+/* `raw`: the files, space-separated, as the messages name them. */
+static void resolve_files(char **files, const char *raw) {
   char node[PATH_MAX], cli[PATH_MAX], exe[PATH_MAX];
   int with_node = find_node(node, sizeof node) && find_cli(cli, sizeof cli);
   int with_exe = !with_node && find_executable_beside(exe, sizeof exe);
@@ -96,14 +108,28 @@ void hp_resolve_at_exit(const char *raw) {
             hp_cfg.dir);
     return;
   }
+  size_t n_files = 0;
+  while (files[n_files]) n_files++;
   char **env = resolver_env();
-  /* Paths may start with '-' (HYPROF_DIR=-out): the output as one --output=<dir> word, the raw file
-   * after "--", so that neither is ever read as an option. */
+  char **argv = calloc(n_files + 6, sizeof *argv);
+  /* Paths may start with '-' (HYPROF_DIR=-out): the output as one --output=<dir> word, the raw files
+   * after "--", so that none is ever read as an option. */
   char output[sizeof hp_cfg.dir + 16];
   snprintf(output, sizeof output, "--output=%s", hp_cfg.dir);
-  char *node_argv[] = {node, cli, "resolve", output, "--", (char *)raw, NULL};
-  char *exe_argv[] = {exe, "resolve", output, "--", (char *)raw, NULL};
-  char **argv = with_node ? node_argv : exe_argv;
+  size_t a = 0;
+  if (argv) {
+    if (with_node) {
+      argv[a++] = node;
+      argv[a++] = cli;
+    } else {
+      argv[a++] = exe;
+    }
+    argv[a++] = "resolve";
+    argv[a++] = output;
+    argv[a++] = "--";
+    for (size_t i = 0; i < n_files; i++) argv[a++] = files[i];
+    argv[a] = NULL;
+  }
   /* The resolver runs in a process group of its own: `timeout`, a batch system or a shell's job
    * control signal the program's whole group, and a program that ends cleanly on that signal (its
    * own handler) would otherwise lose the resolve it starts at exit. It is waited for here. */
@@ -115,18 +141,46 @@ void hp_resolve_at_exit(const char *raw) {
   }
   pid_t pid;
   int status = -1, rc = -1;
-  if (env) rc = posix_spawn(&pid, argv[0], NULL, have_attr ? &attr : NULL, argv, env);
+  const char *what = with_node ? node : exe;
+  if (env && argv) rc = posix_spawn(&pid, what, NULL, have_attr ? &attr : NULL, argv, env);
   if (have_attr) posix_spawnattr_destroy(&attr);
   if (rc != 0 || waitpid(pid, &status, 0) < 0) {
-    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", argv[0], raw, raw, hp_cfg.dir);
+    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", what, raw, raw, hp_cfg.dir);
   } else if (WIFSIGNALED(status)) {
     hp_warn("turning %s into a TAU profile was stopped by signal %d (%s); the measurements are kept there; run: npx "
             "hyprof resolve %s -o %s",
             raw, WTERMSIG(status), strsignal(WTERMSIG(status)), raw, hp_cfg.dir);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
-  } else {
-    if (!hp_cfg.keep_raw) unlink(raw);
+  } else if (!hp_cfg.keep_raw) {
+    for (size_t i = 0; i < n_files; i++) unlink(files[i]);
   }
+  free(argv);
   free(env);
+}
+
+void hp_resolve_at_exit(const char *raw, const char *earlier) {
+  if (!raw || !raw[0]) return;
+  /* The images this process replaced by exec first (they ran first), then this one's. */
+  size_t n_files = 2;
+  for (const char *c = earlier; c && *c; c++)
+    if (*c == '\n') n_files++;
+  char *earlier_copy = earlier ? strdup(earlier) : NULL;
+  char **files = calloc(n_files + 1, sizeof *files);
+  if (!files || (earlier && !earlier_copy)) {
+    free(files);
+    free(earlier_copy);
+    hp_warn("measurements written to %s; turn them into a TAU profile with: npx hyprof resolve %s -o %s", raw, raw, hp_cfg.dir);
+    return;
+  }
+  size_t k = 0;
+  for (char *save = NULL, *f = earlier_copy ? strtok_r(earlier_copy, "\n", &save) : NULL; f; f = strtok_r(NULL, "\n", &save))
+    files[k++] = f;
+  files[k++] = (char *)raw;
+  files[k] = NULL;
+  char shown[16384];
+  file_list(shown, sizeof shown, files);
+  resolve_files(files, shown);
+  free(files);
+  free(earlier_copy);
 }

@@ -34,6 +34,21 @@ extern hp_runtime hp_rt;
 /* Initialise once (idempotent, thread-safe). Returns 0 when measurement is disabled. */
 int hp_init(void);
 
+/* node_threads.c: is this process Node.js (its executable exports napi_module_register)? The answer
+ * is cached; hp_node_process_known reads the cache only (0 until asked; safe in a signal handler). */
+int hp_node_process(void);
+int hp_node_process_known(void);
+/* Read HYPROF_NODE_THREADS (in a Node process only), once at initialisation. */
+void hp_node_threads_read(void);
+/* The setting in force ("js", "all"); NULL outside Node. */
+const char *hp_node_threads_setting(void);
+/* Does a thread the program creates get its state (and sampling) at its start? Not a Node helper
+ * thread by default: a Node thread is measured from when it runs JavaScript (node_threads.c). */
+int hp_thread_measured_from_start(void);
+/* Remember the calling thread's entry stack address for when its state is made later (a Node thread
+ * measured from when it runs JavaScript): unwinding then still stops at its start routine. */
+void hp_thread_remember_entry(uintptr_t entry_stack_addr);
+
 /* Child side of fork: drop the other threads, clear statistics, restart the clocks. */
 void hp_thread_after_fork_child(void);
 /* A thread's name as the OS holds it (/proc/self/task/<tid>/comm), when it differs from the
@@ -49,11 +64,12 @@ void hp_thread_end(hp_thread *t);
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Why a raw file is being written. */
-enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2 };
+enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2, HP_DUMP_EXEC = 3 /* the image is replaced (exec.c) */ };
 /* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
 int hp_dump(int why);
-/* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found). */
-void hp_resolve_at_exit(const char *raw_path);
+/* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
+ * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
+void hp_resolve_at_exit(const char *raw_path, const char *earlier);
 /* The tid of the thread writing a raw file now, 0 when none. */
 int hp_dump_owner(void);
 /* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */

@@ -26,7 +26,11 @@ static uint32_t next_index;
 static pthread_key_t end_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+/* The entry stack address of a thread whose state is made after its start (hp_thread_remember_entry). */
+static __thread uintptr_t entry_remembered;
+
 hp_thread *hp_thread_current(void) { return hp_tls_thread; }
+void hp_thread_remember_entry(uintptr_t entry_stack_addr) { entry_remembered = entry_stack_addr; }
 hp_thread *hp_thread_list(void) { return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE); }
 
 static void on_thread_exit(void *p) { hp_thread_end(p); }
@@ -46,6 +50,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   /* The name it inherited from its creator: a name equal to it was not given to this thread. */
   if (prctl(PR_GET_NAME, t->born_comm) != 0) t->born_comm[0] = '\0';
   t->start_ns = hp_wall_ns();
+  if (!entry_stack_addr) entry_stack_addr = entry_remembered;
   t->entry_stack_addr = entry_stack_addr;
   hp_frame *root = &t->frames[0];
   root->event = hp_rt.root_event;

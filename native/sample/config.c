@@ -83,17 +83,22 @@ void hp_sample_config_read(void) {
   hp_scfg.enabled = hp_env_bool("HYPROF_SAMPLING", "TAU_SAMPLING", 0);
   hp_scfg.period_us = (uint64_t)hp_env_long("HYPROF_PERIOD_US", "TAU_EBS_PERIOD", 1000, 10, 1000000000L);
   hp_scfg.unwind = hp_env_bool("HYPROF_UNWIND", "TAU_EBS_UNWIND", 1);
-  /* "auto" is how TAU writes depth 0 in its metadata: accept it back */
+  /* "auto" is how TAU writes depth 0 in its metadata: accept it back. Unset: complete stacks in a
+   * Node process (V8 keeps frame pointers, so JavaScript frames unwind cheaply, and resolve keeps
+   * TAU's 10-frame chains in the profile and the rest in its stacks file), TAU's 10 elsewhere. */
   const char *depth = hp_env("HYPROF_UNWIND_DEPTH", "TAU_EBS_UNWIND_DEPTH", &used);
   if (depth && strcasecmp(depth, "auto") == 0)
     hp_scfg.unwind_depth = 0;
   else
-    hp_scfg.unwind_depth =
-        (uint32_t)hp_env_long("HYPROF_UNWIND_DEPTH", "TAU_EBS_UNWIND_DEPTH", 10, 0, HP_SAMPLE_MAX_DEPTH);
+    hp_scfg.unwind_depth = (uint32_t)hp_env_long("HYPROF_UNWIND_DEPTH", "TAU_EBS_UNWIND_DEPTH",
+                                                 (!depth || !*depth) && hp_node_process() ? 0 : 10, 0,
+                                                 HP_SAMPLE_MAX_DEPTH);
   static const char *const unwinders[] = {"libunwind", "fp", NULL};
   hp_scfg.unwinder = hp_env_choice("HYPROF_UNWINDER", NULL, unwinders, 0) == 1 ? HP_UNW_FP : HP_UNW_LIBUNWIND;
   hp_scfg.table_entries = (uint32_t)hp_env_long("HYPROF_SAMPLE_TABLE", NULL, 16384, 64, 1 << 24);
-  hp_scfg.arena_pcs = hp_scfg.table_entries * 16u;
+  /* program counters per record on average: complete stacks are deeper (pages are committed only
+   * when touched, table.c) */
+  hp_scfg.arena_pcs = hp_scfg.table_entries * (hp_scfg.unwind_depth == 0 ? 128u : 16u);
 
   hp_scfg.signo = SIGPROF;
   const char *sig = hp_env("HYPROF_SIGNAL", NULL, &used);

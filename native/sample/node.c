@@ -2,9 +2,8 @@
  * --perf-basic-prof (/tmp/perf-<pid>.map) is created here first, private to the user (mode 0600,
  * O_EXCL, no link followed): V8 opens it with fopen("w"), which keeps an existing file's mode, so
  * the names of the program's code are not readable by others.
- * A process is Node when its executable exports Node's addon interface (napi_module_register). */
+ * Whether the process is Node: core/node_threads.c. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,18 +13,8 @@
 #include <unistd.h>
 
 #include "../core/config.h"
+#include "../core/runtime.h"
 #include "sample_int.h"
-
-static int known = -1;
-
-int hp_node_process(void) {
-  if (known < 0) known = dlsym(RTLD_DEFAULT, "napi_module_register") != NULL;
-  return known;
-}
-
-/* What hp_node_process found, without asking (no dlsym: callable from a signal-time dump); 0 until
- * process_start asked. */
-int hp_node_process_known(void) { return known == 1; }
 
 /* Is V8 asked for a perf map: the flag in NODE_OPTIONS or on node's command line? */
 static int perf_map_asked(void) {

@@ -164,10 +164,27 @@ static void stop_all(void) {
 }
 
 /* The final dump (exit, signal): stop every source first, so the tables stop changing. Outside a
- * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. */
+ * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. Not
+ * before an exec: exec is async-signal-safe, programs call it from signal handlers, and the refresh
+ * takes the loader's lock (MAPS is then the last snapshot, as on a signal).
+ * Before an exec only the calling thread's source stops: a sampling signal pending on it would
+ * outlive the exec and end the new image (its disposition is back to the default there); the other
+ * threads, and their pending signals, end with the exec. */
 static void before_dump(int why) {
-  if (why != HP_DUMP_SIGNAL) hp_maps_refresh();   /* with sampling off too (process_start) */
-  if (why != HP_DUMP_FLUSH) stop_all();
+  if (why != HP_DUMP_SIGNAL && why != HP_DUMP_EXEC) hp_maps_refresh();   /* with sampling off too (process_start) */
+  if (why == HP_DUMP_EXEC) {
+    hp_thread *t = hp_thread_current();
+    hp_sample_thread *st = sampling_on && t ? hp_sample_of(t) : NULL;
+    if (st) stop_source(st);
+  } else if (why != HP_DUMP_FLUSH) {
+    stop_all();
+  }
+}
+
+/* The exec failed: the calling thread is sampled again. */
+static void exec_failed(hp_thread *t) {
+  hp_sample_thread *st = sampling_on && t ? hp_sample_of(t) : NULL;
+  if (st && !st->active) start_thread_sampling(t, st);
 }
 
 const hp_module hp_sample_module = {
@@ -178,6 +195,7 @@ const hp_module hp_sample_module = {
   .thread_end = thread_end,
   .fork_child = fork_child,
   .before_dump = before_dump,
+  .exec_failed = exec_failed,
   .add_metadata = hp_sample_add_metadata,
   .write_drops = hp_sample_write_drops,
   .write_sections = hp_sample_write_sections,

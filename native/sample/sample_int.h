@@ -10,6 +10,7 @@
 #include <time.h>
 #include <link.h>
 
+#include "../core/runtime.h"
 #include "../core/thread.h"
 #include "../core/writer.h"
 #include "sample.h"
@@ -24,7 +25,8 @@
 #define HP_TSAN 1
 #endif
 
-#define HP_SAMPLE_MAX_DEPTH 128   /* hard cap on kept frames (depth 0 = "auto" stops here too) */
+#define HP_SAMPLE_MAX_DEPTH 256   /* hard cap on kept frames (depth 0 = "auto" stops here too,
+                                     counted as unwind_truncated) */
 
 /* The module's slot of hp_thread.module_data: its hp_sample_thread (core/module.h). */
 #define HP_SAMPLE_SLOT 0
@@ -246,10 +248,8 @@ typedef struct {
 } hp_moved_map;
 uint32_t hp_moved_read(hp_moved_map *out, uint32_t max, int (*keep)(uint64_t start, uint64_t end));
 
-/* node.c: is this process Node (its executable exports napi_module_register)? Then create V8's
- * perf map privately before V8 does, when it is asked for one. Not for signal handlers. */
-int hp_node_process(void);
-int hp_node_process_known(void);
+/* node.c: in a Node process (hp_node_process, core/runtime.h), create V8's perf map privately before
+ * V8 does, when it is asked for one. Not for signal handlers. */
 void hp_node_prepare_perf_map(void);
 
 /* sigchain.c */

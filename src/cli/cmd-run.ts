@@ -4,7 +4,7 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -12,9 +12,10 @@ import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.j
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { mpiRuntime, requireRuntime } from './package-root.js';
+import { installedPrefix, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
+import { nodeJitPlan, optionWord, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 import { removePerfMaps } from './run-perf-maps.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
 import { settledSurvivors, survivorsNote } from './run-survivors.js';
@@ -36,7 +37,13 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', '
  * The environment of the measured program. `libs`: the runtime, then the MPI layer when it was built
  * (it is inert in processes without MPI, mpirun among them: docs/mpi.md).
  */
-export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDir: string, opts: RunCliOptions): NodeJS.ProcessEnv {
+export function childEnv(
+  base: NodeJS.ProcessEnv,
+  libs: string | string[],
+  rawDir: string,
+  opts: RunCliOptions,
+  plan?: NodeJitPlan,
+): NodeJS.ProcessEnv {
   const env = { ...base };
   const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
@@ -46,16 +53,27 @@ export function childEnv(base: NodeJS.ProcessEnv, libs: string | string[], rawDi
   if (!opts.sampling) env.HYPROF_SAMPLING = '0';
   else if (base.HYPROF_SAMPLING === undefined && base.TAU_SAMPLING === undefined) env.HYPROF_SAMPLING = '1';
   if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
-  // Node programs (and node processes they start): V8 names its JIT code in /tmp/perf-<pid>.map from
-  // the start, which resolve reads for JavaScript frames in samples (docs/node.md).
-  if (env.HYPROF_SAMPLING !== '0') {
-    const have = (base.NODE_OPTIONS ?? '').split(/\s+/);
-    const add = ['--perf-basic-prof', '--interpreted-frames-native-stack'].filter((f) => !have.includes(f));
-    if (add.length) env.NODE_OPTIONS = [base.NODE_OPTIONS, ...add].filter(Boolean).join(' ');
-  }
+  // Node programs (and node processes they start): V8 names its JIT code from the start, through the
+  // V8 part's code event log or else its perf map, which resolve reads for JavaScript frames in
+  // samples (run-node-jit.ts, docs/node.md).
+  let nodeOptions = base.NODE_OPTIONS;
+  if (env.HYPROF_SAMPLING !== '0') nodeOptions = withNodeJitFlags(nodeOptions, plan ?? nodeJitPlan(base));
+  // Each thread that runs JavaScript (the main thread, every worker) says so through the addon, so
+  // that only those threads are measured (docs/node.md, "Threads"); with or without sampling.
+  const preload = threadPreload();
+  if (preload) nodeOptions = withNodeJitFlags(nodeOptions, { flags: ['--require', optionWord(preload)], note: null });
+  if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;
+}
+
+/** The preload that marks Node's JavaScript threads (src/events/thread-preload.cts), or null where
+ * there is none: the single executable has no addon to load (docs/node.md, "Threads"). */
+export function threadPreload(): string | null {
+  if (installedPrefix) return null;
+  const file = join(packageRoot, 'dist', 'src', 'events', 'thread-preload.cjs');
+  return existsSync(file) ? file : null;
 }
 
 /** The file `program` names, as the shell would find it on PATH; null when there is none. */
@@ -89,7 +107,7 @@ function noMeasurementsWhy(rawDir: string, file: string | null): string {
   }
   if (started) {
     return (
-      "the program ended without running its exit handlers (it called _exit, or exec'd a program that was not measured), so " +
+      'the program ended without running its exit handlers (it called _exit), so ' +
       'its measurements were never written (call exit, or hyprof_flush before _exit)'
     );
   }
@@ -174,7 +192,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const said: string[] = [];
   let file: string | null = null;
   try {
-    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts);
+    const jit = nodeJitPlan(process.env);
+    if (jit.note && opts.sampling && /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '')) {
+      process.stderr.write(`hyprof: ${jit.note}\n`);
+    }
+    const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts, jit);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     file = findProgram(program);
     if (launcher && !mpiLib) {

@@ -26,6 +26,8 @@ export interface ResolveSummary {
   /** Lost measurements by reason, over every thread of every process. */
   drops: Record<string, number>;
   warnings: string[];
+  /** Images a process replaced by exec, each in a context of its own. */
+  replaced: Array<{ node: number; context: number; executable: string }>;
 }
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
@@ -114,7 +116,13 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       onProgress: (done, total, what) => progress.update(`hyprof: ${what} (${done}/${total})`),
     });
     progress.done();
-    return { threads: result.threads, pattern: filePattern(result.files), drops: result.drops, warnings: result.warnings };
+    return {
+      threads: result.threads,
+      pattern: filePattern(result.files),
+      drops: result.drops,
+      warnings: result.warnings,
+      replaced: result.replacedImages.map(({ node, context, executable }) => ({ node, context, executable })),
+    };
   } catch (e) {
     progress.done();
     // A directory this step created holds at most a partial profile: never leave one behind.

@@ -12,7 +12,19 @@ export function showDir(dir: string): string {
 }
 
 export function describeOutput(s: ResolveSummary, dir: string): string {
-  return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})`;
+  return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})${replacedText(s.replaced)}`;
+}
+
+/** How many images replaced by exec are named one by one; the rest are counted. */
+const NAMED_IMAGES = 3;
+
+/** `; profile.0.1.* is ./app before it replaced itself by exec`, for the earlier images of processes. */
+function replacedText(images: ResolveSummary['replaced']): string {
+  if (images.length === 0) return '';
+  const named = images.slice(0, NAMED_IMAGES).map((i) => `profile.${i.node}.${i.context}.* is ${i.executable || 'a program'}`);
+  const more = images.length - named.length;
+  const rest = more > 0 ? ` (and ${more} more image${more === 1 ? '' : 's'})` : '';
+  return `; ${named.join(', ')} before ${images.length === 1 ? 'it' : 'each'} replaced itself by exec${rest}`;
 }
 
 /** `SIGKILL` → 9, for the 128+signal exit status. */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INFO_FROM_FLUSH, INFO_FROM_SIGNAL, type RawProcess, type RawThread } from '../samples/raw-model.js';
+import { INFO_EXEC_REPLACED, INFO_FROM_FLUSH, INFO_FROM_SIGNAL, type RawProcess, type RawThread } from '../samples/raw-model.js';
 import type { ContextTree } from './assemble-tree.js';
 import { singleExecutableText } from '../base/single-executable.js';
 
@@ -44,10 +44,14 @@ export function threadMetadata(proc: RawProcess, t: RawThread, metric: string, t
     'hyprof Written',
     f & INFO_FROM_SIGNAL
       ? 'on SIGINT / SIGTERM'
-      : f & INFO_FROM_FLUSH
-        ? 'by hyprof_flush() while the process was still running'
-        : 'at exit',
+      : f & INFO_EXEC_REPLACED
+        ? 'before exec replaced the program'
+        : f & INFO_FROM_FLUSH
+          ? 'by hyprof_flush() while the process was still running'
+          : 'at exit',
   );
+  // An earlier image of its process: the program it ran is in Executable and Command Line above.
+  if (f & INFO_EXEC_REPLACED) meta.set('hyprof Image', 'replaced by exec');
   for (const [reason, n] of t.drops) meta.set(`hyprof dropped ${reason}`, String(n));
   const taken = t.samples.reduce((n, s) => n + s.count, 0);
   if (taken > 0 && !meta.has(`TAU_EBS_SAMPLES_TAKEN_${t.index}`)) meta.set(`TAU_EBS_SAMPLES_TAKEN_${t.index}`, String(taken));

@@ -15,7 +15,11 @@ import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
 import type { ModuleCollector } from './modules-file.js';
 import { safeName } from './event-names.js';
-import { builtinsOfJsCaller, v8GroupEntry } from './v8-groups.js';
+import { builtinsOfJsCaller, v8GroupEntry, v8GroupFold } from './v8-groups.js';
+import { FrameTable, type StackFrame, type StackTree } from './stacks-file.js';
+
+/** A chain (of its innermost frames) with fewer of the thread's samples than this share is cut shorter. */
+export const RARE_CHAIN_SHARE = 0.0005;
 
 /** TAU puts two spaces before the `=>` that follows a context path and a [CONTEXT] node. */
 const CONTEXT_JOIN = '  => ';
@@ -36,6 +40,10 @@ export interface SampleOptions {
   scale?: (context: bigint) => number[] | undefined;
   /** Told the object file of every named frame (modules.json, for exporters). */
   modules?: ModuleCollector;
+  /** Frames an [UNWIND] chain keeps, the sample's own included (the innermost ones; TAU_EBS_UNWIND_DEPTH). */
+  chainDepth: number;
+  /** Where the complete stacks go (stacks-file.ts), when they are kept. */
+  stacks?: { frames: FrameTable; tree: StackTree };
 }
 
 /** hyprof's own code: the runtime library, its MPI layer, or the Node addon it is built into. */
@@ -74,12 +82,16 @@ function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
   // A worker thread's stack starts in the OpenMP runtime (its thread loop, the call into the outlined
   // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
   while (out.length > 1 && isOpenmpRuntime(out[out.length - 1].object)) out.pop();
-  // V8's garbage collector or compiler at work: one named frame under the code that led there.
+  // V8's garbage collector or compiler at work: one named frame under the code that led there; a
+  // compilation the chain shows a JavaScript function asking for is that function's (v8-groups.ts).
   const v8 = v8GroupEntry(
     out.map((f) => (f.ok ? f.function : null)),
     (i) => isJsFrame(out[i]),
   );
-  if (v8) out.splice(0, v8.at + 1, { ok: true, function: v8.group, file: '', line: 0 });
+  if (v8) {
+    const fold = v8GroupFold(v8);
+    out.splice(0, fold.drop, ...(fold.named ? [{ ok: true as const, function: v8.group, file: '', line: 0 }] : []));
+  }
   // Builtins a JavaScript function ran (loads, calls): that function's own time.
   else out.splice(0, builtinsOfJsCaller(out.map((f) => (f.ok ? f.function : null)), (i) => isJsFrame(out[i])));
   if (out.length === 0) out.push({ ok: false, module: 'UNKNOWN', address: 0n });
@@ -112,10 +124,33 @@ export function unwindName(caller: Frame, callee: Frame, keep: boolean): string 
   return safeName(`[UNWIND] ${calleeLoc} [@] ${caller.ok ? where(caller) : unresolved(caller, keep)}`);
 }
 
-/** Add the sample nodes of one thread to `table`. */
-export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSample[], table: EntryTable, opts: SampleOptions): number {
+/** A frame as the stacks file holds it: named as in the TAU profile, split into its parts. */
+function stackFrame(f: Frame, keep: boolean): StackFrame {
+  if (!f.ok) return [safeName(unresolved(f, keep)), '', 0, f.object ?? ''];
+  return [safeName(f.function), safeName(f.file), f.line, f.object ?? ''];
+}
+
+/**
+ * Add the sample nodes of one thread to `table`; returns the samples added and whether any stack was
+ * deeper than the [UNWIND] chains keep (then only the stacks file holds it whole).
+ */
+export function addSamples(
+  proc: RawProcess,
+  tree: ContextTree,
+  samples: RawSample[],
+  table: EntryTable,
+  opts: SampleOptions,
+): { samples: number; deeper: boolean; shortened: number } {
   let total = 0;
+  let deeper = false;
+  let shortened = 0;
   const zero = new Array(proc.info.metrics.length).fill(0);
+  const frameTable = opts.stacks?.frames ?? new FrameTable();
+  // Pass 1: every record's context and complete stack (innermost first), and the samples of each
+  // chain of its innermost 1..chainDepth frames, to shorten rare chains in pass 2.
+  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; ids: number[]; values: number[] }> = [];
+  const chainCount = new Map<string, number>();
+  const chainKey = (ctxPath: string, ids: number[], d: number) => `${ctxPath}\u0000${ids.slice(0, d).join(',')}`;
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
@@ -124,13 +159,40 @@ export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSamp
     // The specialised name under its timer's path: samples of "matrixMultiply  [ <size> = <512> ]  "
     // stay apart per size, as a [CONTEXT] child of matrixMultiply.
     const ctxName = tree.name(tree.context(r.context).event);
-    const ctxNode = `[CONTEXT] ${ctxName}`;
     // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
-    const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}${ctxNode}`;
+    const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`;
+    const stack = framesOf(r, opts);
+    const ids = stack.map((fr) => frameTable.id(stackFrame(fr, opts.keepAddresses)));
+    if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
+    if (stack.length > opts.chainDepth) deeper = true;
+    if (Number.isFinite(opts.chainDepth)) {
+      for (let d = 2; d <= Math.min(opts.chainDepth, ids.length); d++) {
+        const k = chainKey(ctxPath, ids, d);
+        chainCount.set(k, (chainCount.get(k) ?? 0) + r.count);
+      }
+    }
+    records.push({ r, ctxPath, stack, ids, values });
+  }
+  // A chain cut to TAU's depth is extended outward only while it holds RARE_CHAIN_SHARE of the
+  // thread's samples: rarer chains keep fewer frames (what a flame graph would not draw), so the
+  // number of entries stays bounded; each such sample is counted (docs/assembly.md).
+  const minSamples = total * RARE_CHAIN_SHARE;
+
+  // Pass 2: the TAU entries.
+  for (const { r, ctxPath, stack, ids, values } of records) {
+    const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
     table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
     table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
 
-    const frames = framesOf(r, opts);
+    // TAU's chains: the innermost frames only (TAU_EBS_UNWIND_DEPTH), merged per identical chain.
+    let depth = Math.min(stack.length, opts.chainDepth);
+    if (Number.isFinite(opts.chainDepth)) {
+      let d = 1;
+      while (d < depth && (chainCount.get(chainKey(ctxPath, ids, d + 1)) ?? 0) >= minSamples) d++;
+      if (d < depth) shortened += r.count;
+      depth = d;
+    }
+    const frames = stack.slice(0, Math.max(1, depth));
     const leaf = sampleName(frames[0], opts.keepAddresses);
     table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, values, values);
 
@@ -151,5 +213,5 @@ export function addSamples(proc: RawProcess, tree: ContextTree, samples: RawSamp
     const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
     table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, values, values);
   }
-  return total;
+  return { samples: total, deeper, shortened };
 }

@@ -13,7 +13,10 @@
  * File numbering: node = the process's node (MPI rank); context = 0 for the root process of a run,
  * a process that set its node or called MPI_Init, or a lone process; the process id for forked
  * children, for the other processes of a `hyprof run` (exec'd descendants) and for processes that
- * only inherited a rank from an MPI launcher; thread = the thread's index.
+ * only inherited a rank from an MPI launcher; thread = the thread's index. A process that replaced
+ * its program by exec has one raw file per image (same host and pid): the last image is numbered as
+ * above, each earlier one gets a context of its own after the highest its node uses in the resolve
+ * (exec-images.ts), so images never collide.
  */
 import {
   EventKind,
@@ -34,6 +37,7 @@ import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
 import type { ModuleCollector } from './modules-file.js';
 import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from './tau-model.js';
+import { FrameTable, MERGED_FRAME, StackTree, type StacksFile } from './stacks-file.js';
 
 export interface AssembleOptions {
   /** Event paths on/off; default: the run's HYPROF_CALLPATH / TAU_CALLPATH setting, else on. */
@@ -46,6 +50,8 @@ export interface AssembleOptions {
   resolve: (pc: bigint, isReturn: boolean) => Resolution;
   /** True when another process of the same resolve is a `hyprof run` root (see numbering above). */
   underRun?: boolean;
+  /** The context of an image replaced by exec that another image of its process follows (exec-images.ts). */
+  context?: number;
   /** Told the object file of every sampled function (modules.json). */
   modules?: ModuleCollector;
   /**
@@ -64,6 +70,8 @@ export interface AssembledProcess {
   samples: number;
   drops: Record<string, number>;
   warnings: string[];
+  /** The complete sampled stacks (stacks-file.ts), when some were deeper than the [UNWIND] chains. */
+  stacks?: StacksFile;
 }
 
 function attr(p: RawProcess, ...keys: string[]): string | undefined {
@@ -117,29 +125,75 @@ export function metricDivisor(metric: string): number {
 export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: ThreadToWrite) => void): AssembledProcess {
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
-  const { node, context } = fileNumbering(proc, opts.underRun ?? false);
+  const numbered = fileNumbering(proc, opts.underRun ?? false);
+  const node = numbered.node;
+  const context = opts.context ?? numbered.context;
   const metrics = proc.info.metrics;
   const threads: TauThreadProfile[][] = metrics.map(() => []);
   const drops: Record<string, number> = {};
   const warnings: string[] = [];
   let samples = 0;
+  const chainDepth = unwindChainDepth(proc);
+  // Complete stacks, kept for the stacks file when some stack is deeper than the chains.
+  const frameTable = new FrameTable();
+  const stackTrees: Array<[number, StackTree]> = [];
+  let deeper = false;
 
   for (const t of proc.threads) {
-    const made = threadTable(proc, tree, t, cp, opts);
-    samples += made.samples;
+    const stackTree = new StackTree(metrics.length);
+    const made = threadTable(proc, tree, t, cp, opts, { chainDepth, frames: frameTable, tree: stackTree });
+    const added = made.added;
+    samples += added.samples;
+    deeper ||= added.deeper;
+    if (stackTree.parent.length > 0) stackTrees.push([t.index, stackTree]);
+    // Chains cut to TAU's depth say so, and how many samples a rarer, shorter chain holds.
+    const chainMeta: Array<[string, string]> = Number.isFinite(chainDepth) && added.samples > 0
+      ? [['hyprof unwind chain depth', String(chainDepth)], ['hyprof samples in shortened chains', String(added.shortened)]]
+      : [];
     // The path names are in the table now; the next thread names its own.
     tree.forgetPaths();
     for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;
     for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
     const userEvents = userEventsOf(proc, t);
     metrics.forEach((metric, m) => {
-      const ids = { node, context, thread: t.index, metric, userEvents, metadata: threadMetadata(proc, t, metric, tree) };
+      const ids = { node, context, thread: t.index, metric, userEvents, metadata: [...threadMetadata(proc, t, metric, tree), ...chainMeta] };
       // Handed over, the events are made one at a time as they are written.
       if (onThread) onThread(m, { ...ids, events: made.table.eventList(m, metricDivisor(metric), true) });
       else threads[m].push({ ...ids, events: made.table.events(m, metricDivisor(metric), true) });
     });
   }
-  return { threads, metrics, node, context, samples, drops, warnings };
+  const stacks = deeper ? stacksFile(node, context, metrics, frameTable, stackTrees) : undefined;
+  return { threads, metrics, node, context, samples, drops, warnings, ...(stacks ? { stacks } : {}) };
+}
+
+/**
+ * Frames an [UNWIND] chain of the TAU profile keeps: all when the run bounded its unwinding itself
+ * (a depth N > 0: the chains hold what it unwound, inlined frames included, as before), else
+ * DEFAULT_CHAIN_DEPTH, the innermost frames of the complete stacks (depth 0, "auto", the default
+ * in Node processes).
+ */
+export function unwindChainDepth(proc: RawProcess): number {
+  const d = proc.sampling?.unwindDepth ?? 0;
+  return d > 0 ? Infinity : DEFAULT_CHAIN_DEPTH;
+}
+
+/** The TAU profile's chain depth when the stacks are complete: TAU's own default (TAU_EBS_UNWIND_DEPTH). */
+export const DEFAULT_CHAIN_DEPTH = 10;
+
+/** Stack-tree nodes a thread keeps in the stacks file; beyond, the rarest stacks fold into their caller. */
+export const MAX_STACK_NODES = 50_000;
+
+function stacksFile(node: number, context: number, metrics: string[], frames: FrameTable, trees: Array<[number, StackTree]>): StacksFile {
+  const mergedFrame = frames.id([MERGED_FRAME, '', 0, '']);
+  const threads = trees.map(([thread, tree]) => {
+    const { tree: t, merged } = tree.bound(MAX_STACK_NODES, mergedFrame);
+    const values = t.values.map((v, m) => {
+      const d = metricDivisor(metrics[m]);
+      return v.map((x) => x / d);
+    });
+    return { thread, ...t, values, merged };
+  });
+  return { format: 'hyprof-stacks', version: 1, node, context, metrics, frames: frames.frames, threads };
 }
 
 /** One thread's entries (timers, then samples); the values they come from are dropped on return. */
@@ -149,7 +203,8 @@ function threadTable(
   t: RawThread,
   cp: { on: boolean; depth: number },
   opts: AssembleOptions,
-): { table: EntryTable; samples: number } {
+  stacks: { chainDepth: number; frames: FrameTable; tree: StackTree },
+): { table: EntryTable; added: ReturnType<typeof addSamples> } {
   const table = new EntryTable(proc.info.metrics.length);
   const values = threadValues(proc, tree, t, opts.dropStatistics);
   addTimers(proc, tree, values, table, cp);
@@ -160,16 +215,18 @@ function threadTable(
     if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
     return tree.name(tree.base(tree.context(c).event));
   };
-  const samples = addSamples(proc, tree, t.samples, table, {
+  const added = addSamples(proc, tree, t.samples, table, {
     contextPath,
     keepAddresses: opts.keepAddresses ?? false,
     unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
     resolve: opts.resolve,
     scale: (c) => values.sampleScale.get(c),
     modules: opts.modules,
+    chainDepth: stacks.chainDepth,
+    stacks: { frames: stacks.frames, tree: stacks.tree },
   });
   table.pruneDerived(PATH_SPLIT);
-  return { table, samples };
+  return { table, added };
 }
 
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {

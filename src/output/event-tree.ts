@@ -4,7 +4,7 @@
  * timer's path, so they unfold under the timer they were taken in. The viewer, the flame graph and
  * every exporter walk this tree, so they agree on structure and values.
  */
-import { displayName, inDisplayForm, type TauEvent } from './tau-model.js';
+import { displayName, inDisplayForm, type TauEvent, type ThreadStackView } from './tau-model.js';
 
 export type NodeKind = 'timer' | 'context' | 'unwind' | 'sample';
 
@@ -24,12 +24,45 @@ export interface TreeNode {
   group: string;
   /** True when no event of the profile names this path: values are summed from the children. */
   derived: boolean;
+  /** A node of a complete stack (stacks file): its frame, [function, file, line, object file]. */
+  frame?: [string, string, number, string];
 }
 
 export interface EventTree {
   roots: TreeNode[];
   nodes: TreeNode[];
-  byPath: Map<string, TreeNode>;
+  byPath: PathIndex;
+}
+
+/**
+ * Nodes by path. The nodes of complete stacks (spliceStacks) are not indexed: their paths grow with
+ * their depth, so they are computed when asked for and found by walking down from the deepest
+ * indexed node of the path.
+ */
+export class PathIndex {
+  private readonly map = new Map<string, TreeNode>();
+
+  set(path: string, n: TreeNode): void {
+    this.map.set(path, n);
+  }
+
+  has(path: string): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  get(path: string): TreeNode | undefined {
+    const hit = this.map.get(path);
+    if (hit) return hit;
+    const parts = path.split(' => ');
+    // The deepest indexed prefix, then down by name.
+    for (let k = parts.length - 1; k >= 1; k--) {
+      let n = this.map.get(parts.slice(0, k).join(' => '));
+      if (!n) continue;
+      for (let j = k; j < parts.length && n; j++) n = n.children.find((c) => c.name === parts[j]);
+      return n;
+    }
+    return undefined;
+  }
 }
 
 export function kindOf(name: string): NodeKind {
@@ -56,8 +89,8 @@ export function isParamEvent(group: string): boolean {
   return group.split('|').some((g) => g.trim() === 'TAU_PARAM');
 }
 
-export function buildTree(events: readonly TauEvent[]): EventTree {
-  const nodes: TreeNode[] = [];
+export function buildTree(events: readonly TauEvent[], stacks?: ThreadStackView): EventTree {
+  let nodes: TreeNode[] = [];
   const byPath = new Map<string, TreeNode>();
   const roots: TreeNode[] = [];
   const flat = new Map<string, TauEvent>();
@@ -117,11 +150,92 @@ export function buildTree(events: readonly TauEvent[]): EventTree {
   for (const [name, e] of flat) {
     if (!inPaths.has(name) && !isParamEvent(e.group)) assign(node([name], 0), e);
   }
+  if (stacks) nodes = spliceStacks(stacks, byPath, nodes);
   graftTruncatedPaths(roots, nodes);
   fillDerived(roots);
   for (const n of nodes) n.children.sort((a, b) => b.incl - a.incl);
   roots.sort((a, b) => b.incl - a.incl);
-  return { roots, nodes, byPath };
+  const index = new PathIndex();
+  for (const [k, n] of byPath) index.set(k, n);
+  return { roots, nodes, byPath: index };
+}
+
+/** A frame of a stacks file as a node name, in the words of the profile's [SAMPLE] names. */
+function stackFrameName(f: [string, string, number, string], inner: boolean): string {
+  const [fn, file, line] = f;
+  const placeholder = (!file && line === 0 && (fn.startsWith('<') || fn.startsWith('('))) || fn.startsWith('UNRESOLVED ');
+  return displayName(`${inner ? '[UNWIND]' : '[SAMPLE]'} ${placeholder ? fn : `${fn} [{${file}} {${line}}]`}`);
+}
+
+/** A node of a complete stack: its path is its parent's and its name, computed when asked for. */
+class StackNode implements TreeNode {
+  id = 0;
+  children: TreeNode[] = [];
+  calls = 0;
+  subrs = 0;
+  excl = 0;
+  incl = 0;
+  group = 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH';
+  derived = false;
+  constructor(
+    public name: string,
+    public kind: NodeKind,
+    public parent: TreeNode | null,
+    public frame: [string, string, number, string],
+  ) {}
+  get path(): string {
+    return `${this.parent!.path} => ${this.name}`;
+  }
+  set path(_: string) {
+    // always its parent's path and its name (reparenting moves it with its parent)
+  }
+}
+
+/**
+ * The complete stacks of a stacks file in place of the [UNWIND] chains and [SAMPLE] leaves under
+ * each sample context they cover: the same samples, every frame (docs/assembly.md). Returns the
+ * node list without the nodes replaced.
+ */
+function spliceStacks(s: ThreadStackView, byPath: Map<string, TreeNode>, nodes: TreeNode[]): TreeNode[] {
+  const contexts = s.contexts.map((c) => byPath.get(splitPath(c).join(' => ')));
+  const removed = new Set<TreeNode>();
+  const drop = (n: TreeNode): void => {
+    removed.add(n);
+    byPath.delete(n.path);
+    for (const c of n.children) drop(c);
+  };
+  for (const ctx of contexts) {
+    if (!ctx) continue;
+    for (const c of ctx.children) if (c.kind === 'unwind' || c.kind === 'sample') drop(c);
+    ctx.children = ctx.children.filter((c) => !removed.has(c));
+  }
+  const n = s.parent.length;
+  const inner = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (s.parent[i] >= 0) inner[s.parent[i]] = 1;
+  const made: Array<StackNode | undefined> = new Array(n);
+  const kept = nodes.filter((x) => !removed.has(x));
+  for (let i = 0; i < n; i++) {
+    const p = s.parent[i];
+    const parent = p < 0 ? contexts[-p - 1] : made[p];
+    if (!parent) continue;
+    const frame = s.frames[s.frame[i]];
+    const node = new StackNode(stackFrameName(frame, inner[i] === 1), inner[i] ? 'unwind' : 'sample', parent, frame);
+    node.calls = s.samples[i];
+    node.excl = s.values[i];
+    node.incl = s.values[i];
+    parent.children.push(node);
+    made[i] = node;
+    kept.push(node);
+  }
+  // Inclusive values: children come after their parent, so one backward pass sums them up.
+  for (let i = n - 1; i >= 0; i--) {
+    const p = s.parent[i];
+    if (p >= 0 && made[i] && made[p]) {
+      made[p]!.incl += made[i]!.incl;
+      made[p]!.calls += made[i]!.calls;
+    }
+  }
+  return kept;
 }
 
 /**
@@ -187,12 +301,12 @@ function fillDerived(roots: TreeNode[]): void {
 
 /** Rebuild the path index after grafting (paths of moved nodes changed). */
 export function indexTree(tree: EventTree): EventTree {
-  const byPath = new Map<string, TreeNode>();
+  const byPath = new PathIndex();
   const nodes: TreeNode[] = [];
   const walk = (n: TreeNode): void => {
     n.id = nodes.length;
     nodes.push(n);
-    byPath.set(n.path, n);
+    if (!(n instanceof StackNode)) byPath.set(n.path, n);
     for (const c of n.children) walk(c);
   };
   for (const r of tree.roots) walk(r);
@@ -219,8 +333,8 @@ export function stackRoots(tree: EventTree): TreeNode[] {
 }
 
 /** Build and index in one step: what callers want. */
-export function eventTree(events: readonly TauEvent[]): EventTree {
-  return indexTree(buildTree(events));
+export function eventTree(events: readonly TauEvent[], stacks?: ThreadStackView): EventTree {
+  return indexTree(buildTree(events, stacks));
 }
 
 const widths = new WeakMap<EventTree, Map<TreeNode, number>>();

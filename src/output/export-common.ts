@@ -74,6 +74,8 @@ export interface ExportFrame {
   /** Source position of sampled code (not of timers). */
   file?: string;
   line?: number;
+  /** The line the function starts at, when known: JavaScript functions, which V8 names by it. */
+  startLine?: number;
   kind: 'timer' | 'context' | 'code';
 }
 
@@ -123,8 +125,12 @@ export function exportFrame(n: TreeNode): ExportFrame | null {
       return n.parent && n.parent.name === name ? null : { name, kind: 'context' };
     }
     case 'sample':
-    case 'unwind':
-      return sampledCode(n.name);
+    case 'unwind': {
+      const f = sampledCode(n.name);
+      // A frame of a complete stack: JIT code (no object file) is named by its function's first line.
+      if (f && n.frame && n.frame[3] === '' && n.frame[1] !== '' && f.file !== undefined) f.startLine = n.frame[2];
+      return f;
+    }
   }
 }
 
@@ -167,7 +173,7 @@ export function* stacksIn(tree: EventTree): Generator<{ frames: readonly ExportF
 }
 
 export function threadTree(t: TauThreadProfile): EventTree {
-  return eventTree(t.events);
+  return eventTree(t.events, t.stacks);
 }
 
 export function threadName(t: TauThreadProfile): string {

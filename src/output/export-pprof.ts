@@ -55,13 +55,13 @@ class Tables {
     return id;
   }
 
-  private function(name: string, file: string): number {
-    const key = `${name}\u0000${file}`;
+  private function(name: string, file: string, startLine: number): number {
+    const key = `${name}\u0000${file}\u0000${startLine}`;
     let id = this.functionIds.get(key);
     if (id === undefined) {
       id = this.functions.length + 1;
       const n = this.strings.dedup(name);
-      this.functions.push(new PFunction({ id, name: n, systemName: n, filename: this.strings.dedup(file) }));
+      this.functions.push(new PFunction({ id, name: n, systemName: n, filename: this.strings.dedup(file), startLine }));
       this.functionIds.set(key, id);
     }
     return id;
@@ -76,11 +76,11 @@ class Tables {
       const unresolved = /^UNRESOLVED (\/\S+)/.exec(f.name);
       module = unresolved ? this.modules.ofPath(unresolved[1]) : this.modules.ofFunction(f.name, file);
     }
-    const key = `${f.kind === 'code' ? 'c' : 't'}\u0000${f.name}\u0000${file}\u0000${line}\u0000${module ?? ''}`;
+    const key = `${f.kind === 'code' ? 'c' : 't'}\u0000${f.name}\u0000${file}\u0000${line}\u0000${module ?? ''}\u0000${f.startLine ?? 0}`;
     let id = this.locationIds.get(key);
     if (id === undefined) {
       id = this.locations.length + 1;
-      const functionId = this.function(f.name, file);
+      const functionId = this.function(f.name, file, f.startLine ?? 0);
       this.locations.push(new Location({ id, mappingId: this.mapping(module), line: [new Line({ functionId, line })] }));
       this.locationIds.set(key, id);
     }

@@ -8,7 +8,7 @@
  * profile) only the flat [SAMPLE] entries are known: self, and total = self.
  */
 import { UserError } from '../base/errors.js';
-import { sampledCode } from './export-common.js';
+import { sampledCode, type ExportFrame } from './export-common.js';
 import { meanThread, parseThreadSelector, selectThreads, type ThreadSelector } from './report-data.js';
 import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
 import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
@@ -105,12 +105,42 @@ class Scope {
 
 const SPLIT = /\s+=>\s+/;
 
+/** The (negative) context reference at the top of node i's stack. */
+function rootOf(parent: number[], i: number): number {
+  let p = parent[i];
+  while (p >= 0) p = parent[p];
+  return p;
+}
+
 /** The function view of one thread. */
 export function functionsOf(t: TauThreadProfile, sort: 'self' | 'total' = 'self', limit?: number): ThreadFunctions {
   const overall = new Scope();
   const contexts = new Map<string, Scope>();
   const flat: Array<{ name: string; calls: number; value: number }> = [];
   let sawPaths = false;
+  const scopeOf = (ctx: string): Scope => {
+    let s = contexts.get(ctx);
+    if (!s) contexts.set(ctx, (s = new Scope()));
+    return s;
+  };
+  // Contexts the stacks file covers take their chains from there: complete stacks, every frame.
+  const covered = new Set<string>();
+  if (t.stacks) {
+    const st = t.stacks;
+    const code = st.frames.map(([fn, file, line]) => sampledCode(`[SAMPLE] ${fn.startsWith('UNRESOLVED ') || (!file && line === 0) ? fn : `${fn} [{${file}} {${line}}]`}`)!);
+    const chains: ExportFrame[][] = [];
+    st.contexts.forEach((c) => covered.add(c.split(SPLIT).map(displayName).join(' => ')));
+    for (let i = 0; i < st.parent.length; i++) {
+      const p = st.parent[i];
+      chains[i] = p < 0 ? [code[st.frame[i]]] : [...chains[p], code[st.frame[i]]];
+      if (st.samples[i] === 0 && st.values[i] === 0) continue;
+      sawPaths = true;
+      const ctxPath = st.contexts[-rootOf(st.parent, i) - 1].split(SPLIT);
+      const ctx = displayName(ctxPath[ctxPath.length - 1].trim().slice('[CONTEXT]'.length));
+      overall.add(chains[i], st.samples[i], st.values[i]);
+      scopeOf(ctx).add(chains[i], st.samples[i], st.values[i]);
+    }
+  }
   for (const e of t.events) {
     const parts = e.name.split(SPLIT);
     const last = parts[parts.length - 1].trim();
@@ -122,15 +152,13 @@ export function functionsOf(t: TauThreadProfile, sort: 'self' | 'total' = 'self'
     let ci = parts.length - 2;
     while (ci >= 0 && !parts[ci].trim().startsWith('[CONTEXT]')) ci--;
     if (ci < 0) continue;
+    if (covered.has(parts.slice(0, ci + 1).map(displayName).join(' => '))) continue;
     sawPaths = true;
     const chain = parts.slice(ci + 1).map((p) => sampledCode(p)).filter((f): f is NonNullable<typeof f> => f !== null);
     if (chain.length === 0) continue;
     const value = e.excl || e.incl;
     overall.add(chain, e.calls, value);
-    const ctx = displayName(parts[ci].trim().slice('[CONTEXT]'.length));
-    let s = contexts.get(ctx);
-    if (!s) contexts.set(ctx, (s = new Scope()));
-    s.add(chain, e.calls, value);
+    scopeOf(displayName(parts[ci].trim().slice('[CONTEXT]'.length))).add(chain, e.calls, value);
   }
   if (!sawPaths) for (const f of flat) overall.add([sampledCode(f.name)!], f.calls, f.value);
   return {

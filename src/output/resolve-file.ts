@@ -12,6 +12,8 @@ import { assembleProcess } from './assemble.js';
 import { markThrottled, nameFunctions } from './function-names.js';
 import { ModuleCollector, type ModulesFile } from './modules-file.js';
 import { writeThreadFile, type ProfileWrite } from './tau-writer.js';
+import { stacksFileName, writeStacksFile } from './stacks-file.js';
+import { join } from 'node:path';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */
 export interface AssembleJob {
@@ -20,6 +22,8 @@ export interface AssembleJob {
   callpathDepth?: number;
   keepAddresses?: boolean;
   underRun: boolean;
+  /** The contexts of images replaced by exec, by file (exec-images.ts); other files are numbered as usual. */
+  contexts?: Record<string, number>;
 }
 
 /** One file's part of the result. */
@@ -57,6 +61,7 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       keepAddresses: job.keepAddresses,
       resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
       underRun: job.underRun,
+      context: job.contexts?.[file],
       modules,
       dropStatistics: true,
     },
@@ -66,6 +71,8 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       moves.push(writeThreadFile(job.write, m, t));
     },
   );
+  // The complete stacks beside the profile files, moved into place with them.
+  if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   return {
     file,
     moves,

@@ -17,6 +17,7 @@ import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type R
 import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
+import { replacedImages, type ReplacedImage } from './exec-images.js';
 import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from './modules-file.js';
 import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
@@ -56,12 +57,14 @@ export interface ResolveResult {
   ranks?: RankSummary;
   /** Worker threads the assembly ran on (0: the main thread). */
   workers: number;
+  /** Images replaced by exec that another image of their process follows, each in a context of its own. */
+  replacedImages: ReplacedImage[];
 }
 
 /** What the first pass keeps of a process. */
 interface ProcessSummary {
   file: string;
-  info: Pick<RawInfo, 'node' | 'flags' | 'pid' | 'metrics' | 'attributes'>;
+  info: Pick<RawInfo, 'node' | 'flags' | 'pid' | 'metrics' | 'attributes' | 'startNs'>;
   startMs: number;
 }
 
@@ -100,12 +103,14 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
     return {
       file,
-      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes },
+      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes, startNs: p.info.startNs },
       startMs: Number(p.info.startNs / 1_000_000n),
     };
   });
   const underRun = procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
-  checkCollisions(procs, underRun);
+  const images = replacedImages(procs, underRun);
+  const contexts: Record<string, number> = Object.fromEntries(images.map((i) => [i.file, i.context]));
+  checkCollisions(procs, underRun, contexts);
   const metrics = procs[0].info.metrics;
   for (const p of procs) {
     if (p.info.metrics.join(':') !== metrics.join(':')) {
@@ -135,7 +140,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   } catch (e) {
     throw writeError(opts.outDir, e);
   }
-  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun };
+  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun, contexts };
   const parts: FilePart[] = [];
   const keep = (part: FilePart, done: number) => {
     parts.push(part);
@@ -206,6 +211,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     ],
     ...(ranks ? { ranks } : {}),
     workers,
+    replacedImages: images,
   };
 }
 
@@ -215,11 +221,13 @@ function writeError(outDir: string, e: unknown): unknown {
   return why ? new UserError(`cannot write the profile to ${outDir}: ${why}`, 1) : e;
 }
 
-/** Two processes must never write the same profile.<node>.<context>.* files. */
-function checkCollisions(procs: ProcessSummary[], underRun: boolean): void {
+/** Two processes must never write the same profile.<node>.<context>.* files (`contexts`: the images
+ * replaced by exec, numbered apart: exec-images.ts). */
+function checkCollisions(procs: ProcessSummary[], underRun: boolean, contexts: Record<string, number>): void {
   const owner = new Map<string, ProcessSummary>();
   for (const p of procs) {
-    const { node, context } = fileNumbering(p, underRun);
+    const { node, context: own } = fileNumbering(p, underRun);
+    const context = contexts[p.file] ?? own;
     const key = `${node}.${context}`;
     const other = owner.get(key);
     if (other) {

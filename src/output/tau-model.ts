@@ -37,6 +37,24 @@ export interface TauThreadProfile {
   userEvents: TauUserEvent[];
   /** Metadata attributes in file order. */
   metadata: Array<[string, string]>;
+  /** The thread's complete sampled stacks for this metric, from the profile's stacks file, when it has one. */
+  stacks?: ThreadStackView;
+}
+
+/**
+ * One thread's stack tree of a stacks file (stacks-file.ts) for one metric: node i is frame
+ * `frames[frame[i]]` ([function, file, line, object]) called from node `parent[i]`, or right under the
+ * `[CONTEXT]` path entry `contexts[-parent[i] - 1]`; `samples[i]`, `values[i]`: what samples ending there add.
+ */
+export interface ThreadStackView {
+  frames: Array<[string, string, number, string]>;
+  contexts: string[];
+  parent: number[];
+  frame: number[];
+  samples: number[];
+  values: number[];
+  /** Stack-tree nodes folded into a `(deeper stacks merged)` node when the thread had too many. */
+  merged: number;
 }
 
 /** Events to write, in order: an array, or a list that makes each event as it is iterated. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 import { MERGED_FILE, mergedMetrics, readMergedThreads } from './tau-merged.js';
+import { attachStacks } from './stacks-file.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
 
@@ -298,9 +299,12 @@ export function readTauProfileDir(dir: string, onFile?: (file: string, index: nu
         profile.metrics.push(metric);
         profile.threads.push(threads);
       }
+      attachStacks(profile);
       return profile;
     }
     throw NO_PROFILE(dir);
   }
+  // hyprof's complete stacks beside the TAU files (stacks-file.ts), when the profile has them.
+  attachStacks(profile);
   return profile;
 }

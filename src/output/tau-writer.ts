@@ -176,6 +176,8 @@ export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 
 }
 
 const PROFILE_FILE = /^profile\.(\d+)\.\d+\.\d+$/;
+/** The complete stacks of a process (stacks-file.ts) go with its profile files. */
+const STACKS_FILE = /^stacks\.(\d+)\.\d+\.json$/;
 
 /** Whether a profile file (not written now) of node `node` at `path` is a leftover this write may remove. */
 function staleTest(rule: StaleRule, nodes: Set<number>): (path: string, node: number) => boolean {
@@ -200,7 +202,7 @@ function removeStale(dir: string, keep: Set<string>, isStale: (path: string, nod
   const clean = (d: string) => {
     for (const f of readdirSync(d)) {
       const path = join(d, f);
-      const m = PROFILE_FILE.exec(f);
+      const m = PROFILE_FILE.exec(f) ?? (d === dir ? STACKS_FILE.exec(f) : null);
       if (m && !keep.has(path) && isStale(path, Number(m[1]))) {
         try {
           unlinkSync(path);

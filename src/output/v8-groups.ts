@@ -32,19 +32,37 @@ export function v8GroupOf(fn: string): string | null {
  * there (everything from it down to the leaf is V8's work), and `group`, the innermost one's (what
  * ran when the sample was taken: a collection the compiler's allocation started is the garbage
  * collector's time, as V8's own profiler counts it). Null when no such frame is in a group.
+ * `js`: the innermost JavaScript frame, null when the chain has none (cut by the unwind depth, or
+ * V8 working for no JavaScript: the compile of a script's top level called from C++).
  * `isJs(i)`: frame i is a JavaScript function.
  */
-export function v8GroupEntry(functions: Array<string | null>, isJs: (i: number) => boolean = () => false): { at: number; group: string } | null {
+export function v8GroupEntry(
+  functions: Array<string | null>,
+  isJs: (i: number) => boolean = () => false,
+): { at: number; group: string; js: number | null } | null {
   let at = -1;
   let group: string | null = null;
-  for (let i = 0; i < functions.length && !isJs(i); i++) {
+  let i = 0;
+  for (; i < functions.length && !isJs(i); i++) {
     const fn = functions[i];
     const g = fn === null ? null : v8GroupOf(fn);
     if (!g) continue;
     at = i;
     group ??= g;
   }
-  return group ? { at, group } : null;
+  return group ? { at, group, js: i < functions.length ? i : null } : null;
+}
+
+/**
+ * How many innermost frames a sample in V8's group `g` loses, and whether the group frame takes
+ * their place. Compilation is the own time of the JavaScript function it was done for (the function
+ * that called the one being compiled lazily, or that asked for a script, `eval` or `new Function` to
+ * be compiled), as `node --cpu-prof` counts it; when the chain reaches no JavaScript frame it stays
+ * `(compile)`. The garbage collector's time stays `(garbage collector)`, as `--cpu-prof` shows it.
+ */
+export function v8GroupFold(g: { at: number; group: string; js: number | null }): { drop: number; named: boolean } {
+  if (g.group === COMPILE_GROUP && g.js !== null) return { drop: g.js, named: false };
+  return { drop: g.at + 1, named: true };
 }
 
 /** V8's builtins and stubs: from node's embedded blob (`Builtins_LoadIC`) or named in a perf map

@@ -88,6 +88,18 @@ export class Cursor {
     this.pos += len;
     return s;
   }
+  /** `len` bytes of UTF-8 whose length was given before (a string without its own length). */
+  text(len: number, what: string): string {
+    this.need(len, `${what} (${len} bytes)`);
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+  /** Skip `n` bytes (padding). */
+  skip(n: number, what: string): void {
+    this.need(n, what);
+    this.pos += n;
+  }
   /** An element count: each element takes at least `minSize` bytes, so a corrupt count fails here. */
   count(what: string, minSize: number): number {
     const at = this.pos;

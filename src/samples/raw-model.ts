@@ -22,6 +22,8 @@ export const enum SectionTag {
   MPI = 10,
   /** Optional: the code address of each compiler-instrumented function's event. */
   FUNCTIONS = 11,
+  /** Optional: V8's JIT code events as the V8 part logged them (src/samples/raw-jit.ts). */
+  JIT = 12,
   END = 0xffffffff,
 }
 
@@ -59,6 +61,8 @@ export const INFO_NODE_SET = 1 << 4;
 export const INFO_MPI_RANK = 1 << 5;
 /** The node is the rank an MPI launcher's environment gave (OMPI_COMM_WORLD_RANK, PMI_RANK, ...). */
 export const INFO_RANK_FROM_ENV = 1 << 6;
+/** Written just before the process replaced its program by exec (an earlier image of the process). */
+export const INFO_EXEC_REPLACED = 1 << 7;
 
 export const enum EventKind {
   REGION = 0,
@@ -182,4 +186,21 @@ export interface RawProcess {
   sampling: RawSampling | null;
   /** Compiler-instrumented functions: event id -> the function's code address (FUNCTIONS). */
   functions?: Map<number, bigint>;
+  /** V8's JIT code events of a Node process that loaded the V8 part (JIT, raw-jit.ts). */
+  jit?: RawJitLog;
+}
+
+/** One JIT code event as logged, in the order V8 sent them. */
+export type RawJitRecord =
+  /** Code at [start, start + size): V8's name, and (pc offset, 1-based line) where the line changes. */
+  | { type: 'code'; start: bigint; size: bigint; codeType: number; name: string; lines: Uint32Array }
+  | { type: 'move'; from: bigint; to: bigint; size: bigint }
+  | { type: 'remove'; start: bigint; size: bigint }
+  /** The lines a function's bytecode spans (first and last position), named as its code is. */
+  | { type: 'range'; first: number; last: number; name: string };
+
+export interface RawJitLog {
+  records: RawJitRecord[];
+  /** Records the log had no room for. */
+  dropped: number;
 }

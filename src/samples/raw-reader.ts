@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
+import { readJit } from './raw-jit.js';
 import {
   RAW_MAGIC,
   EVENT_THROTTLED,
@@ -36,6 +37,7 @@ const SECTION_NAMES: Record<number, string> = {
   [SectionTag.SAMPLING]: 'SAMPLING',
   [SectionTag.OMPT]: 'OMPT',
   [SectionTag.FUNCTIONS]: 'FUNCTIONS',
+  [SectionTag.JIT]: 'JIT',
   [SectionTag.END]: 'END',
 };
 
@@ -140,7 +142,9 @@ export function parseRaw(file: string, buf: Buffer, opts: RawReadOptions = {}): 
   }
   const functionsSec = sections.find((s) => s.tag === SectionTag.FUNCTIONS);
   const functions = functionsSec ? readFunctions(cursorOf(functionsSec), events) : undefined;
-  return { file, version, info, events, contexts, threads, userEvents, maps, sampling, ...(functions ? { functions } : {}) };
+  const jitSec = sections.find((s) => s.tag === SectionTag.JIT);
+  const jit = jitSec ? readJit(cursorOf(jitSec)) : undefined;
+  return { file, version, info, events, contexts, threads, userEvents, maps, sampling, ...(functions ? { functions } : {}), ...(jit ? { jit } : {}) };
 }
 
 /** FUNCTIONS: (u32 event, u64 address)[n], each event of kind FUNCTION, named once. */

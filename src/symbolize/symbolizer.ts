@@ -5,13 +5,15 @@
  * other than the sampled pc) are looked up at address − 1 so the call site's line is reported.
  *
  * What cannot be resolved is never dropped: it comes back as unresolved with its module (the module
- * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code is named from the process's perf map
- * (/tmp/perf-<pid>.map, perf-map.ts) for the addresses no mapping holds, read once per process.
+ * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code, at the addresses no mapping holds, is
+ * named from the V8 JIT code events the raw file carries (jit-code.ts), else from the process's perf
+ * map (/tmp/perf-<pid>.map, perf-map.ts), read once per process.
  */
 import { existsSync } from 'node:fs';
 import { UserError } from '../base/errors.js';
 import { placeholderName, type RawMapping, type RawProcess } from '../samples/raw-model.js';
 import { AddressMap } from './address-map.js';
+import { JitCodeLog } from './jit-code.js';
 import { jitFrame, PerfMap } from './perf-map.js';
 import type { Resolution, SourceFrame, SymbolizerChoice, SymbolizerTool } from './frames.js';
 import { readBuildId } from './elf-build-id.js';
@@ -56,6 +58,8 @@ export class Symbolizer {
   private readonly maps = new WeakMap<RawProcess, AddressMap>();
   /** JIT code names of each process (perf-map.ts); null when it has no perf map. */
   private readonly perfMaps = new WeakMap<RawProcess, PerfMap | null>();
+  /** The same from the raw file's JIT section (jit-code.ts), when it has one. */
+  private readonly jitLogs = new WeakMap<RawProcess, JitCodeLog>();
   readonly warnings: string[] = [];
   readonly tool: SymbolizerTool | null;
   private readonly cacheDir: string | null;
@@ -68,6 +72,18 @@ export class Symbolizer {
   }
 
   /** Addresses outside every mapping may be JIT code named in the process's perf map. */
+  private jitLogOf(p: RawProcess): JitCodeLog | null {
+    if (!p.jit) return null;
+    let log = this.jitLogs.get(p);
+    if (!log) {
+      this.jitLogs.set(p, (log = new JitCodeLog(p.jit)));
+      if (log.dropped > 0) {
+        this.warnings.push(`${p.file}: ${log.dropped} JIT code events did not fit in the runtime's log: code created after that stays UNRESOLVED`);
+      }
+    }
+    return log;
+  }
+
   private perfMapOf(p: RawProcess): PerfMap | null {
     if (!this.perfMaps.has(p)) this.perfMaps.set(p, PerfMap.forProcess(p.info.pid, p.info.startNs, (w) => this.warnings.push(w)));
     return this.perfMaps.get(p)!;
@@ -200,7 +216,11 @@ export class Symbolizer {
     if (placeholder) return { resolved: true, frames: [{ function: placeholder, file: '', line: 0 }] };
     const hit = this.mapOf(p).lookup(isReturn ? pc - 1n : pc);
     if (!hit) {
-      const jit = this.perfMapOf(p)?.lookup(isReturn ? pc - 1n : pc);
+      const address = isReturn ? pc - 1n : pc;
+      const log = this.jitLogOf(p);
+      const frames = log ? log.lookup(address) : null;
+      if (frames) return { resolved: true, frames };
+      const jit = log ? null : this.perfMapOf(p)?.lookup(address);
       if (jit) return { resolved: true, frames: [jitFrame(jit)] };
       return { resolved: false, module: 'UNKNOWN', address: pc };
     }

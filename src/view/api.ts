@@ -4,7 +4,7 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile } from '../output/tau-model.js';
+import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../output/tau-model.js';
 import { functionsOf } from '../output/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../output/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
@@ -29,6 +29,8 @@ export type Query = URLSearchParams;
 
 interface View {
   events: TauEvent[];
+  /** One thread's complete stacks (statistics over threads use the [UNWIND] chains). */
+  stacks?: ThreadStackView;
   tree?: EventTree;
 }
 
@@ -101,7 +103,7 @@ export class ProfileApi {
     }
     const threads = this.profile.threads[metric];
     const events = typeof thread === 'number' ? threads[thread].events : aggregateEvents(threads, thread);
-    v = { events };
+    v = { events, ...(typeof thread === 'number' && threads[thread].stacks ? { stacks: threads[thread].stacks } : {}) };
     this.cache.set(key, v);
     if (this.cache.size > 24) this.cache.delete(this.cache.keys().next().value!);
     return v;
@@ -113,7 +115,7 @@ export class ProfileApi {
     if (mi < 0) return undefined;
     if (typeof thread === 'number' && thread >= this.profile.threads[mi].length) return undefined;
     const v = this.view(mi, thread);
-    v.tree ??= eventTree(v.events);
+    v.tree ??= eventTree(v.events, v.stacks);
     return v.tree;
   }
 
@@ -181,7 +183,7 @@ export class ProfileApi {
   private treeOf(q: Query): EventTree {
     const metric = this.metricIndex(q);
     const v = this.view(metric, this.threadKey(q, metric));
-    v.tree ??= eventTree(v.events);
+    v.tree ??= eventTree(v.events, v.stacks);
     return v.tree;
   }
 
@@ -359,7 +361,7 @@ export class ProfileApi {
     return f;
   }
 
-  /** Files named by SAMPLE / UNWIND nodes of this profile: the only files the viewer reads. */
+  /** Files named by SAMPLE / UNWIND nodes of this profile or by its stacks file: the only files the viewer reads. */
   private sourceFiles(): Map<string, string> {
     if (this.sources) return this.sources;
     const s = new Map<string, string>();
@@ -372,6 +374,8 @@ export class ProfileApi {
           const src = sourceOf(last);
           if (src) s.set(src.file, src.file);
         }
+    // and the frames of complete stacks (a stacks file), which the flame graph shows too
+    for (const threads of this.profile.threads) for (const t of threads) for (const [, file] of t.stacks?.frames ?? []) if (file) s.set(file, file);
     this.sources = s;
     return s;
   }

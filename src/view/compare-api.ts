@@ -72,10 +72,12 @@ export class CompareApi {
     if (!f) throw new ApiError(404, 'no flame graph');
     const ow = otherTree ? flameWidths(otherTree) : new Map();
     const otherTotal = otherTree ? stackRoots(otherTree).reduce((s, r) => s + (ow.get(r) ?? 0), 0) : 0;
-    const annotate = (n: FlameNode): DiffFlameNode => {
-      const on = n.path === '' ? undefined : otherTree?.byPath.get(n.path);
-      return { ...n, other: n.path === '' ? otherTotal : on ? (ow.get(on) ?? 0) : 0, children: n.children.map(annotate) };
+    // Frames of complete stacks come without their path: it is their parent's and their name.
+    const annotate = (n: FlameNode, above: string): DiffFlameNode => {
+      const path = n.path ?? `${above} => ${n.name}`;
+      const on = path === '' ? undefined : otherTree?.byPath.get(path);
+      return { ...n, other: path === '' ? otherTotal : on ? (ow.get(on) ?? 0) : 0, children: n.children.map((c) => annotate(c, path)) };
     };
-    return { ...annotate(f), widthFrom: widthRun } as DiffFlameNode;
+    return { ...annotate(f, ''), widthFrom: widthRun } as DiffFlameNode;
   }
 }

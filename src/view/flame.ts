@@ -11,7 +11,9 @@ export { flameWidths };
 
 export interface FlameNode {
   name: string;
-  path: string;
+  /** Left out for the frames of complete stacks (a stacks file): their paths grow with their depth,
+   * and the page builds them from the parent's path and the name. */
+  path?: string;
   kind: NodeKind;
   /** Width: self + children's widths. */
   value: number;
@@ -48,7 +50,8 @@ export function flameGraph(tree: EventTree, opts: FlameOptions = {}): FlameNode 
       if (budget <= 0) break;
       children.push(convert(c));
     }
-    return { name: n.name, path: n.path, kind: n.kind, value: w.get(n) ?? 0, self: selfValue(n), incl: n.incl, calls: n.calls, children };
+    const path = n.frame && n !== start ? {} : { path: n.path };
+    return { name: n.name, ...path, kind: n.kind, value: w.get(n) ?? 0, self: selfValue(n), incl: n.incl, calls: n.calls, children };
   };
   if (start) return convert(start);
   const children: FlameNode[] = [];

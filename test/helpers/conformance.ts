@@ -18,6 +18,9 @@
  *    inclusive value, and no exported frame carries a `[SAMPLE]`, `[UNWIND]` or `[CONTEXT]` prefix.
  * 5. The viewer's tree (its root, under which everything hangs when there are event paths) and its
  *    flame graph of a thread show the same total.
+ * 6. A stacks file (complete stacks, output/stacks-file.ts) holds the same samples as the profile:
+ *    per thread, metric and sample context, its nodes add up to the `[CONTEXT]` path entry's calls
+ *    (samples) and inclusive value, and every context it names is an entry of the thread.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -118,6 +121,30 @@ function near(a: number, b: number, tol: number): boolean {
   return Math.abs(a - b) <= tol;
 }
 
+/** Check 6 on one thread. */
+function checkStacks(t: TauThreadProfile, metric: string, problems: string[]): void {
+  const s = t.stacks;
+  if (!s) return;
+  const at = where(t, metric);
+  const samples = new Array<number>(s.contexts.length).fill(0);
+  const values = new Array<number>(s.contexts.length).fill(0);
+  const top: number[] = [];
+  s.parent.forEach((p, i) => {
+    top[i] = p < 0 ? -p - 1 : top[p];
+    samples[top[i]] += s.samples[i];
+    values[top[i]] += s.values[i];
+  });
+  const byName = new Map(t.events.map((e) => [e.name, e]));
+  s.contexts.forEach((c, k) => {
+    const e = byName.get(c);
+    if (!e) problems.push(`${at}: the stacks file names the context "${c}", which is no entry of the thread`);
+    else {
+      if (samples[k] !== e.calls) problems.push(`${at}: the stacks under "${c}" hold ${samples[k]} samples, its entry ${e.calls}`);
+      if (!near(values[k], e.incl, slack(e.incl, s.parent.length))) problems.push(`${at}: the stacks under "${c}" add up to ${values[k]}, its entry to ${e.incl}`);
+    }
+  });
+}
+
 /** Checks 4 and 5 on one thread (index i of metric m). */
 function checkConsumers(p: TauProfile, m: number, i: number, problems: string[]): void {
   const metric = p.metrics[m];
@@ -192,6 +219,7 @@ export function conformanceProblems(dir: string): string[] {
   p.metrics.forEach((metric, m) => {
     p.threads[m].forEach((t, i) => {
       checkPaths(t, metric, problems);
+      checkStacks(t, metric, problems);
       checkConsumers(p, m, i, problems);
     });
   });

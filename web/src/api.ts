@@ -14,7 +14,8 @@ export interface NodeInfo {
 
 export interface FlameNode {
   name: string;
-  path: string;
+  /** Absent for the frames of complete stacks: the parent's path and the name (flame.ts fills it in). */
+  path?: string;
   kind: NodeInfo['kind'];
   value: number;
   self: number;

@@ -205,7 +205,7 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
     .selectAll<SVGGElement, Laid>('g')
     .data(nodes.filter((d) => x(d.x0 + d.n.value) - x(d.x0) >= 0.5))
     .join('g')
-    .attr('data-path', (d) => d.n.path)
+    .attr('data-path', (d) => d.n.path ?? null)
     .attr('data-value', (d) => String(d.n.value))
     .attr('data-other', (d) => String(d.n.other))
     .attr('transform', (d) => `translate(${x(d.x0)},${d.depth * ROW})`);

@@ -23,6 +23,7 @@ function layout(root: FlameNode): Laid[] {
     out.push({ n, x0, x1: x0 + n.value, depth });
     let at = x0;
     for (const c of n.children) {
+      c.path ??= n.path ? `${n.path} => ${c.name}` : c.name;
       walk(c, at, depth + 1);
       at += c.value;
     }
@@ -74,7 +75,7 @@ export async function renderFlame(root: HTMLElement): Promise<void> {
     .data(nodes)
     .join('g')
     .attr('class', (d) => (!search ? '' : d.n.name.toLowerCase().includes(search) ? 'hit' : 'miss'))
-    .attr('data-path', (d) => d.n.path);
+    .attr('data-path', (d) => d.n.path ?? null);
   g.append('rect').attr('height', ROW - 1).attr('fill', (d) => colour(d.n));
   g.append('text').attr('x', 3).attr('y', ROW - 5);
   g.append('title').text((d) => `${d.n.name}\nwidth ${fmt(d.n.value)} ${unit} (${((100 * d.n.value) / (data.value || 1)).toFixed(1)}%)  inclusive ${fmt(d.n.incl)} ${unit}  own ${fmt(d.n.self)} ${unit}  ${d.n.kind === 'timer' ? 'calls' : 'samples'} ${fmt(d.n.calls)}`);

@@ -1,0 +1,213 @@
+/**
+ * The main thread's functions by self time in a `.cpuprofile` and in a hyprof profile, keyed alike
+ * (`function file-basename`), and how far the two agree: the top 20 of each, the Spearman rank
+ * correlation over the union of both lists (a function missing from one list takes the rank after
+ * its last), the agreement of their shares, shown side by side for the top 30; beside them the same
+ * figures for --cpu-prof against another round of itself, the floor of what any agreement can show
+ * (on a flat profile the ranks of functions of nearly equal share swap from run to run). Used by
+ * bench/node-vs-cpuprof.ts; run on its own to compare again after a change to resolve:
+ *   node dist/bench/cpuprof-compare.js PROFILE-DIR FILE.cpuprofile [ANOTHER-ROUND.cpuprofile]
+ *
+ * hyprof's samples are keyed two ways:
+ *   - by their leaf, the [SAMPLE] entry the profile charges (what a user of the profile reads);
+ *   - by --cpu-prof's rule: V8's profiler charges a tick to the innermost JavaScript frame on the
+ *     stack, so native code a JavaScript function called (a V8 runtime function, a node binding,
+ *     malloc) is that function's self time, and native code with no JavaScript under it is
+ *     `(program)`; the garbage collector is `(garbage collector)` either way. hyprof's chain of
+ *     unwound callers gives the innermost JavaScript frame, within the unwind depth.
+ * In both, the main thread waiting in its event loop (the leaf `epoll_wait` / `epoll_pwait`) is
+ * `(idle)`, as --cpu-prof names it.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { readTauProfileDir } from '../src/output/tau-reader.js';
+
+export type Ranked = Array<[string, number]>;
+
+interface CpuNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+export const key = (fn: string, file: string) => (file ? `${fn || '(anonymous)'} ${basename(file)}` : fn || '(anonymous)');
+
+/** Self time (ms) per function of a .cpuprofile. */
+export function cpuprofSelf(file: string): Map<string, number> {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: CpuNode[]; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  p.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    if (f.functionName === '(root)') return;
+    const k = key(f.functionName, f.url.replace(/^file:\/\//, ''));
+    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  });
+  return self;
+}
+
+export interface HyprofSelf {
+  /** by the [SAMPLE] leaf */
+  leaf: Map<string, number>;
+  /** by the innermost JavaScript frame (--cpu-prof's rule) */
+  jsCaller: Map<string, number>;
+  unresolved: number;
+  total: number;
+  threads: number;
+}
+
+const SAMPLE = /^\[SAMPLE\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/;
+/** `[UNWIND] <callee's location> [@] <caller> [{file} {line}]`: the caller. */
+const UNWIND = /^\[UNWIND\] .*? \[@\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/;
+const isIdle = (fn: string) => /^(epoll_pwait|epoll_wait|__GI_epoll_pwait|__GI_epoll_wait)$/.test(fn);
+/** A JavaScript function (named from V8's perf map): a script's file, or one of node's own modules. */
+const isJsFile = (file: string) => /\.(m|c)?js$/.test(file) || file.startsWith('node:');
+
+/** Self time (ms) per function of thread 0 of a hyprof profile, keyed both ways. */
+export function hyprofSelf(profDir: string): HyprofSelf {
+  const threads = readTauProfileDir(profDir).threads[0];
+  const main = threads.find((t) => t.thread === 0)!;
+  const leaf = new Map<string, number>();
+  const jsCaller = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
+  let unresolved = 0;
+  let total = 0;
+  for (const e of main.events) {
+    // the full paths of the samples: each sample once, with its chain of callers
+    if (!e.group.includes('TAU_CALLPATH') || !e.group.includes('TAU_SAMPLE')) continue;
+    const parts = e.name.split(' => ').map((p) => p.trim());
+    const m = SAMPLE.exec(parts[parts.length - 1]);
+    if (!m) continue;
+    const ms = e.excl / 1000;
+    total += ms;
+    if (/UNRESOLVED/.test(m[1])) unresolved += ms;
+    const own = isIdle(m[1]) ? '(idle)' : key(m[1], m[2] ?? '');
+    add(leaf, own, ms);
+    if (own === '(idle)' || m[1].startsWith('(garbage collector)') || isJsFile(m[2] ?? '')) {
+      add(jsCaller, own, ms);
+      continue;
+    }
+    let caller = '(program)';
+    for (let i = parts.length - 2; i >= 0; i--) {
+      const u = UNWIND.exec(parts[i]);
+      if (u && isJsFile(u[2] ?? '')) {
+        caller = key(u[1], u[2]);
+        break;
+      }
+    }
+    add(jsCaller, caller, ms);
+  }
+  return { leaf, jsCaller, unresolved, total, threads: threads.length };
+}
+
+export const top = (m: Map<string, number>, n = 20): Ranked => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+
+export function spearman(a: Ranked, b: Ranked): number {
+  const keys = [...new Set([...a.map((x) => x[0]), ...b.map((x) => x[0])])];
+  const rank = (l: Ranked, k: string) => {
+    const i = l.findIndex((x) => x[0] === k);
+    return i >= 0 ? i + 1 : l.length + 1;
+  };
+  const ra = keys.map((k) => rank(a, k));
+  const rb = keys.map((k) => rank(b, k));
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const ma = mean(ra);
+  const mb = mean(rb);
+  let num = 0;
+  let da = 0;
+  let db = 0;
+  for (let i = 0; i < keys.length; i++) {
+    num += (ra[i] - ma) * (rb[i] - mb);
+    da += (ra[i] - ma) ** 2;
+    db += (rb[i] - mb) ** 2;
+  }
+  return num / Math.sqrt(da * db);
+}
+
+/** Each key's share (%) of its map's total. */
+function shares(m: Map<string, number>): Map<string, number> {
+  const total = [...m.values()].reduce((a, x) => a + x, 0);
+  return new Map([...m].map(([k, v]) => [k, (100 * v) / total]));
+}
+
+/**
+ * How far the shares of two lists' top 20 agree, over the union of both top-20 lists (each key's
+ * share in the whole of each map, 0 where absent): the Pearson correlation of the shares and the
+ * mean and largest absolute difference in points. Less sensitive than ranks to swaps between
+ * functions of nearly equal share, which a flat profile is full of.
+ */
+export function shareAgreement(a: Map<string, number>, b: Map<string, number>): { r: number; meanDiff: number; maxDiff: number; maxKey: string } {
+  const [sa, sb] = [shares(a), shares(b)];
+  const keys = [...new Set([...top(a).map((x) => x[0]), ...top(b).map((x) => x[0])])];
+  const xa = keys.map((k) => sa.get(k) ?? 0);
+  const xb = keys.map((k) => sb.get(k) ?? 0);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const [ma, mb] = [mean(xa), mean(xb)];
+  let num = 0;
+  let da = 0;
+  let db = 0;
+  let maxDiff = 0;
+  let maxKey = '';
+  keys.forEach((k, i) => {
+    num += (xa[i] - ma) * (xb[i] - mb);
+    da += (xa[i] - ma) ** 2;
+    db += (xb[i] - mb) ** 2;
+    const d = Math.abs(xa[i] - xb[i]);
+    if (d > maxDiff) [maxDiff, maxKey] = [d, k];
+  });
+  return { r: num / Math.sqrt(da * db), meanDiff: mean(keys.map((_, i) => Math.abs(xa[i] - xb[i]))), maxDiff, maxKey };
+}
+
+/** Self-time maps added up (several rounds of one profiler). */
+export function sumMaps(ms: Array<Map<string, number>>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of ms) for (const [k, v] of m) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
+}
+
+export function sumHyprof(hs: HyprofSelf[]): HyprofSelf {
+  return {
+    leaf: sumMaps(hs.map((h) => h.leaf)),
+    jsCaller: sumMaps(hs.map((h) => h.jsCaller)),
+    unresolved: hs.reduce((a, h) => a + h.unresolved, 0),
+    total: hs.reduce((a, h) => a + h.total, 0),
+    threads: Math.max(...hs.map((h) => h.threads)),
+  };
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+/** One line: rank correlation of the top 20 and the agreement of their shares. */
+export function agreementLine(label: string, a: Map<string, number>, b: Map<string, number>): string {
+  const s = shareAgreement(a, b);
+  return `| ${label} | ${f2(spearman(top(a), top(b)))} | ${f2(s.r)} | ${f2(s.meanDiff)} | ${f2(s.maxDiff)} (${s.maxKey}) |`;
+}
+
+/**
+ * The comparison as markdown: the agreement of --cpu-prof with hyprof by each keying, and (the
+ * floor: how far --cpu-prof agrees with itself) with another round of --cpu-prof when given; then
+ * the top 30 side by side.
+ */
+export function comparison(c: Map<string, number>, h: HyprofSelf, cOther?: Map<string, number>): string {
+  const cTotal = [...c.values()].reduce((a, x) => a + x, 0);
+  const out: string[] = [];
+  out.push(`main thread: hyprof ${h.total.toFixed(0)} ms sampled, unresolved ${f1((100 * h.unresolved) / h.total)} %; cpuprofile ${cTotal.toFixed(0)} ms`);
+  out.push('', '| --cpu-prof against | rank correlation, top 20 | share correlation | mean share difference, points | largest |', '|---|---|---|---|---|');
+  out.push(agreementLine("hyprof, by the sample's leaf", c, h.leaf));
+  out.push(agreementLine('hyprof, by the innermost JavaScript frame', c, h.jsCaller));
+  if (cOther) out.push(agreementLine('--cpu-prof of another round (the floor)', c, cOther));
+  out.push('', '| # | --cpu-prof | % | hyprof, leaf | % | hyprof, innermost JavaScript frame | % |', '|---|---|---|---|---|---|---|');
+  const [ct, hl, hj] = [top(c, 30), top(h.leaf, 30), top(h.jsCaller, 30)];
+  const cell = (r: [string, number] | undefined, total: number) => (r ? `${r[0]} | ${f1((100 * r[1]) / total)}` : ' | ');
+  for (let i = 0; i < 30; i++) out.push(`| ${i + 1} | ${cell(ct[i], cTotal)} | ${cell(hl[i], h.total)} | ${cell(hj[i], h.total)} |`);
+  return out.join('\n');
+}
+
+if (process.argv[1] && /cpuprof-compare\.js$/.test(process.argv[1])) {
+  const [profDir, cpuprofile, other] = process.argv.slice(2);
+  if (!profDir || !cpuprofile) {
+    console.error('usage: node dist/bench/cpuprof-compare.js PROFILE-DIR FILE.cpuprofile [ANOTHER.cpuprofile]');
+    process.exit(2);
+  }
+  console.log(comparison(cpuprofSelf(cpuprofile), hyprofSelf(profDir), other ? cpuprofSelf(other) : undefined));
+}

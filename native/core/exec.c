@@ -1,0 +1,303 @@
+/* The exec family, interposed: an image that replaces itself by exec writes its measurements first
+ * (the raw file, INFO flag bit 7: docs/raw-format.md), as a flush does, open timers counted up to
+ * that moment. The exec then runs; when it fails and returns, measurement goes on, and the write at
+ * exit replaces the file (same name) without the flag.
+ *
+ * Not written: in a vfork child (it shares the parent's memory, and the runtime's state is the
+ * parent's: getpid() differs from the pid the runtime knows, because no fork handler ran), when the
+ * runtime is off, and in a forked child that entered no timer since the fork (the fork-and-exec of a
+ * shell or a launcher: nothing of its own to keep).
+ *
+ * A program that resolves its own profile at exit (linked with -lhyprof, not under `hyprof run`)
+ * hands the raw files of its earlier images to the new one in HYPROF_EXEC_RAW (one path per line, as
+ * the runtime wrote them: relative to the working directory, which exec keeps, when HYPROF_DIR is),
+ * when the new image loads the runtime (exec_target.c); the new image reads and clears it at start
+ * (init.c) and resolves them with its own at exit. When the new image will not load the runtime, the
+ * old one says where its measurements are and how to resolve them.
+ *
+ * Everything on the way to the real exec is async-signal-safe (exec is, and programs call it from
+ * signal handlers and vfork children): the dump is, the new environment is built in mmap'ed memory,
+ * and the real functions are looked up at load time, never in a vfork child. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "exec.h"
+#include "module.h"
+#include "runtime.h"
+
+extern char **environ;
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static execve_fn real_execve, real_execvpe;
+static fexecve_fn real_fexecve;
+static execveat_fn real_execveat;
+
+static void find_real(void) {
+  if (real_execve) return;
+  real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
+  real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+  real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+  __atomic_store_n(&real_execve, (execve_fn)dlsym(RTLD_NEXT, "execve"), __ATOMIC_RELEASE);
+}
+
+/* At load: a vfork child, or a signal handler, must never be the first to call dlsym. */
+__attribute__((constructor)) static void find_real_at_load(void) { find_real(); }
+
+/* ---- the earlier images' raw files (HYPROF_EXEC_RAW) ---- */
+
+static char *predecessors; /* newline-separated paths, or NULL */
+
+const char *hp_exec_predecessors(void) { return predecessors; }
+
+void hp_exec_read_predecessors(void) {
+  const char *v = getenv(HP_EXEC_RAW_ENV);
+  if (!v) return;
+  size_t cap = strlen(v) + 1, n = 0;
+  char *keep = malloc(cap);
+  const char *p = v;
+  while (keep && *p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len > 0) {
+      char path[4400];
+      if (len >= sizeof path) {
+        hp_warn("%s holds a path of %zu bytes, longer than any raw file's: left out of this profile", HP_EXEC_RAW_ENV, len);
+      } else {
+        memcpy(path, p, len);
+        path[len] = 0;
+        if (access(path, R_OK) != 0) {
+          hp_warn("%s names %s, the raw file of the image this program replaced by exec, but it cannot be read (%s): "
+                  "left out of this profile",
+                  HP_EXEC_RAW_ENV, path, strerror(errno));
+        } else {
+          if (n) keep[n++] = '\n';
+          memcpy(keep + n, path, len);
+          n += len;
+        }
+      }
+    }
+    p += len;
+    if (*p == '\n') p++;
+  }
+  if (keep) keep[n] = 0;
+  if (keep && n) predecessors = keep;
+  else free(keep);
+  /* Cleared: a program this one starts (not an exec) must not resolve these files again. */
+  unsetenv(HP_EXEC_RAW_ENV);
+}
+
+/* ---- before and after the real exec ---- */
+
+typedef struct exec_plan {
+  char *const *envp;  /* the environment to hand the new image */
+  void *map;          /* mmap'ed memory of a rebuilt environment, or NULL */
+  size_t map_len;
+  hp_thread *thread;
+  int dumped;         /* the dump ran (the modules stopped what must not outlive the exec) */
+  int saved_errno;
+} exec_plan;
+
+static void say(const char *s) {
+  ssize_t w = write(2, s, strlen(s));
+  (void)w;
+}
+
+/* Whether any thread entered a timer (open now, or closed with statistics). */
+static int entered_any_timer(void) {
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && tb->count > 0)) return 1;
+  }
+  return 0;
+}
+
+/* The old environment without HYPROF_EXEC_RAW, with HYPROF_EXEC_RAW=<earlier files>\n<this file>. */
+static void hand_over(exec_plan *p, const char *raw) {
+  const char *before = predecessors;
+  size_t n_env = 0, bytes = 0;
+  for (char *const *e = p->envp; e && *e; e++) n_env++;
+  size_t value = sizeof HP_EXEC_RAW_ENV + 1 + (before ? strlen(before) + 1 : 0) + strlen(raw) + 1;
+  bytes = (n_env + 2) * sizeof(char *) + value;
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return;
+  char **env = m;
+  char *var = (char *)(env + n_env + 2);
+  size_t at = 0;
+  memcpy(var, HP_EXEC_RAW_ENV "=", sizeof HP_EXEC_RAW_ENV);
+  at = sizeof HP_EXEC_RAW_ENV;
+  if (before) {
+    memcpy(var + at, before, strlen(before));
+    at += strlen(before);
+    var[at++] = '\n';
+  }
+  memcpy(var + at, raw, strlen(raw) + 1);
+  size_t j = 0;
+  for (char *const *e = p->envp; e && *e; e++)
+    if (strncmp(*e, HP_EXEC_RAW_ENV "=", sizeof HP_EXEC_RAW_ENV) != 0) env[j++] = *e;
+  env[j++] = var;
+  env[j] = NULL;
+  p->envp = env;
+  p->map = m;
+  p->map_len = bytes;
+}
+
+/* The earlier images' files, each followed by a space. */
+static void say_predecessors(void) {
+  for (const char *f = predecessors; f && *f;) {
+    const char *nl = strchr(f, '\n');
+    size_t len = nl ? (size_t)(nl - f) : strlen(f);
+    ssize_t w = write(2, f, len);
+    (void)w;
+    say(" ");
+    f += len + (nl ? 1 : 0);
+  }
+}
+
+/* The new image will not load the runtime: say (once) where this image's measurements went. */
+static void tell_where(const char *raw) {
+  static int told;
+  if (told) return;
+  told = 1;
+  say("hyprof: this program replaces itself by exec with a program that is not measured; its measurements so far "
+      "are written to ");
+  say_predecessors();
+  say(raw);
+  say("; turn them into a TAU profile with: npx hyprof resolve ");
+  say_predecessors();
+  say(raw);
+  say(" -o ");
+  say(hp_cfg.dir);
+  say("\n");
+}
+
+/* `target`: what the exec names (`search`: looked up on PATH as execvp does), for exec_target.c. */
+static void before_exec(exec_plan *p, char *const envp[], const char *target, int search, int dirfd) {
+  p->envp = envp;
+  p->map = NULL;
+  p->thread = NULL;
+  p->dumped = 0;
+  p->saved_errno = errno;
+  if (!hp_rt.initialised || hp_rt.disabled) return;
+  /* A vfork child (the parent's memory, the parent's measurements), or a child cloned without the
+   * fork handlers: not this runtime's process. */
+  if (getpid() != hp_rt.pid) return;
+  if (hp_rt.forked_child && !entered_any_timer()) return;
+  p->thread = hp_thread_current();
+  if (p->thread) hp_tool_enter(p->thread);
+  p->dumped = 1;
+  /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
+   * the writer is this thread (an exec from a signal handler that interrupted it): nothing then. */
+  int rc, me = (int)syscall(SYS_gettid), owner;
+  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && (owner = hp_dump_owner()) != 0 && owner != me && waited < 3000;
+       waited++) {
+    struct timespec ten_ms = {0, 10 * 1000 * 1000};
+    nanosleep(&ten_ms, NULL);
+  }
+  const char *raw = hp_dump_last_path();
+  if (rc == 0 && raw[0] && hp_cfg.resolve) {
+    int measured = hp_exec_target_measured(target, search, dirfd, envp);
+    if (measured > 0)
+      hand_over(p, raw);
+    else if (measured == 0)
+      tell_where(raw);
+    /* else there is no such program: the exec fails, and the file is written again at exit */
+  }
+  errno = p->saved_errno;
+}
+
+/* The exec failed: measurement goes on in this image. */
+static int after_exec(exec_plan *p, int rc) {
+  int e = errno;
+  if (p->map) munmap(p->map, p->map_len);
+  if (p->dumped) hp_modules_exec_failed(p->thread);
+  if (p->thread) hp_tool_leave(p->thread);
+  errno = e;
+  return rc;
+}
+
+static int no_function(void) {
+  errno = ENOSYS;
+  return -1;
+}
+
+HP_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+  find_real();
+  exec_plan p;
+  before_exec(&p, envp, path, 0, AT_FDCWD);
+  return after_exec(&p, real_execve(path, argv, p.envp));
+}
+
+HP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  find_real();
+  if (!real_execvpe) return no_function();
+  exec_plan p;
+  before_exec(&p, envp, file, 1, AT_FDCWD);
+  return after_exec(&p, real_execvpe(file, argv, p.envp));
+}
+
+HP_EXPORT int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+
+HP_EXPORT int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+HP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  find_real();
+  if (!real_fexecve) return no_function();
+  exec_plan p;
+  before_exec(&p, envp, "", 0, fd);
+  return after_exec(&p, real_fexecve(fd, argv, p.envp));
+}
+
+/* glibc 2.34 and later have execveat; on older ones the symbol is not found and this one says so. */
+HP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+  find_real();
+  if (!real_execveat) return no_function();
+  exec_plan p;
+  before_exec(&p, envp, path, 0, dirfd);
+  return after_exec(&p, real_execveat(dirfd, path, argv, p.envp, flags));
+}
+
+/* execl, execlp, execle: their arguments gathered into an array on the stack, as glibc does. */
+#define GATHER_ARGS(first, ap, argv, envp_out)                          \
+  size_t n_args = 1;                                                    \
+  va_start(ap, first);                                                  \
+  while (va_arg(ap, char *)) n_args++;                                  \
+  va_end(ap);                                                           \
+  char *argv[n_args + 1];                                               \
+  argv[0] = (char *)first;                                              \
+  va_start(ap, first);                                                  \
+  for (size_t i = 1; i <= n_args; i++) argv[i] = va_arg(ap, char *);    \
+  envp_out;                                                             \
+  va_end(ap)
+
+HP_EXPORT int execl(const char *path, const char *arg, ...) {
+  va_list ap;
+  GATHER_ARGS(arg, ap, argv, (void)0);
+  return execve(path, argv, environ);
+}
+
+HP_EXPORT int execlp(const char *file, const char *arg, ...) {
+  va_list ap;
+  GATHER_ARGS(arg, ap, argv, (void)0);
+  return execvpe(file, argv, environ);
+}
+
+HP_EXPORT int execle(const char *path, const char *arg, ...) {
+  va_list ap;
+  char **envp;
+  GATHER_ARGS(arg, ap, argv, envp = va_arg(ap, char **));
+  return execve(path, argv, envp);
+}

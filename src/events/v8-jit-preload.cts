@@ -1,0 +1,32 @@
+/**
+ * The preload `hyprof run` gives node (`--require` in NODE_OPTIONS, so it runs in the main thread
+ * and in every worker thread, before the program): it loads hyprof's V8 part (native/addon/v8, built
+ * for this Node ABI from source) and starts logging this thread's JIT code events into the runtime
+ * that `hyprof run` preloaded (docs/node.md, "JavaScript frames in samples"). CommonJS, because
+ * `--import` preloads do not run in worker threads.
+ */
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
+
+const part = join(__dirname, '..', '..', '..', 'build', 'Release', 'hyprof_v8.node');
+const verbose = /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '');
+
+try {
+  const why = (require(part) as { start(runtime?: string): string }).start();
+  // Not measured (no runtime, or measurement off) is said only when asked; a failure always.
+  const expected = /no hyprof runtime|measurement is off/.test(why);
+  if (why && (verbose || !expected) && isMainThread) process.stderr.write(`hyprof: JIT code events not logged: ${why}\n`);
+  // Code the collector moves makes an address name several codes over the run, and samples carry no
+  // time to tell which: keep code where it was compiled, as --perf-basic-prof does (docs/node.md).
+  if (!why) setFlagsFromString('--no-compact-code-space');
+} catch (e) {
+  // Another node than the one hyprof was built with (another ABI): said once, by the main thread.
+  if (isMainThread) {
+    const first = String((e as Error).message).split('\n')[0];
+    process.stderr.write(
+      `hyprof: ${part} does not load in this node ${process.version} (${first}): its JavaScript frames stay UNRESOLVED; ` +
+        `HYPROF_V8_JIT=0 names them from V8's perf map instead, or rebuild hyprof with this node (docs/install.md)\n`,
+    );
+  }
+}

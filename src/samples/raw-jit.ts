@@ -1,0 +1,54 @@
+/**
+ * The JIT section (tag 12, docs/raw-format.md): V8's JIT code events of a Node process, as the V8
+ * part (native/addon/v8) logged them: `u64 dropped, u64 bytes`, then records of a multiple of 8
+ * bytes each, `u32 length, u32 type, payload`.
+ */
+import type { Cursor } from './cursor.js';
+import type { RawJitLog, RawJitRecord } from './raw-model.js';
+
+const CODE = 1;
+const MOVE = 2;
+const REMOVE = 3;
+const RANGE = 4;
+
+export function readJit(c: Cursor): RawJitLog {
+  const dropped = c.u64n('the number of JIT records dropped');
+  const bytes = c.u64n('the length of the JIT log');
+  if (bytes % 8 !== 0 || bytes > c.end - c.pos) c.fail(`a JIT log of ${bytes} bytes (a multiple of 8 that fits in the section expected)`);
+  const end = c.pos + bytes;
+  const records: RawJitRecord[] = [];
+  while (c.pos < end) {
+    const at = c.pos;
+    const len = c.u32('the length of a JIT record');
+    const type = c.u32('the type of a JIT record');
+    if (len < 8 || len % 8 !== 0 || at + len > end) c.fail(`JIT record of length ${len} (a multiple of 8 inside the log expected)`, at);
+    if (type === CODE) {
+      const start = c.u64('the start of JIT code');
+      const size = c.u64('the size of JIT code');
+      const codeType = c.u32('the code type');
+      const nameLen = c.u32('the length of the code name');
+      const nLines = c.u32('the number of line entries');
+      c.u32('padding');
+      if (32 + 8 + nLines * 8 + nameLen > len) c.fail(`JIT code record of length ${len} cannot hold ${nLines} lines and a name of ${nameLen} bytes`, at);
+      const lines = new Uint32Array(nLines * 2);
+      for (let i = 0; i < nLines * 2; i++) lines[i] = c.u32('a line entry');
+      const name = c.text(nameLen, 'the code name');
+      records.push({ type: 'code', start, size, codeType, name, lines });
+    } else if (type === MOVE && len >= 32) {
+      records.push({ type: 'move', from: c.u64('the old code start'), to: c.u64('the new code start'), size: c.u64('the code size') });
+    } else if (type === REMOVE && len >= 24) {
+      records.push({ type: 'remove', start: c.u64('the removed code start'), size: c.u64('the code size') });
+    } else if (type === RANGE && len >= 24) {
+      const first = c.u32('the first line of a function');
+      const last = c.u32('the last line of a function');
+      const nameLen = c.u32('the length of the function name');
+      c.u32('padding');
+      if (24 + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
+      records.push({ type: 'range', first, last, name: c.text(nameLen, 'the function name') });
+    }
+    // records of a later version (unknown types) are skipped whole
+    c.skip(at + len - c.pos, 'the rest of a JIT record');
+  }
+  c.done();
+  return { records, dropped };
+}
