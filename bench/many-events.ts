@@ -1,7 +1,7 @@
 /**
  * Many events: a real program (test/native/many_events.c) enters N dynamic phases "Iteration <i>",
  * each with a timer "work" inside (2N contexts), and writes its raw file; then `hyprof resolve`,
- * `hyprof report`, `hyprof report --callpath` and `hyprof export --format collapsed` run on it. For
+ * `hyprof report`, `hyprof report --callpath` and `hyprof export` (collapsed, speedscope, pprof) run on it. For
  * each step: wall time, CPU time (user + system) and peak memory (GNU time's maximum resident set),
  * min and median over the rounds, with the sizes of the raw file and the profile.
  *
@@ -53,7 +53,7 @@ function main(): void {
   const exe = join(work, 'many_events');
   const cc = spawnSync('gcc', ['-O2', '-g', `-I${join(root, 'native', 'include')}`, join(root, 'test', 'native', 'many_events.c'), '-o', exe, `-L${lib}`, `-Wl,-rpath,${lib}`, '-lhyprof'], { encoding: 'utf8' });
   if (cc.status !== 0) throw new Error(cc.stderr);
-  const steps = ['program (probes, raw file)', 'hyprof resolve', 'hyprof report', 'hyprof report --callpath', 'hyprof export --format collapsed'] as const;
+  const steps = ['program (probes, raw file)', 'hyprof resolve', 'hyprof report', 'hyprof report --callpath', 'hyprof export --format collapsed', 'hyprof export --format speedscope', 'hyprof export --format pprof'] as const;
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ${rounds} round(s); min / median`);
   for (const n of sizes) {
     const got = new Map<string, Measure[]>(steps.map((s) => [s, []]));
@@ -71,7 +71,9 @@ function main(): void {
       profileMb = dirSizeMb(prof);
       got.get(steps[2])!.push(timed(['sh', '-c', `exec "$0" "$1" report "$2" > /dev/null`, process.execPath, cli, prof]));
       got.get(steps[3])!.push(timed(['sh', '-c', `exec "$0" "$1" report --callpath "$2" > /dev/null`, process.execPath, cli, prof]));
-      got.get(steps[4])!.push(timed([process.execPath, cli, 'export', prof, '--format', 'collapsed', '-o', join(dir, 'out.collapsed')]));
+      for (const [i, format] of [[4, 'collapsed'], [5, 'speedscope'], [6, 'pprof']] as const) {
+        got.get(steps[i])!.push(timed([process.execPath, cli, 'export', prof, '--format', format, '-o', join(dir, `out.${format}`)]));
+      }
       rmSync(dir, { recursive: true, force: true });
     }
     console.log(`\n${n} dynamic phases (${2 * n} contexts): raw file ${rawMb.toFixed(0)} MB, profile ${profileMb.toFixed(0)} MB\n`);

@@ -3,10 +3,10 @@
  * speedscope, collapsed stacks — with contexts, unwound frames and samples kept as
  * frames below the timers.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DROPPED_FORMATS, EXPORT_FORMATS, type ExportFormat, type ExportSelection } from '../output/export-common.js';
-import { exportCollapsed } from '../output/export-collapsed.js';
+import { collapsedPieces, exportCollapsed } from '../output/export-collapsed.js';
 import { exportPprof } from '../output/export-pprof.js';
 import { exportSpeedscope } from '../output/export-speedscope.js';
 import type { TauProfile } from '../output/tau-model.js';
@@ -52,13 +52,50 @@ export function register(program: Command): void {
         throw new UserError('--format pprof writes binary data: give -o FILE or redirect standard output', 2);
       }
       const profile = readProfileWithProgress(dir);
-      const data = renderExport(profile, format, { thread: opts.thread, metric: opts.metric });
+      const sel = { thread: opts.thread, metric: opts.metric };
+      // Collapsed stacks are written piece by piece as they are made: millions of lines never
+      // become one string.
+      if (format === 'collapsed') {
+        writePieces(opts.output, collapsedPieces(profile, sel));
+        return;
+      }
+      const data = renderExport(profile, format, sel);
       if (opts.output) {
         try {
           writeFileSync(opts.output, data);
         } catch (e) {
-          throw new UserError(`${opts.output}: cannot write: ${systemErrorText(e) ?? (e as Error).message}`, 1);
+          throw cannotWrite(opts.output, e);
         }
       } else process.stdout.write(data);
     });
+}
+
+function cannotWrite(file: string, e: unknown): UserError {
+  return new UserError(`${file}: cannot write: ${systemErrorText(e) ?? (e as Error).message}`, 1);
+}
+
+/** Write text pieces to `file`, or to standard output (synchronous on Linux for files, pipes and terminals). */
+function writePieces(file: string | undefined, pieces: Iterable<string>): void {
+  if (!file) {
+    for (const piece of pieces) process.stdout.write(piece);
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+  } catch (e) {
+    throw cannotWrite(file, e);
+  }
+  try {
+    for (const piece of pieces) {
+      const bytes = Buffer.from(piece);
+      // writeSync may write less than asked (a file size limit reached): loop to the error.
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    }
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw cannotWrite(file, e);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -22,7 +22,7 @@ import { eventAcrossThreads } from '../output/event-threads.js';
 import { renderEventBars } from '../output/event-threads-text.js';
 import { colourWanted } from '../output/term-colour.js';
 import type { TauThreadProfile } from '../output/tau-model.js';
-import { listProfileFiles, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
+import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
 import { rawFilesUnder } from './raw-inputs.js';
 
@@ -101,6 +101,12 @@ function report(dir: string, opts: ReportCliOptions): void {
   }
   const progress = createProgress();
   const kept: TauThreadProfile[] = [];
+  const unresolved = unresolvedRaw(dir);
+  // What is summed over threads costs an entry per event: only what this report prints is.
+  const needs = {
+    mean: sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1)),
+    spreads: opts.mpi === true || opts.diagnose === true || unresolved !== null || mayBeMultiRank(set),
+  };
   // One pass over the files: the threads printed in full are kept, the rest is summed as it goes.
   const scan = scanRanks(
     set,
@@ -108,10 +114,10 @@ function report(dir: string, opts: ReportCliOptions): void {
     (t) => {
       if (selects(sel, t)) kept.push(t);
     },
+    needs,
   );
   progress.done();
   const multiRank = scan.ranks.size > 1 || scan.records.some((r) => r.attributes.some(([k]) => k === 'MPI World Size'));
-  const unresolved = unresolvedRaw(dir);
 
   if (opts.mpi || opts.diagnose) {
     const hasMpi = [...scan.ranks.values()].some((r) => r.mpiCalls > 0);
@@ -175,6 +181,16 @@ function report(dir: string, opts: ReportCliOptions): void {
   }
   if (ranks) text += `${renderRanks(ranks, built.unit).map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
   process.stdout.write(text);
+}
+
+/**
+ * Whether the report may print the cross-rank views (several nodes, or a rank of an MPI run): known
+ * from the file names and the first lines of each rank's first thread, before the files are read.
+ */
+function mayBeMultiRank(set: MetricFiles): boolean {
+  if (set.merged) return true;
+  if (new Set(set.files.map((f) => f.node)).size > 1) return true;
+  return set.files.some((f) => f.context === 0 && f.thread === 0 && readProfileHeader(f.file).metadata.some(([k]) => k === 'MPI World Size'));
 }
 
 /**

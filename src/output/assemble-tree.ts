@@ -14,8 +14,8 @@ export const PATH_JOIN = ' => ';
 export const PATH_SPLIT = /\s+=>\s+/;
 
 export class ContextTree {
-  private readonly pathMemo = new Map<bigint, number[]>();
-  private readonly specialisedMemo = new Map<bigint, number[]>();
+  /** Contexts on the path from the root, by context. */
+  private readonly lengthMemo = new Map<bigint, number>();
   /** Path names by (depth, specialised), then by context: no key string is built per context. */
   private readonly nameMemo = new Map<string, Map<bigint, string>>();
   /** Names of events by id: a name is rewritten once, and every path that holds it shares it. */
@@ -42,6 +42,12 @@ export class ContextTree {
       for (const c of this.proc.contexts.values()) this.childIndex.set(`${c.parent}:${c.event}`, c.context);
     }
     return this.childIndex.get(`${parent}:${event}`);
+  }
+
+  /** Drop the memos of paths (names and lengths): they are as large as the thread's entries. */
+  forgetPaths(): void {
+    this.nameMemo.clear();
+    this.lengthMemo.clear();
   }
 
   /** A parameter specialisation's timer; any other event itself. */
@@ -96,54 +102,71 @@ export class ContextTree {
     return g;
   }
 
-  /** Event ids (parameter specialisations replaced by their timer) from the root to c. */
-  pathIds(c: bigint): number[] {
-    return this.memoPath(c, this.pathMemo, (event) => this.base(event));
-  }
-
-  /** Event ids from the root to c, parameter specialisations kept (sample contexts). */
-  specialisedPathIds(c: bigint): number[] {
-    return this.memoPath(c, this.specialisedMemo, (event) => event);
-  }
-
-  /** The path of c from `memo`, filling it for c and its ancestors not yet in it: a loop up to the
-   * nearest known ancestor, not recursion, so no depth of nesting overflows the stack. */
-  private memoPath(c: bigint, memo: Map<bigint, number[]>, id: (event: number) => number): number[] {
-    const known = memo.get(c);
-    if (known) return known;
+  /** Contexts from the root to c, c included (1 for a root). */
+  pathLength(c: bigint): number {
+    const known = this.lengthMemo.get(c);
+    if (known !== undefined) return known;
+    // A loop up to the nearest known ancestor, not recursion: no depth of nesting overflows the stack.
     const chain: bigint[] = [];
-    let above: number[] = [];
+    let length = 0;
+    for (let x = c; x !== 0n; x = this.context(x).parent) {
+      const m = this.lengthMemo.get(x);
+      if (m !== undefined) {
+        length = m;
+        break;
+      }
+      chain.push(x);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) this.lengthMemo.set(chain[i], ++length);
+    return length;
+  }
+
+  /** An event as a part of a path: its timer's name, or with `specialised` its own name. */
+  private pathPart(event: number, specialised: boolean): string {
+    return specialised ? this.name(event).trimEnd() : this.name(this.base(event));
+  }
+
+  /**
+   * `a => b => c`: the last `depth` events of c's path (depth counts from the leaf); with
+   * `specialised`, parameter specialisations keep their own names (the paths of sample contexts).
+   * A path no longer than `depth` is its parent's path and its own part: the memo holds one name
+   * per context and no array of the events on the way (millions of contexts share their prefixes).
+   */
+  pathName(c: bigint, depth: number, specialised = false): string {
+    const kind = `${depth}:${specialised}`;
+    let memo = this.nameMemo.get(kind);
+    if (!memo) this.nameMemo.set(kind, (memo = new Map()));
+    const known = memo.get(c);
+    if (known !== undefined) return known;
+    const d = Math.max(1, depth);
+    // Up to the nearest ancestor named already (a loop, not recursion), then named downwards.
+    const chain: bigint[] = [];
+    let above: string | undefined;
     for (let x = c; x !== 0n; x = this.context(x).parent) {
       const m = memo.get(x);
-      if (m) {
+      if (m !== undefined) {
         above = m;
         break;
       }
       chain.push(x);
     }
     for (let i = chain.length - 1; i >= 0; i--) {
-      above = [...above, id(this.context(chain[i]).event)];
-      memo.set(chain[i], above);
+      const x = chain[i];
+      const leaf = this.pathPart(this.context(x).event, specialised);
+      let n: string;
+      if (this.pathLength(x) <= d) n = above === undefined ? leaf : `${above}${PATH_JOIN}${leaf}`;
+      else n = this.cutPathName(x, d, specialised);
+      memo.set(x, n);
+      above = n;
     }
-    return above;
+    return above!;
   }
 
-  /** `a => b => c`: the last `depth` events of c's path (depth counts from the leaf); with
-   * `specialised`, parameter specialisations keep their own names (the paths of sample contexts). */
-  pathName(c: bigint, depth: number, specialised = false): string {
-    const kind = `${depth}:${specialised}`;
-    let memo = this.nameMemo.get(kind);
-    if (!memo) this.nameMemo.set(kind, (memo = new Map()));
-    let n = memo.get(c);
-    if (n === undefined) {
-      const ids = specialised ? this.specialisedPathIds(c) : this.pathIds(c);
-      n = ids
-        .slice(Math.max(0, ids.length - Math.max(1, depth)))
-        .map((id) => (specialised ? this.name(id).trimEnd() : this.name(id)))
-        .join(PATH_JOIN);
-      memo.set(c, n);
-    }
-    return n;
+  /** The last d events of a path longer than d. */
+  private cutPathName(c: bigint, d: number, specialised: boolean): string {
+    const parts: string[] = [];
+    for (let x = c; x !== 0n && parts.length < d; x = this.context(x).parent) parts.push(this.pathPart(this.context(x).event, specialised));
+    return parts.reverse().join(PATH_JOIN);
   }
 
   /** The innermost phase (or the root) strictly enclosing c, as an event id; null for the root. */

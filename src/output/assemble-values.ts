@@ -32,14 +32,16 @@ export interface ContextValues {
 }
 
 export interface ThreadValues {
-  /** Every context of the thread with its values, parents before children. */
+  /** Every context of the thread with its values, parents before children. (The index by context
+   * and the lists of children are not returned: for millions of contexts they cost as much again.) */
   contexts: ContextValues[];
-  byContext: Map<bigint, ContextValues>;
   /** Factor per metric by which a context's sample values are scaled (absent: 1). */
   sampleScale: Map<bigint, number[]>;
 }
 
-export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread): ThreadValues {
+/** With `dropStatistics`, the thread's statistics are dropped once summed by context (the caller
+ * needs them no more), before the rest of the values is built. */
+export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread, dropStatistics = false): ThreadValues {
   const nm = proc.info.metrics.length;
   const byContext = new Map<bigint, ContextValues>();
   const zero = (): number[] => new Array<number>(nm).fill(0);
@@ -55,6 +57,7 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
       v.incl[m] += s.incl[m];
     }
   }
+  if (dropStatistics) t.stats = [];
   // The roots' measured time (the thread's), kept before the inclusive values are rebuilt.
   const measuredIncl = new Map<bigint, number[]>();
   for (const [c, v] of byContext) if (tree.context(c).parent === 0n) measuredIncl.set(c, [...v.incl]);
@@ -152,5 +155,7 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread):
     if (scale.some((f) => f < 1)) sampleScale.set(c, scale);
   }
 
-  return { contexts: order.map((c) => byContext.get(c)!), byContext, sampleScale };
+  const contexts = new Array<ContextValues>(order.length);
+  for (let i = 0; i < order.length; i++) contexts[i] = byContext.get(order[i])!;
+  return { contexts, sampleScale };
 }

@@ -36,7 +36,7 @@ import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
 import type { ModuleCollector } from './modules-file.js';
-import type { TauThreadProfile, TauUserEvent } from './tau-model.js';
+import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from './tau-model.js';
 import { FrameTable, MERGED_FRAME, StackTree, type StacksFile } from './stacks-file.js';
 
 export interface AssembleOptions {
@@ -54,6 +54,11 @@ export interface AssembleOptions {
   context?: number;
   /** Told the object file of every sampled function (modules.json). */
   modules?: ModuleCollector;
+  /**
+   * The caller uses the process no more after the assembly: each thread's timer statistics (the
+   * largest part of a raw process) are dropped as soon as the thread's values are made from them.
+   */
+  dropStatistics?: boolean;
 }
 
 export interface AssembledProcess {
@@ -112,7 +117,12 @@ export function metricDivisor(metric: string): number {
   return /(^|_)TIME$/.test(metric) ? 1000 : 1;
 }
 
-export function assembleProcess(proc: RawProcess, opts: AssembleOptions): AssembledProcess {
+/**
+ * Assemble every thread of the process. With `onThread`, each thread's profile of each metric is
+ * handed over as soon as it is made and not kept (`threads` stays empty): the resolve writes it and
+ * drops it, so a process of many threads, or a thread of millions of entries, is never held twice.
+ */
+export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: ThreadToWrite) => void): AssembledProcess {
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
   const numbered = fileNumbering(proc, opts.underRun ?? false);
@@ -130,27 +140,9 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
   let deeper = false;
 
   for (const t of proc.threads) {
-    const table = new EntryTable(metrics.length);
-    const values = threadValues(proc, tree, t);
-    addTimers(proc, tree, values, table, cp);
-    // A sample context hangs under its timer's path; a parameter specialisation keeps its own
-    // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
-    const contextPath = (c: bigint): string => {
-      if (cp.on) return tree.pathName(c, cp.depth);
-      if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
-      return tree.name(tree.base(tree.context(c).event));
-    };
     const stackTree = new StackTree(metrics.length);
-    const added = addSamples(proc, tree, t.samples, table, {
-      contextPath,
-      keepAddresses: opts.keepAddresses ?? false,
-      unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
-      resolve: opts.resolve,
-      scale: (c) => values.sampleScale.get(c),
-      modules: opts.modules,
-      chainDepth,
-      stacks: { frames: frameTable, tree: stackTree },
-    });
+    const made = threadTable(proc, tree, t, cp, opts, { chainDepth, frames: frameTable, tree: stackTree });
+    const added = made.added;
     samples += added.samples;
     deeper ||= added.deeper;
     if (stackTree.parent.length > 0) stackTrees.push([t.index, stackTree]);
@@ -158,20 +150,16 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions): Assemb
     const chainMeta: Array<[string, string]> = Number.isFinite(chainDepth) && added.samples > 0
       ? [['hyprof unwind chain depth', String(chainDepth)], ['hyprof samples in shortened chains', String(added.shortened)]]
       : [];
-    table.pruneDerived(PATH_SPLIT);
+    // The path names are in the table now; the next thread names its own.
+    tree.forgetPaths();
     for (const [reason, n] of t.drops) drops[reason] = (drops[reason] ?? 0) + n;
     for (const w of t.warnings) warnings.push(`${proc.file}: thread ${t.index}: ${w}`);
     const userEvents = userEventsOf(proc, t);
     metrics.forEach((metric, m) => {
-      threads[m].push({
-        node,
-        context,
-        thread: t.index,
-        metric,
-        events: table.events(m, metricDivisor(metric), true),
-        userEvents,
-        metadata: [...threadMetadata(proc, t, metric, tree), ...chainMeta],
-      });
+      const ids = { node, context, thread: t.index, metric, userEvents, metadata: [...threadMetadata(proc, t, metric, tree), ...chainMeta] };
+      // Handed over, the events are made one at a time as they are written.
+      if (onThread) onThread(m, { ...ids, events: made.table.eventList(m, metricDivisor(metric), true) });
+      else threads[m].push({ ...ids, events: made.table.events(m, metricDivisor(metric), true) });
     });
   }
   const stacks = deeper ? stacksFile(node, context, metrics, frameTable, stackTrees) : undefined;
@@ -208,6 +196,39 @@ function stacksFile(node: number, context: number, metrics: string[], frames: Fr
   return { format: 'hyprof-stacks', version: 1, node, context, metrics, frames: frames.frames, threads };
 }
 
+/** One thread's entries (timers, then samples); the values they come from are dropped on return. */
+function threadTable(
+  proc: RawProcess,
+  tree: ContextTree,
+  t: RawThread,
+  cp: { on: boolean; depth: number },
+  opts: AssembleOptions,
+  stacks: { chainDepth: number; frames: FrameTable; tree: StackTree },
+): { table: EntryTable; added: ReturnType<typeof addSamples> } {
+  const table = new EntryTable(proc.info.metrics.length);
+  const values = threadValues(proc, tree, t, opts.dropStatistics);
+  addTimers(proc, tree, values, table, cp);
+  // A sample context hangs under its timer's path; a parameter specialisation keeps its own
+  // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
+  const contextPath = (c: bigint): string => {
+    if (cp.on) return tree.pathName(c, cp.depth);
+    if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
+    return tree.name(tree.base(tree.context(c).event));
+  };
+  const added = addSamples(proc, tree, t.samples, table, {
+    contextPath,
+    keepAddresses: opts.keepAddresses ?? false,
+    unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
+    resolve: opts.resolve,
+    scale: (c) => values.sampleScale.get(c),
+    modules: opts.modules,
+    chainDepth: stacks.chainDepth,
+    stacks: { frames: stacks.frames, tree: stacks.tree },
+  });
+  table.pruneDerived(PATH_SPLIT);
+  return { table, added };
+}
+
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
   for (const v of values.contexts) {
     const ctx = tree.context(v.context);
@@ -223,7 +244,7 @@ function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, ta
     let pathName: string | null = null;
     let sameAs: ((c: bigint) => string | null) | null = null;
     if (cp.on) {
-      if (tree.pathIds(v.context).length > 1 && cp.depth > 1) {
+      if (tree.pathLength(v.context) > 1 && cp.depth > 1) {
         pathName = tree.pathName(v.context, cp.depth);
         sameAs = (c) => tree.pathName(c, cp.depth);
       }

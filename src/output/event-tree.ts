@@ -4,7 +4,7 @@
  * timer's path, so they unfold under the timer they were taken in. The viewer, the flame graph and
  * every exporter walk this tree, so they agree on structure and values.
  */
-import { displayName, type TauEvent, type ThreadStackView } from './tau-model.js';
+import { displayName, inDisplayForm, type TauEvent, type ThreadStackView } from './tau-model.js';
 
 export type NodeKind = 'timer' | 'context' | 'unwind' | 'sample';
 
@@ -96,8 +96,9 @@ export function buildTree(events: readonly TauEvent[], stacks?: ThreadStackView)
   const flat = new Map<string, TauEvent>();
   const inPaths = new Set<string>();
 
-  const node = (parts: string[], upTo: number): TreeNode => {
-    const path = parts.slice(0, upTo + 1).join(' => ');
+  // `whole`: the event's name, when it is already the path of parts (tau-model.ts inDisplayForm).
+  const node = (parts: string[], upTo: number, whole?: string): TreeNode => {
+    const path = whole ?? parts.slice(0, upTo + 1).join(' => ');
     let n = byPath.get(path);
     if (n) return n;
     const parent = upTo > 0 ? node(parts, upTo - 1) : null;
@@ -137,7 +138,7 @@ export function buildTree(events: readonly TauEvent[], stacks?: ThreadStackView)
       continue;
     }
     for (const p of parts) inPaths.add(p);
-    assign(node(parts, parts.length - 1), e);
+    assign(node(parts, parts.length - 1, inDisplayForm(e.name) ? e.name : undefined), e);
   }
   // Path roots take their values from the flat entry of the same name.
   for (const r of roots) {

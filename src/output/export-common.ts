@@ -137,17 +137,39 @@ export function exportFrame(n: TreeNode): ExportFrame | null {
 /** Every node with a value of its own, as a stack; deterministic order (tree order). */
 export function stacksOf(tree: EventTree): Stack[] {
   const out: Stack[] = [];
-  const path: ExportFrame[] = [];
-  const walk = (n: TreeNode): void => {
-    const f = exportFrame(n);
-    if (f) path.push(f);
-    const v = selfValue(n);
-    if (v > 0) out.push({ frames: [...path], value: v, calls: n.calls });
-    for (const c of n.children) walk(c);
-    if (f) path.pop();
-  };
-  for (const r of stackRoots(tree)) walk(r);
+  for (const s of stacksIn(tree)) out.push({ frames: [...s.frames], value: s.value, calls: s.calls });
   return out;
+}
+
+const LEAVE = null;
+
+/**
+ * Every node with a value of its own, in tree order, one at a time: `frames` is the walk's own path,
+ * valid until the next stack is asked for (copy what is kept), so a tree of millions of nodes is
+ * exported without a stack object per node. An explicit stack, not recursion: paths may be deeper
+ * than the call stack allows.
+ */
+export function* stacksIn(tree: EventTree): Generator<{ frames: readonly ExportFrame[]; value: number; calls: number }> {
+  const path: ExportFrame[] = [];
+  // Nodes to enter, and LEAVE where the frame pushed on entering a node is popped again.
+  const pending: Array<TreeNode | typeof LEAVE> = [];
+  const roots = stackRoots(tree);
+  for (let i = roots.length - 1; i >= 0; i--) pending.push(roots[i]);
+  while (pending.length > 0) {
+    const n = pending.pop()!;
+    if (n === LEAVE) {
+      path.pop();
+      continue;
+    }
+    const f = exportFrame(n);
+    if (f) {
+      path.push(f);
+      pending.push(LEAVE);
+    }
+    const v = selfValue(n);
+    if (v > 0) yield { frames: path, value: v, calls: n.calls };
+    for (let i = n.children.length - 1; i >= 0; i--) pending.push(n.children[i]);
+  }
 }
 
 export function threadTree(t: TauThreadProfile): EventTree {

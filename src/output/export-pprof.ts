@@ -99,6 +99,8 @@ export function buildPprof(profile: TauProfile, sel: ExportSelection = {}): Prof
   const contextKey = strings.dedup('context');
   for (const t of threads) {
     const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
+    // The stacks are made first, so the thread's tree (larger than its stacks) is dropped before
+    // the samples are built; walking the tree while building them kept both.
     for (const s of stacksOf(threadTree(t))) {
       const context = s.frames.filter((f) => f.kind !== 'code').map((f) => f.name).join(' => ');
       const ids = s.frames.map((f) => tables.location(f)).reverse(); // pprof lists the leaf first

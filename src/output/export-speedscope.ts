@@ -37,6 +37,7 @@ export function exportSpeedscope(profile: TauProfile, sel: ExportSelection = {},
     return i;
   };
   const profiles: SpeedscopeFile['profiles'] = threads.map((t) => {
+    // Stacks first: the thread's tree is dropped before the samples are built (see export-pprof.ts).
     const stacks = stacksOf(threadTree(t));
     const weights = stacks.map((s) => s.value);
     return {

@@ -114,8 +114,16 @@ interface MeanSums {
   users: Map<string, TauUserEvent>;
 }
 
+/** What a scan may leave out when its reader does not need it (each costs an entry per event). */
+export interface ScanNeeds {
+  /** pprof's mean thread (meanSums); default true. */
+  mean?: boolean;
+  /** The statistics of each flat event over threads (events: the cross-rank views); default true. */
+  spreads?: boolean;
+}
+
 /** Add one thread's file to the scan. */
-function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
+function addThread(scan: RankScan, mean: MeanSums | null, t: TauThreadProfile, spreads: boolean): void {
   scan.threads++;
   const at = threadLabel(t).replace(/^n,c,t /, '');
   let r = scan.ranks.get(t.node);
@@ -131,20 +139,23 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
   if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
   for (const e of t.events) {
     // pprof's mean: every entry summed (divided by the threads at the end).
-    const m = mean.events.get(e.name);
+    const m = mean?.events.get(e.name);
     if (m) {
       m.calls += e.calls;
       m.subrs += e.subrs;
       m.excl += e.excl;
       m.incl += e.incl;
-    } else mean.events.set(e.name, { ...e });
-    const parts = displayName(e.name).split(SPLIT_RE).map((p) => p.trim());
+    } else mean?.events.set(e.name, { ...e });
+    // A name without a path separator is one part: no array of parts is made for it.
+    const parts = e.name.includes('=>') ? displayName(e.name).split(SPLIT_RE).map((p) => p.trim()) : [displayName(e.name)];
     if (parts.length === 1 && !isSampleNode(e)) {
-      let s = scan.events.get(e.name);
-      if (!s) scan.events.set(e.name, (s = { name: e.name, group: e.group, calls: 0, excl: spread(), incl: spread() }));
-      s.calls += e.calls;
-      add(s.excl, e.excl, at);
-      add(s.incl, e.incl, at);
+      if (spreads) {
+        let s = scan.events.get(e.name);
+        if (!s) scan.events.set(e.name, (s = { name: e.name, group: e.group, calls: 0, excl: spread(), incl: spread() }));
+        s.calls += e.calls;
+        add(s.excl, e.excl, at);
+        add(s.incl, e.incl, at);
+      }
       if (parts[0] === ROOT) r.total = Math.max(r.total, e.incl);
       if (isMpi(e)) {
         r.mpi += e.excl;
@@ -171,6 +182,7 @@ function addThread(scan: RankScan, mean: MeanSums, t: TauThreadProfile): void {
     if (name === 'Message size sent to all nodes') r.bytesSent += userTotal(u);
     else if (name === 'Message size received from all nodes') r.bytesReceived += userTotal(u);
     else if (name.startsWith('Message size for ')) r.bytesCollective += userTotal(u);
+    if (!mean) continue;
     const mu = mean.users.get(u.name);
     if (!mu) mean.users.set(u.name, { ...u, mean: u.mean * u.count });
     else {
@@ -191,6 +203,7 @@ export function scanRanks(
   set: MetricFiles,
   onFile?: (index: number, total: number) => void,
   onThread?: (t: TauThreadProfile) => void,
+  needs: ScanNeeds = {},
 ): RankScan {
   const scan: RankScan = {
     metric: set.metric,
@@ -202,15 +215,16 @@ export function scanRanks(
     metadataOfFirst: [],
     samples: { drops: new Map() },
   };
-  const sums: MeanSums = { events: new Map(), users: new Map() };
+  const sums: MeanSums | null = needs.mean === false ? null : { events: new Map(), users: new Map() };
   forEachThread(set, (t, i) => {
     onFile?.(i, set.files.length);
     onThread?.(t);
-    addThread(scan, sums, t);
+    addThread(scan, sums, t, needs.spreads !== false);
     const c = sampleCounts(t);
     if (c.taken !== undefined) scan.samples.taken = (scan.samples.taken ?? 0) + c.taken;
     for (const d of c.drops) bump(scan.samples.drops, d.reason, d.count);
   });
+  if (!sums) return scan;
   const n = Math.max(1, scan.threads);
   scan.meanSums.events = [...sums.events.values()].map((e) => ({
     ...e,

@@ -4,7 +4,7 @@
  * events. Pure functions, no I/O: the text renderer and `--json` print the same data.
  */
 import { UserError } from '../base/errors.js';
-import { displayName, isCallpath, threadLabel, threadNameOf } from './tau-model.js';
+import { displayName, inDisplayForm, isCallpath, threadLabel, threadNameOf } from './tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
 
 export type SortKey = 'excl' | 'incl' | 'calls' | 'name';
@@ -288,6 +288,17 @@ export function hotLinesOf(t: TauThreadProfile, limit: number): ContextHotLines[
   return out;
 }
 
+/** Where the last ' => ' of a path starts and how many there are, counted as split counts them. */
+function separators(path: string): { last: number; count: number } {
+  let last = -1;
+  let count = 0;
+  for (let at = path.indexOf(' => '); at >= 0; at = path.indexOf(' => ', at + 4)) {
+    last = at;
+    count++;
+  }
+  return { last, count };
+}
+
 /**
  * The event-path tree. A path's parent is its prefix; a single-event prefix with no path entry of its
  * own is the flat event (TAU's depth-limited paths start below the root, so several roots appear).
@@ -301,7 +312,8 @@ export function callTreeOf(t: TauThreadProfile, hotLimit: number): CallTreeNode[
       flat.set(parts[0], e);
       continue;
     }
-    const key = parts.join(' => ');
+    // A name already in display form is its own key: no second string per path.
+    const key = inDisplayForm(e.name) ? e.name : parts.join(' => ');
     const prev = nodes.get(key);
     if (prev) {
       prev.calls += e.calls;
@@ -315,10 +327,11 @@ export function callTreeOf(t: TauThreadProfile, hotLimit: number): CallTreeNode[
   if (nodes.size === 0) return [];
   const roots: CallTreeNode[] = [];
   for (const node of [...nodes.values()]) {
-    const parts = node.path.split(' => ');
-    const parentKey = parts.slice(0, -1).join(' => ');
+    // The parent is the path up to its last separator (found as split finds them, left to right).
+    const { last, count } = separators(node.path);
+    const parentKey = node.path.slice(0, last);
     let parent = nodes.get(parentKey);
-    if (!parent && parts.length === 2) {
+    if (!parent && count === 1) {
       const f = flat.get(parentKey);
       parent = f
         ? { name: parentKey, path: parentKey, calls: f.calls, subrs: f.subrs, excl: f.excl, incl: f.incl, children: [] }

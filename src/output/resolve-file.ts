@@ -49,32 +49,35 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   await nameFunctions(proc, symbolizer);
   markThrottled(proc);
   const modules = new ModuleCollector();
-  const a = assembleProcess(proc, {
-    callpath: job.callpath,
-    callpathDepth: job.callpathDepth,
-    keepAddresses: job.keepAddresses,
-    resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
-    underRun: job.underRun,
-    context: job.contexts?.[file],
-    modules,
-  });
   // MPI call sites go into each thread's metadata, so the profile directory alone carries them.
   const sites = await mpiCallSites(proc, symbolizer);
   const moves: Array<[string, string]> = [];
-  a.threads.forEach((ts, m) => {
-    for (const t of ts) {
+  // Each thread's file is written as soon as it is assembled, and dropped.
+  const a = assembleProcess(
+    proc,
+    {
+      callpath: job.callpath,
+      callpathDepth: job.callpathDepth,
+      keepAddresses: job.keepAddresses,
+      resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
+      underRun: job.underRun,
+      context: job.contexts?.[file],
+      modules,
+      dropStatistics: true,
+    },
+    (m, t) => {
       const list = sites.get(t.thread);
       if (list) t.metadata.push([MPI_SITES_KEY, JSON.stringify(list)]);
       moves.push(writeThreadFile(job.write, m, t));
-    }
-  });
+    },
+  );
   // The complete stacks beside the profile files, moved into place with them.
   if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   return {
     file,
     moves,
     nodes: [a.node],
-    threads: a.threads[0]?.length ?? 0,
+    threads: proc.threads.length,
     samples: a.samples,
     drops: a.drops,
     warnings: a.warnings,

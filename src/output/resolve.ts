@@ -14,7 +14,7 @@ import { systemErrorText, UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
 import { removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
 import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
-import { readRawFile } from '../samples/raw-reader.js';
+import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
 import { replacedImages, type ReplacedImage } from './exec-images.js';
@@ -97,7 +97,8 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   // Pass 1: summaries and addresses; every file is checked before anything is written.
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
-    const p = readRawFile(file);
+    // Checked whole; the timer statistics are read again, file by file, when it is assembled.
+    const p = readRaw(file, { statistics: false });
     symbolizer.collect(p);
     for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
     return {

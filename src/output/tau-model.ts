@@ -57,6 +57,14 @@ export interface ThreadStackView {
   merged: number;
 }
 
+/** Events to write, in order: an array, or a list that makes each event as it is iterated. */
+export interface EventList extends Iterable<TauEvent> {
+  readonly length: number;
+}
+
+/** A thread's file as the writer takes it: its events may be made as they are written. */
+export type ThreadToWrite = Omit<TauThreadProfile, 'events'> & { events: EventList };
+
 /** A whole profile directory: every thread, every metric. */
 export interface TauProfile {
   /** Directory read from (or to be written to). */
@@ -97,4 +105,13 @@ export function namedThreadLabel(t: Pick<TauThreadProfile, 'node' | 'context' | 
 /** A name as TAU's readers show it: runs of spaces collapsed, trimmed. Files keep TAU's exact names. */
 export function displayName(name: string): string {
   return name.replace(/ {2,}/g, ' ').trim();
+}
+
+/**
+ * True when a name reads the same split into its parts and joined again by ' => ' (displayName of
+ * each part): no run of spaces, no space at either end, no whitespace but spaces (TAU writes two
+ * spaces before a [CONTEXT] part). Such a name is its own path key: no second string is made.
+ */
+export function inDisplayForm(name: string): boolean {
+  return !/ {2}|^ | $|[^\S ]/.test(name);
 }

@@ -3,7 +3,7 @@
  * TAU's readers (shared/TAU-FORMAT.md) and rejects what they would reject, with a message naming the
  * file and the line.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
@@ -83,6 +83,58 @@ class LineReader {
   }
 }
 
+/** The first two lines of a profile file: the number of events, the metric and the metadata. */
+function parseHeader(file: string, line1: string | undefined, line2: string | undefined): { n: number; metric: string; metadata: Array<[string, string]> } {
+  const first = /^(\d+) templated_functions(?:_MULTI_(.*))?\s*$/.exec(line1 ?? '');
+  if (!first) fail(file, 1, 'expected "<N> templated_functions_MULTI_<metric>"');
+  const header = line2 ?? '';
+  if (!header.startsWith('# Name Calls Subrs Excl Incl ProfileCalls')) {
+    fail(file, 2, 'expected the "# Name Calls Subrs Excl Incl ProfileCalls" header line');
+  }
+  const metadata = parseMetadata(file, header);
+  const metric = metadata.find(([k]) => k === 'Metric Name')?.[1] ?? first[2] ?? 'TIME';
+  return { n: Number(first[1]), metric, metadata };
+}
+
+/**
+ * The metric and metadata of a profile file, from its first two lines only: a file of millions of
+ * events is not read whole to learn them.
+ */
+export function readProfileHeader(file: string): { metric: string; metadata: Array<[string, string]> } {
+  // A file that cannot be read is read again the usual way, for the usual message.
+  const text = headOf(file) ?? readProfileFile(file);
+  const { metric, metadata } = parseHeader(file, ...twoLines(text));
+  return { metric, metadata };
+}
+
+/** The text of a file up to the end of its second line, or null when it cannot be read. */
+function headOf(file: string): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const chunks: Buffer[] = [];
+    let newlines = 0;
+    const chunk = Buffer.alloc(1 << 16);
+    while (newlines < 2) {
+      const got = readSync(fd, chunk, 0, chunk.length, null);
+      if (got === 0) break;
+      const piece = Buffer.from(chunk.subarray(0, got));
+      chunks.push(piece);
+      for (let i = 0; i < got && newlines < 2; i++) if (piece[i] === 10) newlines++;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function twoLines(text: string): [string | undefined, string | undefined] {
+  const lines = new LineReader(text);
+  return [lines.get(0), lines.get(1)];
+}
+
 /** Parse one profile file's text. */
 export function parseThreadProfile(
   file: string,
@@ -90,15 +142,7 @@ export function parseThreadProfile(
   ids: { node: number; context: number; thread: number },
 ): TauThreadProfile {
   const lines = new LineReader(text);
-  const first = /^(\d+) templated_functions(?:_MULTI_(.*))?\s*$/.exec(lines.get(0) ?? '');
-  if (!first) fail(file, 1, 'expected "<N> templated_functions_MULTI_<metric>"');
-  const n = Number(first[1]);
-  const header = lines.get(1) ?? '';
-  if (!header.startsWith('# Name Calls Subrs Excl Incl ProfileCalls')) {
-    fail(file, 2, 'expected the "# Name Calls Subrs Excl Incl ProfileCalls" header line');
-  }
-  const metadata = parseMetadata(file, header);
-  const metric = metadata.find(([k]) => k === 'Metric Name')?.[1] ?? first[2] ?? 'TIME';
+  const { n, metric, metadata } = parseHeader(file, lines.get(0), lines.get(1));
   // Groups repeat over thousands of events: one string each.
   const groups = new Map<string, string>();
   const group = (g: string): string => {
@@ -219,7 +263,7 @@ export function listProfileFiles(dir: string): MetricFiles[] {
     if (existsSync(merged)) return mergedMetrics(merged).map((metric, index) => ({ metric, files: [], merged: { path: merged, index } }));
     throw NO_PROFILE(dir);
   }
-  return sets.map((files) => ({ metric: readThreadFile(files[0]).metric, files }));
+  return sets.map((files) => ({ metric: readProfileHeader(files[0].file).metric, files }));
 }
 
 /** Parse one profile file found by listProfileFiles. */

@@ -6,7 +6,7 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
-import type { TauProfile, TauThreadProfile } from './tau-model.js';
+import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
 
 /** TAU's readers split on `"` and lines: names may carry neither. */
 export function sanitizeName(name: string): string {
@@ -39,7 +39,7 @@ export function profileFileName(t: Pick<TauThreadProfile, 'node' | 'context' | '
 const LINES_PER_PIECE = 4096;
 
 /** The text of one profile file, in pieces of whole lines (each ends with a newline). */
-export function* threadProfilePieces(t: TauThreadProfile): Generator<string> {
+export function* threadProfilePieces(t: ThreadToWrite): Generator<string> {
   const file = profileFileName(t);
   const events = t.events;
   let out: string[] = [];
@@ -78,7 +78,7 @@ export function formatThreadProfile(t: TauThreadProfile): string {
 }
 
 /** Write one profile file piece by piece. */
-function writeThreadProfile(path: string, t: TauThreadProfile): void {
+function writeThreadProfile(path: string, t: ThreadToWrite): void {
   const fd = openSync(path, 'w');
   try {
     for (const piece of threadProfilePieces(t)) {
@@ -124,7 +124,7 @@ function metricDir(metrics: string[], m: number): string {
  * Write one thread's file of metric m into the write's temporary directory; returns [temporary
  * path, final path]. (Resolve workers call this too: the temporary directory is shared.)
  */
-export function writeThreadFile(w: ProfileWrite, m: number, t: TauThreadProfile): [string, string] {
+export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [string, string] {
   const sub = metricDir(w.metrics, m);
   if (sub) mkdirSync(join(w.tmp, sub), { recursive: true });
   const name = profileFileName(t);

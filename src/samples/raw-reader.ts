@@ -53,8 +53,23 @@ interface Section {
   headerAt: number;
 }
 
+/** What a reader of a raw file may leave out. */
+export interface RawReadOptions {
+  /**
+   * Keep each thread's timer statistics (default true). Without them every statistic is still
+   * checked, and `stats` is empty: a first look at a file (what the resolve checks and symbolizes
+   * before it assembles) does not hold an object per context and thread.
+   */
+  statistics?: boolean;
+}
+
 /** Read and validate one raw file. Throws UserError naming the file and offset on any defect. */
 export function readRawFile(path: string): RawProcess {
+  return readRaw(path, {});
+}
+
+/** Read and validate one raw file, leaving out what `opts` says. */
+export function readRaw(path: string, opts: RawReadOptions): RawProcess {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
@@ -62,10 +77,10 @@ export function readRawFile(path: string): RawProcess {
     if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new UserError(`${path}: a directory, not a raw measurement file`);
     throw new UserError(`${path}: cannot read the raw file: ${systemErrorText(e) ?? (e as Error).message}`);
   }
-  return parseRaw(path, buf);
+  return parseRaw(path, buf, opts);
 }
 
-export function parseRaw(file: string, buf: Buffer): RawProcess {
+export function parseRaw(file: string, buf: Buffer, opts: RawReadOptions = {}): RawProcess {
   const header = new Cursor(file, buf, 0, buf.length, 'header', true);
   if (buf.length < 8 || buf.toString('latin1', 0, 8) !== RAW_MAGIC) {
     header.fail(`expected the magic "${RAW_MAGIC}" (not a hyprof raw file)`, 0);
@@ -112,7 +127,7 @@ export function parseRaw(file: string, buf: Buffer): RawProcess {
   const threads: RawThread[] = [];
   for (const s of sections.filter((x) => x.tag === SectionTag.THREAD)) {
     const c = cursorOf(s);
-    const t = readThread(c, nMetrics, contexts, userEvents);
+    const t = readThread(c, nMetrics, contexts, userEvents, opts.statistics !== false);
     if (threads.some((o) => o.index === t.index)) c.fail(`thread index ${t.index} appears twice`, s.start);
     threads.push(t);
   }
@@ -300,6 +315,7 @@ function readThread(
   nMetrics: number,
   contexts: Map<bigint, RawContext>,
   userEvents: Map<number, string>,
+  keepStats: boolean,
 ): RawThread {
   const index = c.u32('thread index');
   const tid = c.i64n('tid');
@@ -317,7 +333,7 @@ function readThread(
     const childCalls = c.u64n(`statistic ${i} child_calls`);
     const incl = values(nMetrics, (m) => c.u64n(`statistic ${i} incl[${m}]`));
     const excl = values(nMetrics, (m) => c.u64n(`statistic ${i} excl[${m}]`));
-    stats.push({ context, calls, childCalls, incl, excl });
+    if (keepStats) stats.push({ context, calls, childCalls, incl, excl });
   }
   const nOpen = c.count('open timers', 8);
   const open: bigint[] = [];
