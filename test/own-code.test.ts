@@ -9,6 +9,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
+import type { ThreadStackView } from '../src/output/tau-model.js';
 import { readBuildId } from '../src/symbolize/elf-build-id.js';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
@@ -23,6 +24,25 @@ function chains(events: { name: string; group: string }[]): string[][] {
         .filter((p) => p.startsWith('[UNWIND]') || p.startsWith('[SAMPLE]'))
         .map((p) => (p.startsWith('[UNWIND]') ? p.slice(p.lastIndexOf(' [@] ') + 5) : p.slice(9))),
     );
+}
+
+/**
+ * The complete stacks of the stacks file (samples ending at a node: the node's chain, outermost
+ * first), named as the chains above; a run that unwound complete stacks keeps only the innermost
+ * frames in the TAU profile's chains (docs/assembly.md, "Complete stacks").
+ */
+function stackChains(s: ThreadStackView): string[][] {
+  const out: string[][] = [];
+  s.samples.forEach((n, i) => {
+    if (n <= 0) return;
+    const c: string[] = [];
+    for (let at = i; at >= 0; at = s.parent[at]) {
+      const [fn, file, line] = s.frames[s.frame[at]];
+      c.unshift(`${fn} [{${file}} {${line}}]`);
+    }
+    out.push(c);
+  });
+  return out;
 }
 
 const OWN = /native\/(core|ompt|sample|dump)\/|_trampoline|\bhp_[a-z_]+|hyprof_/;
@@ -40,8 +60,8 @@ for (const cc of ['gcc', 'clang'] as const) {
     t.true(threads.length >= 2);
     let workerChains = 0;
     for (const th of threads) {
-      const cs = chains(th.events);
-      for (const c of cs) {
+      const cs = th.stacks ? stackChains(th.stacks) : chains(th.events);
+      for (const c of [...cs, ...chains(th.events)]) {
         const text = c.join(' <- ');
         t.false(c.some((f) => OWN.test(f)), `hyprof's own code in ${text}`);
         t.false(c.some((f) => STARTUP.test(f)), `start-up code in ${text}`);
@@ -49,7 +69,11 @@ for (const cc of ['gcc', 'clang'] as const) {
       if (th.thread === 0) {
         // The master's chains start where its innermost timer started: main, or inside a parallel
         // region the region's outlined function, as on the workers (the context names the region).
-        for (const c of cs) if (c.length > 1) t.regex(c[0], c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /, c.join(' <- '));
+        // Known limit (docs/sampling.md): a sample taken inside the vDSO (clock_gettime) sometimes
+        // unwinds no further than the vDSO's caller's caller; such chains are left out of this check.
+        for (const c of cs)
+          if (c.length > 1 && !/^UNRESOLVED \[vdso\]/.test(c[c.length - 1]))
+            t.regex(c[0], c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /, c.join(' <- '));
       } else {
         // A worker's chains in the program's code start at the region's outlined function (idle in
         // the runtime's pool, they hold no program code at all).

@@ -57,9 +57,10 @@ static const struct {
     {"GOMP_taskloop_ull", HP_PH_TASK_CREATE},
 };
 
-/* System code the runtime calls (libc, the dynamic loader, the vDSO): a leaf there with the runtime
- * right below it is the runtime's work. */
-#define MAX_SYSTEM 4
+/* System code the runtime calls (libc, the dynamic loader, the vDSO), and hyprof's own code, whose
+ * interposers it calls too (pthread_create while the master creates its workers): a leaf there with
+ * the runtime right below it is the runtime's work. (hyprof's frames never reach a profile.) */
+#define MAX_SYSTEM 5
 static uintptr_t system_lo[MAX_SYSTEM], system_hi[MAX_SYSTEM];
 static int n_system;
 
@@ -67,14 +68,15 @@ static int system_cb(struct dl_phdr_info *info, size_t size, void *data) {
   const char *n = info->dlpi_name ? info->dlpi_name : "";
   const char *base = strrchr(n, '/');
   base = base ? base + 1 : n;
-  if (strncmp(base, "libc.so", 7) && strncmp(base, "ld-linux", 8) && strncmp(base, "linux-vdso", 10) &&
+  uintptr_t lo, hi;
+  if (n_system >= MAX_SYSTEM || !hp_object_code(info, &lo, &hi)) return 0;
+  uintptr_t self = (uintptr_t)&system_cb;
+  int own = self >= lo && self < hi;
+  if (!own && strncmp(base, "libc.so", 7) && strncmp(base, "ld-linux", 8) && strncmp(base, "linux-vdso", 10) &&
       strncmp(base, "libpthread.so", 13))
     return 0;
-  uintptr_t lo, hi;
-  if (n_system < MAX_SYSTEM && hp_object_code(info, &lo, &hi)) {
-    system_lo[n_system] = lo;
-    system_hi[n_system++] = hi;
-  }
+  system_lo[n_system] = lo;
+  system_hi[n_system++] = hi;
   return 0;
 }
 
