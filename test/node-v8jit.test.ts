@@ -27,8 +27,12 @@ const callLine = lineOf((l) => l.includes('// CALL LINE'));
 const part = join(libDir, 'hyprof_v8.node');
 
 async function measure(prefix: string, env: Record<string, string | undefined>) {
-  const out = join(tmpDir(prefix), 'prof');
+  const dir = tmpDir(prefix);
+  const out = join(dir, 'prof');
+  // In its own directory: with the perf map (HYPROF_V8_JIT=0) node writes isolate-*-v8.log files
+  // into its working directory.
   const r = await hyprof(['run', '--dir', out, '--', process.execPath, '--allow-natives-syntax', app], {
+    cwd: dir,
     env: { NODE_OPTIONS: undefined, ...env },
     timeoutMs: 120_000,
   });
