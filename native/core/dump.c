@@ -411,12 +411,8 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     hp_stat c;
     const hp_stat *s = read_stat(t, &tb->slots[i], &c);
     open_add *a = find_open(n_open, s->context);
-    if (a) {
-      a->written = 1;
-      write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, a);
-    } else {
-      write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, NULL);
-    }
+    if (a) a->written = 1;
+    write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, a);
     n_stats++;
   }
   for (int i = 0; i < n_open; i++) {

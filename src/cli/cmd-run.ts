@@ -4,7 +4,7 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -12,10 +12,12 @@ import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.j
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { installedPrefix, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
+import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
-import { nodeJitPlan, optionWord, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
+import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
+
+export { threadPreload };
 import { removePerfMaps } from './run-perf-maps.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
 import { settledSurvivors, survivorsNote } from './run-survivors.js';
@@ -66,14 +68,6 @@ export function childEnv(
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;
-}
-
-/** The preload that marks Node's JavaScript threads (src/events/thread-preload.cts), or null where
- * there is none: the single executable has no addon to load (docs/node.md, "Threads"). */
-export function threadPreload(): string | null {
-  if (installedPrefix) return null;
-  const file = join(packageRoot, 'dist', 'src', 'events', 'thread-preload.cjs');
-  return existsSync(file) ? file : null;
 }
 
 /** The file `program` names, as the shell would find it on PATH; null when there is none. */

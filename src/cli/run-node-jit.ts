@@ -20,6 +20,14 @@ export interface NodeJitPlan {
 export const v8PartPath = join(packageRoot, 'build', 'Release', 'hyprof_v8.node');
 export const v8PreloadPath = join(packageRoot, 'dist', 'src', 'events', 'v8-jit-preload.cjs');
 
+/** The preload that marks Node's JavaScript threads (src/events/thread-preload.cts), or null where
+ * there is none: the single executable has no addon to load (docs/node.md, "Threads"). */
+export function threadPreload(): string | null {
+  if (installedPrefix) return null;
+  const file = join(packageRoot, 'dist', 'src', 'events', 'thread-preload.cjs');
+  return existsSync(file) ? file : null;
+}
+
 const PERF_MAP = ['--perf-basic-prof', '--interpreted-frames-native-stack'];
 
 /** HYPROF_V8_JIT as a boolean (default on); a UserError naming the value otherwise. */

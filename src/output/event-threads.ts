@@ -53,7 +53,7 @@ export function eventChoices(threads: readonly TauThreadProfile[]): { timers: st
   return { timers: [...timers].sort(), functions: [...functions].sort() };
 }
 
-function spread(values: Array<number | undefined>): Spread {
+export function spread(values: Array<number | undefined>): Spread {
   const n = values.length;
   const have = values.filter((v): v is number => v !== undefined);
   const sum = have.reduce((s, v) => s + v, 0);

@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, r
 import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
+import { STACKS_FILE } from './stacks-file.js';
 
 /** TAU's readers split on `"` and lines: names may carry neither. */
 export function sanitizeName(name: string): string {
@@ -177,7 +178,6 @@ export function writeTauProfile(profile: TauProfile, stale: StaleRule = { kind: 
 
 const PROFILE_FILE = /^profile\.(\d+)\.\d+\.\d+$/;
 /** The complete stacks of a process (stacks-file.ts) go with its profile files. */
-const STACKS_FILE = /^stacks\.(\d+)\.\d+\.json$/;
 
 /** Whether a profile file (not written now) of node `node` at `path` is a leftover this write may remove. */
 function staleTest(rule: StaleRule, nodes: Set<number>): (path: string, node: number) => boolean {

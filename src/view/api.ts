@@ -11,7 +11,7 @@ import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
 import { SourceAccess } from './source-access.js';
-import { eventAcrossThreads, eventChoices } from '../output/event-threads.js';
+import { eventAcrossThreads, eventChoices, spread } from '../output/event-threads.js';
 import { meanThread, userEventStats } from '../output/report-data.js';
 import { UserError } from '../base/errors.js';
 
@@ -168,12 +168,7 @@ export class ProfileApi {
       .map((u) => {
         const per = rows.map((r) => r.events.find((x) => x.name === u.name));
         const means = per.filter((x): x is NonNullable<typeof x> => x !== undefined).map((x) => x.mean);
-        const m = means.reduce((s, v) => s + v, 0) / Math.max(1, means.length);
-        return {
-          ...u,
-          threads: means.length,
-          meanOfThreads: { mean: m, min: means.length ? means.reduce((a, v) => Math.min(a, v), Infinity) : 0, max: means.length ? means.reduce((a, v) => Math.max(a, v), -Infinity) : 0, std: Math.sqrt(Math.max(0, means.reduce((s, v) => s + v * v, 0) / Math.max(1, means.length) - m * m)) },
-        };
+        return { ...u, threads: means.length, meanOfThreads: spread(means) };
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const chosen = typeof thread === 'number' ? rows[thread] : undefined;
