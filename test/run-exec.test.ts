@@ -209,7 +209,7 @@ test('linked, resolving at exit: an exec into a program without the runtime says
   t.is(calls(threads(out)[0], 'work before exec'), 3);
 });
 
-test('linked, resolving at exit: an execle into itself with HYPROF_DISABLE=1 counts as a program that is not measured', async (t) => {
+test('linked, resolving at exit: an execle into itself with HYPROF_DISABLE=Enabled (as the runtime reads it) counts as a program that is not measured', async (t) => {
   const dir = tmpDir('exec-linked-disabled');
   const r = await run(program, ['self-disabled', '4'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' } });
   t.is(r.code, 0, r.stderr);

@@ -69,16 +69,22 @@ const char *hp_env(const char *name, const char *alias, const char **used) {
   return NULL;
 }
 
-int hp_env_bool(const char *name, const char *alias, int dflt) {
-  const char *used;
-  const char *v = hp_env(name, alias, &used);
-  if (!v) return dflt;
+int hp_bool_word(const char *v) {
   static const char *const yes[] = {"1", "on", "true", "yes", "enable", "enabled"};
   static const char *const no[] = {"0", "off", "false", "no", "disable", "disabled"};
   for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
     if (!strcasecmp(v, yes[i])) return 1;
   for (size_t i = 0; i < sizeof no / sizeof *no; i++)
     if (!strcasecmp(v, no[i])) return 0;
+  return -1;
+}
+
+int hp_env_bool(const char *name, const char *alias, int dflt) {
+  const char *used;
+  const char *v = hp_env(name, alias, &used);
+  if (!v) return dflt;
+  int b = hp_bool_word(v);
+  if (b >= 0) return b;
   hp_warn("%s=%s is not a boolean (1/0, on/off, true/false, yes/no); using %d", used, v, dflt);
   return dflt;
 }

@@ -28,6 +28,9 @@ void hp_config_warn_unsupported(void);
 /* The value of `name`, else of `alias` (may be NULL), else NULL. *used receives the name found. */
 const char *hp_env(const char *name, const char *alias, const char **used);
 /* Booleans accept 1/0, on/off, true/false, yes/no (any case). */
+/* A boolean word as the variables take it (1/on/true/yes/enable(d), 0/off/false/no/disable(d), any
+ * case): 1, 0, or -1 when it is none of them. */
+int hp_bool_word(const char *v);
 int hp_env_bool(const char *name, const char *alias, int dflt);
 /* Integers in [min, max]; anything else warns and gives dflt. */
 long hp_env_long(const char *name, const char *alias, long dflt, long min, long max);

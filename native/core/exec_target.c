@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "exec.h"
 
 #define RUNTIME_PREFIX "libhyprof"
@@ -34,12 +35,7 @@ static int env_bool(char *const envp[], const char *name) {
   size_t n = strlen(name);
   for (char *const *e = envp; e && *e; e++) {
     if (strncmp(*e, name, n) != 0 || (*e)[n] != '=') continue;
-    const char *v = *e + n + 1;
-    static const char *const yes[] = {"1", "on", "true", "yes"}, *const no[] = {"0", "off", "false", "no"};
-    for (int i = 0; i < 4; i++) {
-      if (strcasecmp(v, yes[i]) == 0) return 1;
-      if (strcasecmp(v, no[i]) == 0) return 0;
-    }
+    return hp_bool_word(*e + n + 1);
   }
   return -1;
 }

@@ -3,7 +3,7 @@
  *   self N M      time "first image" N times, then exec this program with "second M"
  *   second M      time "second image" M times and end (the new image of `self`)
  *   self-disabled N  time "first image" N times, then execle this program with "second 1" in an
- *                 environment holding only HYPROF_DISABLE=1
+ *                 environment holding only HYPROF_DISABLE=Enabled (any spelling the runtime reads as true)
  *   chain N       time "image N" once, then exec this program with "chain N-1"; "chain 0" ends
  *   threads       a thread opens "worker" and waits; main times "main before exec" twice, then
  *                 exec's this program with "second 1" while the worker's timer is open
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "self-disabled")) {
     timed("first image", n);
     fflush(stdout);
-    char *env[] = {"HYPROF_DISABLE=1", NULL};
+    char *env[] = {"HYPROF_DISABLE=Enabled", NULL};
     execle("/proc/self/exe", "run_exec", "second", "1", (char *)NULL, env);
     return 3;
   }
