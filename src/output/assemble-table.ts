@@ -8,51 +8,76 @@
  */
 import type { EventList, TauEvent } from './tau-model.js';
 
+/** A column of numbers that grows by doubling. */
+function grown<T extends Float64Array | Uint8Array>(a: T, size: number): T {
+  if (size <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(size, a.length * 2));
+  b.set(a);
+  return b;
+}
+
 export class EntryTable {
   /** Entry index by name; the index is also the order of first use (ties of `order` keep it). */
   private readonly index = new Map<string, number>();
   private readonly names: string[] = [];
+  /** Groups are a few strings shared by many entries. */
   private readonly groups: string[] = [];
-  private readonly calls: number[] = [];
-  private readonly subrs: number[] = [];
+  private calls = new Float64Array(64);
+  private subrs = new Float64Array(64);
   /** Per entry, nMetrics values each. */
-  private readonly excl: number[] = [];
-  private readonly incl: number[] = [];
+  private excl: Float64Array;
+  private incl: Float64Array;
   /** Sort key: the leaf event id for timer entries, Infinity for sample entries. */
-  private readonly order: number[] = [];
+  private order = new Float64Array(64);
   /** Only derived contributions (contexts the thread never entered): written only when a path needs it. */
-  private readonly derived: boolean[] = [];
+  private derived = new Uint8Array(64);
   /** Dropped by pruneDerived. */
   private readonly removed = new Set<number>();
   private anyDerived = false;
 
-  constructor(private readonly nMetrics: number) {}
+  constructor(private readonly nMetrics: number) {
+    this.excl = new Float64Array(64 * nMetrics);
+    this.incl = new Float64Array(64 * nMetrics);
+  }
 
-  /** Add to the entry `name` (created with `group` on first use). */
-  add(name: string, group: string, order: number, calls: number, subrs: number, excl: number[] | null, incl: number[] | null, derived = false): void {
+  /**
+   * Add to the entry `name` (created with `group` on first use) the values excl[at .. at + nMetrics)
+   * and incl[at .. at + nMetrics) (null: nothing).
+   */
+  add(
+    name: string,
+    group: string,
+    order: number,
+    calls: number,
+    subrs: number,
+    excl: ArrayLike<number> | null,
+    incl: ArrayLike<number> | null,
+    derived = false,
+    at = 0,
+  ): void {
     let i = this.index.get(name);
     if (i === undefined) {
       i = this.names.length;
       this.index.set(name, i);
       this.names.push(name);
       this.groups.push(group);
-      this.calls.push(0);
-      this.subrs.push(0);
-      this.order.push(order);
-      this.derived.push(derived);
-      for (let m = 0; m < this.nMetrics; m++) {
-        this.excl.push(0);
-        this.incl.push(0);
-      }
+      this.calls = grown(this.calls, i + 1);
+      this.subrs = grown(this.subrs, i + 1);
+      this.order = grown(this.order, i + 1);
+      this.derived = grown(this.derived, i + 1);
+      this.excl = grown(this.excl, (i + 1) * this.nMetrics);
+      this.incl = grown(this.incl, (i + 1) * this.nMetrics);
+      this.order[i] = order;
+      this.derived[i] = derived ? 1 : 0;
     }
-    this.derived[i] &&= derived;
-    this.anyDerived ||= this.derived[i];
+    this.derived[i] = this.derived[i] === 1 && derived ? 1 : 0;
+    this.anyDerived ||= this.derived[i] === 1;
     this.calls[i] += calls;
     this.subrs[i] += subrs;
-    const at = i * this.nMetrics;
+    const to = i * this.nMetrics;
     for (let m = 0; m < this.nMetrics; m++) {
-      if (excl) this.excl[at + m] += excl[m];
-      if (incl) this.incl[at + m] += incl[m];
+      if (excl) this.excl[to + m] += excl[at + m];
+      if (incl) this.incl[to + m] += incl[at + m];
     }
   }
 
@@ -97,11 +122,13 @@ export class EntryTable {
    */
   eventList(m: number, divisor: number, integralFirst: boolean): EventList {
     // Entries with no calls are written only when derived (a path needs them; docs/assembly.md).
-    const written: number[] = [];
+    let count = 0;
+    const all = new Int32Array(this.names.length);
     for (let i = 0; i < this.names.length; i++) {
-      if ((this.calls[i] > 0 || this.derived[i]) && !this.removed.has(i)) written.push(i);
+      if ((this.calls[i] > 0 || this.derived[i]) && !this.removed.has(i)) all[count++] = i;
     }
-    written.sort((a, b) => this.order[a] - this.order[b] || a - b);
+    const order = this.order;
+    const written = all.subarray(0, count).sort((a, b) => order[a] - order[b] || a - b);
     const event = (k: number): TauEvent => {
       const i = written[k];
       const at = i * this.nMetrics + m;

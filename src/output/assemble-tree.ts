@@ -5,7 +5,7 @@
  * Sample contexts are the exception: their paths keep the specialised names, because samples are
  * partitioned by parameter value ("matrixMultiply  [ <size> = <512> ]  " has samples of its own).
  */
-import { EventKind, type RawContext, type RawProcess } from '../samples/raw-model.js';
+import { EventKind, type RawContexts, type RawProcess } from '../samples/raw-model.js';
 import { paramName, safeName, userName } from './event-names.js';
 import { sanitizeName } from './tau-writer.js';
 
@@ -14,40 +14,70 @@ export const PATH_JOIN = ' => ';
 export const PATH_SPLIT = /\s+=>\s+/;
 
 export class ContextTree {
-  /** Contexts on the path from the root, by context. */
-  private readonly lengthMemo = new Map<bigint, number>();
-  /** Path names by (depth, specialised), then by context: no key string is built per context. */
-  private readonly nameMemo = new Map<string, Map<bigint, string>>();
+  /** Contexts on the path from the root, by context row (0: not known yet). */
+  private readonly lengthMemo: Int32Array;
+  /** Path names by (depth, specialised), then by context row: no key string is built per context. */
+  private readonly nameMemo = new Map<string, Array<string | undefined>>();
   /** Names of events by id: a name is rewritten once, and every path that holds it shares it. */
   private readonly names: Array<string | undefined> = [];
   private readonly pathGroups: Array<string | undefined> = [];
-  private childIndex: Map<string, bigint> | undefined;
+  /** Open addressing over (parent row, event): row + 1 per slot (made on first use of `child`). */
+  private childSlots: Int32Array | undefined;
+  private readonly contexts: RawContexts;
   readonly hasPhases: boolean;
 
   constructor(private readonly proc: RawProcess) {
+    this.contexts = proc.contexts;
     this.hasPhases = proc.events.some((e) => e.kind === EventKind.PHASE);
+    this.lengthMemo = new Int32Array(proc.contexts.size);
   }
 
-  context(c: bigint): RawContext {
-    const ctx = this.proc.contexts.get(c);
-    // The reader checked every context reference; reaching here means a defect, not bad input.
-    if (!ctx) throw new Error(`context 0x${c.toString(16)} missing from ${this.proc.file}`);
-    return ctx;
+  /** The row of context id c (the reader checked every reference: a miss is a defect, not bad input). */
+  row(c: bigint): number {
+    const r = this.contexts.rowOf(c);
+    if (r < 0) throw new Error(`context 0x${c.toString(16)} missing from ${this.proc.file}`);
+    return r;
   }
 
-  /** The context of `event` directly under `parent`, when the process has one. */
-  child(parent: bigint, event: number): bigint | undefined {
-    if (!this.childIndex) {
-      this.childIndex = new Map();
-      for (const c of this.proc.contexts.values()) this.childIndex.set(`${c.parent}:${c.event}`, c.context);
+  /** The parent's row, -1 for a root. */
+  parent(r: number): number {
+    return this.contexts.parentRow[r];
+  }
+
+  /** The event a context row names. */
+  event(r: number): number {
+    return this.contexts.event[r];
+  }
+
+  /** The row of `event`'s context directly under the row `parent` (-1: a root), or -1 when there is none. */
+  child(parent: number, event: number): number {
+    const { parentRow, event: events } = this.contexts;
+    const hash = (p: number, e: number, mask: number) => (Math.imul((p + 1) ^ Math.imul(e, 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
+    if (!this.childSlots) {
+      let n = 8;
+      while (n < this.contexts.size * 2) n *= 2;
+      const slots = new Int32Array(n);
+      // A pair given twice finds its last context (as a Map keyed by both would).
+      for (let r = 0; r < this.contexts.size; r++) {
+        let s = hash(parentRow[r], events[r], n - 1);
+        while (slots[s] !== 0 && !(parentRow[slots[s] - 1] === parentRow[r] && events[slots[s] - 1] === events[r])) s = (s + 1) & (n - 1);
+        slots[s] = r + 1;
+      }
+      this.childSlots = slots;
     }
-    return this.childIndex.get(`${parent}:${event}`);
+    const slots = this.childSlots;
+    const mask = slots.length - 1;
+    for (let s = hash(parent, event, mask); ; s = (s + 1) & mask) {
+      const r = slots[s] - 1;
+      if (r < 0) return -1;
+      if (parentRow[r] === parent && events[r] === event) return r;
+    }
   }
 
   /** Drop the memos of paths (names and lengths): they are as large as the thread's entries. */
   forgetPaths(): void {
     this.nameMemo.clear();
-    this.lengthMemo.clear();
+    this.lengthMemo.fill(0);
   }
 
   /** A parameter specialisation's timer; any other event itself. */
@@ -102,22 +132,21 @@ export class ContextTree {
     return g;
   }
 
-  /** Contexts from the root to c, c included (1 for a root). */
-  pathLength(c: bigint): number {
-    const known = this.lengthMemo.get(c);
-    if (known !== undefined) return known;
+  /** Contexts from the root to the row r, r included (1 for a root). */
+  pathLength(r: number): number {
+    const memo = this.lengthMemo;
+    if (memo[r] !== 0) return memo[r];
     // A loop up to the nearest known ancestor, not recursion: no depth of nesting overflows the stack.
-    const chain: bigint[] = [];
+    const chain: number[] = [];
     let length = 0;
-    for (let x = c; x !== 0n; x = this.context(x).parent) {
-      const m = this.lengthMemo.get(x);
-      if (m !== undefined) {
-        length = m;
+    for (let x = r; x >= 0; x = this.parent(x)) {
+      if (memo[x] !== 0) {
+        length = memo[x];
         break;
       }
       chain.push(x);
     }
-    for (let i = chain.length - 1; i >= 0; i--) this.lengthMemo.set(chain[i], ++length);
+    for (let i = chain.length - 1; i >= 0; i--) memo[chain[i]] = ++length;
     return length;
   }
 
@@ -127,23 +156,23 @@ export class ContextTree {
   }
 
   /**
-   * `a => b => c`: the last `depth` events of c's path (depth counts from the leaf); with
+   * `a => b => c`: the last `depth` events of the row r's path (depth counts from the leaf); with
    * `specialised`, parameter specialisations keep their own names (the paths of sample contexts).
    * A path no longer than `depth` is its parent's path and its own part: the memo holds one name
    * per context and no array of the events on the way (millions of contexts share their prefixes).
    */
-  pathName(c: bigint, depth: number, specialised = false): string {
+  pathName(r: number, depth: number, specialised = false): string {
     const kind = `${depth}:${specialised}`;
     let memo = this.nameMemo.get(kind);
-    if (!memo) this.nameMemo.set(kind, (memo = new Map()));
-    const known = memo.get(c);
+    if (!memo) this.nameMemo.set(kind, (memo = []));
+    const known = memo[r];
     if (known !== undefined) return known;
     const d = Math.max(1, depth);
     // Up to the nearest ancestor named already (a loop, not recursion), then named downwards.
-    const chain: bigint[] = [];
+    const chain: number[] = [];
     let above: string | undefined;
-    for (let x = c; x !== 0n; x = this.context(x).parent) {
-      const m = memo.get(x);
+    for (let x = r; x >= 0; x = this.parent(x)) {
+      const m = memo[x];
       if (m !== undefined) {
         above = m;
         break;
@@ -152,27 +181,27 @@ export class ContextTree {
     }
     for (let i = chain.length - 1; i >= 0; i--) {
       const x = chain[i];
-      const leaf = this.pathPart(this.context(x).event, specialised);
+      const leaf = this.pathPart(this.event(x), specialised);
       let n: string;
       if (this.pathLength(x) <= d) n = above === undefined ? leaf : `${above}${PATH_JOIN}${leaf}`;
       else n = this.cutPathName(x, d, specialised);
-      memo.set(x, n);
+      memo[x] = n;
       above = n;
     }
     return above!;
   }
 
   /** The last d events of a path longer than d. */
-  private cutPathName(c: bigint, d: number, specialised: boolean): string {
+  private cutPathName(r: number, d: number, specialised: boolean): string {
     const parts: string[] = [];
-    for (let x = c; x !== 0n && parts.length < d; x = this.context(x).parent) parts.push(this.pathPart(this.context(x).event, specialised));
+    for (let x = r; x >= 0 && parts.length < d; x = this.parent(x)) parts.push(this.pathPart(this.event(x), specialised));
     return parts.reverse().join(PATH_JOIN);
   }
 
-  /** The innermost phase (or the root) strictly enclosing c, as an event id; null for the root. */
-  enclosingPhase(c: bigint): number | null {
-    for (let p = this.context(c).parent; p !== 0n; p = this.context(p).parent) {
-      const ev = this.context(p).event;
+  /** The innermost phase (or the root) strictly enclosing the row r, as an event id; null for the root. */
+  enclosingPhase(r: number): number | null {
+    for (let p = this.parent(r); p >= 0; p = this.parent(p)) {
+      const ev = this.event(p);
       const k = this.kind(ev);
       if (k === EventKind.PHASE || k === EventKind.ROOT) return this.base(ev);
     }
@@ -181,17 +210,17 @@ export class ContextTree {
 
   /** `<innermost enclosing phase> => <event>`, or null for the root; with `specialised`, the event
    * keeps its parameter specialisation (the paths of sample contexts). */
-  phasePathName(c: bigint, specialised = false): string | null {
-    const phase = this.enclosingPhase(c);
+  phasePathName(r: number, specialised = false): string | null {
+    const phase = this.enclosingPhase(r);
     if (phase === null) return null;
-    const ev = this.context(c).event;
+    const ev = this.event(r);
     return `${this.name(phase)}${PATH_JOIN}${this.name(specialised ? ev : this.base(ev))}`;
   }
 
-  /** True when some proper ancestor of c satisfies `same` (recursion: its inclusive value holds c's). */
-  hasAncestor(c: bigint, same: (ancestor: RawContext) => boolean): boolean {
-    for (let p = this.context(c).parent; p !== 0n; p = this.context(p).parent) {
-      if (same(this.context(p))) return true;
+  /** True when some proper ancestor row of r satisfies `same` (recursion: its inclusive value holds r's). */
+  hasAncestor(r: number, same: (ancestor: number) => boolean): boolean {
+    for (let p = this.parent(r); p >= 0; p = this.parent(p)) {
+      if (same(p)) return true;
     }
     return false;
   }

@@ -211,16 +211,17 @@ function threadTable(
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
   // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
   const contextPath = (c: bigint): string => {
-    if (cp.on) return tree.pathName(c, cp.depth);
-    if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
-    return tree.name(tree.base(tree.context(c).event));
+    const r = tree.row(c);
+    if (cp.on) return tree.pathName(r, cp.depth);
+    if (tree.hasPhases) return tree.phasePathName(r) ?? tree.name(tree.base(tree.event(r)));
+    return tree.name(tree.base(tree.event(r)));
   };
   const added = addSamples(proc, tree, t.samples, table, {
     contextPath,
     keepAddresses: opts.keepAddresses ?? false,
     unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
     resolve: opts.resolve,
-    scale: (c) => values.sampleScale.get(c),
+    scale: (c) => values.sampleScale.get(tree.row(c)),
     modules: opts.modules,
     chainDepth: stacks.chainDepth,
     stacks: { frames: stacks.frames, tree: stacks.tree },
@@ -230,33 +231,38 @@ function threadTable(
 }
 
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
-  for (const v of values.contexts) {
-    const ctx = tree.context(v.context);
-    const ev = ctx.event;
+  const nm = proc.info.metrics.length;
+  const { order, row, calls, subrs, excl, incl, derived } = values;
+  for (let i = 0; i < order.length; i++) {
+    const v = order[i];
+    const r = row[v];
+    const ev = tree.event(r);
     const kind = proc.events[ev].kind;
     const isParam = kind === EventKind.PARAM;
     const baseEv = tree.base(ev);
+    const at = v * nm;
+    const isDerived = derived[v] === 1;
     // Recursion: an ancestor of the same event already holds this context's inclusive value.
-    const nested = tree.hasAncestor(v.context, (a) => (isParam ? a.event === ev : tree.base(a.event) === ev));
-    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, v.calls, v.subrs, v.excl, nested ? null : v.incl, v.derived);
+    const nested = tree.hasAncestor(r, (a) => (isParam ? tree.event(a) === ev : tree.base(tree.event(a)) === ev));
+    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
     if (isParam || kind === EventKind.ROOT) continue;
 
     let pathName: string | null = null;
-    let sameAs: ((c: bigint) => string | null) | null = null;
+    let sameAs: ((a: number) => string | null) | null = null;
     if (cp.on) {
-      if (tree.pathLength(v.context) > 1 && cp.depth > 1) {
-        pathName = tree.pathName(v.context, cp.depth);
-        sameAs = (c) => tree.pathName(c, cp.depth);
+      if (tree.pathLength(r) > 1 && cp.depth > 1) {
+        pathName = tree.pathName(r, cp.depth);
+        sameAs = (a) => tree.pathName(a, cp.depth);
       }
     } else if (tree.hasPhases) {
-      pathName = tree.phasePathName(v.context);
-      sameAs = (c) => tree.phasePathName(c);
+      pathName = tree.phasePathName(r);
+      sameAs = (a) => tree.phasePathName(a);
     }
     if (pathName === null || sameAs === null) continue;
     const name = pathName;
     const key = sameAs;
-    const pathNested = tree.hasAncestor(v.context, (a) => key(a.context) === name);
-    table.add(name, tree.pathGroup(baseEv), baseEv, v.calls, v.subrs, v.excl, pathNested ? null : v.incl, v.derived);
+    const pathNested = tree.hasAncestor(r, (a) => key(a) === name);
+    table.add(name, tree.pathGroup(baseEv), baseEv, calls[v], subrs[v], excl, pathNested ? null : incl, isDerived, at);
   }
 }
 
