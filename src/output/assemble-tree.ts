@@ -24,6 +24,8 @@ export class ContextTree {
   /** Open addressing over (parent row, event): row + 1 per slot (made on first use of `child`). */
   private childSlots: Int32Array | undefined;
   private readonly contexts: RawContexts;
+  /** Path classes (pathClass), made on first use. */
+  private classes: PathClasses | undefined;
   readonly hasPhases: boolean;
 
   constructor(private readonly proc: RawProcess) {
@@ -198,6 +200,77 @@ export class ContextTree {
     return parts.reverse().join(PATH_JOIN);
   }
 
+  /**
+   * The name of the row r's path when it is no longer than `depth` (pathName's), made without the
+   * memo: an entry held by its path class (pathClass) is named this way as it is written.
+   */
+  pathText(r: number): string {
+    const parts: string[] = [];
+    for (let x = r; x >= 0; x = this.parent(x)) parts.push(this.pathPart(this.event(x), false));
+    return parts.reverse().join(PATH_JOIN);
+  }
+
+  /**
+   * True when a path's name is its events' names and nothing else can name it: no event's name (as
+   * written) holds `=>` (event-names.ts writes `->`) or starts with `[` (as sample entries do). Then
+   * two paths no longer than the callpath depth have one name exactly when they have one class, and
+   * a timer's flat entry is named by its name id (nameId).
+   */
+  classifiable(): boolean {
+    if (this.classes === undefined) {
+      let ok = true;
+      for (let ev = 0; ev < this.proc.events.length && ok; ev++) {
+        const n = this.name(ev);
+        ok = !n.includes('=>') && !n.startsWith('[');
+      }
+      this.classes = new PathClasses(this.contexts.size, this.proc.events.length, ok);
+    }
+    return this.classes.usable;
+  }
+
+  /** A number per distinct event name as written (name): events of one name share it. */
+  nameId(event: number): number {
+    this.classifiable();
+    const k = this.classes!;
+    if (k.nameOfEvent[event] !== 0) return k.nameOfEvent[event] - 1;
+    const name = this.name(event);
+    let id = k.idByName.get(name);
+    if (id === undefined) k.idByName.set(name, (id = k.idByName.size));
+    k.nameOfEvent[event] = id + 1;
+    return id;
+  }
+
+  /**
+   * The class of the row r's path (with classifiable() true): the same number for every context
+   * whose path, root to leaf, names the same timers; a number per path, not a string. The class is
+   * the row of the first context met with that path. An entry table keys path entries by it and
+   * names them (pathText) only when they are written.
+   */
+  pathClass(r: number): number {
+    if (!this.classifiable()) throw new Error('path classes used where names can collide');
+    const k = this.classes!;
+    if (k.classOf[r] !== 0) return k.classOf[r] - 1;
+    const chain: number[] = [];
+    let above = -1;
+    for (let x = r; x >= 0; x = this.parent(x)) {
+      if (k.classOf[x] !== 0) {
+        above = k.classOf[x] - 1;
+        break;
+      }
+      chain.push(x);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const x = chain[i];
+      // A path part is the timer's name: a specialisation's is its timer's.
+      above = k.classFor(x, above, this.nameId(this.base(this.event(x))), (c) => this.nameId(this.base(this.event(c))), (c) => {
+        const p = this.parent(c);
+        return p < 0 ? -1 : k.classOf[p] - 1;
+      });
+      k.classOf[x] = above + 1;
+    }
+    return above;
+  }
+
   /** The innermost phase (or the root) strictly enclosing the row r, as an event id; null for the root. */
   enclosingPhase(r: number): number | null {
     for (let p = this.parent(r); p >= 0; p = this.parent(p)) {
@@ -223,5 +296,48 @@ export class ContextTree {
       if (same(p)) return true;
     }
     return false;
+  }
+}
+
+/**
+ * The path classes and name ids of one process. A class is (the class of the parent's path, the
+ * leaf's name id), found in an open-addressing table of the rows that stand for each class: about
+ * 12 bytes per context, and a Map entry per distinct event name.
+ */
+class PathClasses {
+  /** Class + 1 by context row (0: not known yet); a class is a row. */
+  readonly classOf: Int32Array;
+  /** Name id + 1 by event (0: not known yet). */
+  readonly nameOfEvent: Int32Array;
+  readonly idByName = new Map<string, number>();
+  /** Class (row) + 1 per slot, 0 for an empty one; at most half full. */
+  private readonly slots: Int32Array;
+
+  constructor(
+    contexts: number,
+    events: number,
+    readonly usable: boolean,
+  ) {
+    this.classOf = new Int32Array(usable ? contexts : 0);
+    this.nameOfEvent = new Int32Array(usable ? events : 0);
+    let n = 8;
+    while (usable && n < contexts * 2) n *= 2;
+    this.slots = new Int32Array(n);
+  }
+
+  /**
+   * The class of the context `row` whose parent's path has class `above` (-1: a root) and whose
+   * leaf has name id `part`: an existing class of the same pair, else the row itself. `partOf` and
+   * `aboveOf` give the pair of a class's row.
+   */
+  classFor(row: number, above: number, part: number, partOf: (c: number) => number, aboveOf: (c: number) => number): number {
+    const mask = this.slots.length - 1;
+    let s = (Math.imul((above + 1) ^ Math.imul(part, 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
+    for (; this.slots[s] !== 0; s = (s + 1) & mask) {
+      const c = this.slots[s] - 1;
+      if (aboveOf(c) === above && partOf(c) === part) return c;
+    }
+    this.slots[s] = row + 1;
+    return row;
   }
 }

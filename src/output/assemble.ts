@@ -205,7 +205,7 @@ function threadTable(
   opts: AssembleOptions,
   stacks: { chainDepth: number; frames: FrameTable; tree: StackTree },
 ): { table: EntryTable; added: ReturnType<typeof addSamples> } {
-  const table = new EntryTable(proc.info.metrics.length);
+  const table = new EntryTable(proc.info.metrics.length, (r) => tree.pathText(r));
   const values = threadValues(proc, tree, t, opts.dropStatistics);
   addTimers(proc, tree, values, table, cp);
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
@@ -233,6 +233,20 @@ function threadTable(
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
   const nm = proc.info.metrics.length;
   const { order, row, calls, subrs, excl, incl, derived } = values;
+  // Path entries are held by path class (no name string per context) when every path of the thread
+  // is within the depth and names cannot collide (ContextTree.classifiable).
+  let deepest = 0;
+  for (let i = 0; i < order.length; i++) deepest = Math.max(deepest, tree.pathLength(row[order[i]]));
+  const byClass = cp.on && cp.depth > 1 && deepest <= cp.depth && tree.classifiable();
+  // Room for every entry the timers can make (a flat entry per event, a path entry per context) at once.
+  const seen = new Uint8Array(proc.events.length);
+  let events = 0;
+  for (let i = 0; i < order.length; i++) {
+    const ev = tree.event(row[order[i]]);
+    if (seen[ev] === 0) events++;
+    seen[ev] = 1;
+  }
+  table.reserve(events + (cp.on || tree.hasPhases ? order.length : 0));
   for (let i = 0; i < order.length; i++) {
     const v = order[i];
     const r = row[v];
@@ -244,9 +258,17 @@ function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, ta
     const isDerived = derived[v] === 1;
     // Recursion: an ancestor of the same event already holds this context's inclusive value.
     const nested = tree.hasAncestor(r, (a) => (isParam ? tree.event(a) === ev : tree.base(tree.event(a)) === ev));
-    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
+    const flatOrder = kind === EventKind.ROOT ? -1 : ev;
+    if (byClass) table.addNamed(tree.nameId(ev), tree.name(ev), tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
+    else table.add(tree.name(ev), tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
     if (isParam || kind === EventKind.ROOT) continue;
 
+    if (byClass) {
+      // Paths no longer than the depth, named by their events alone: one class, one name; an
+      // ancestor's path is shorter, so never the same name (no recursion to subtract).
+      if (tree.pathLength(r) > 1) table.addPath(tree.pathClass(r), r, tree.pathGroup(baseEv), baseEv, calls[v], subrs[v], excl, incl, isDerived, at);
+      continue;
+    }
     let pathName: string | null = null;
     let sameAs: ((a: number) => string | null) | null = null;
     if (cp.on) {
