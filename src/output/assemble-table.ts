@@ -22,9 +22,16 @@ const LAST = 0x7fffffff;
 export class EntryTable {
   /** Entry index by name; the index is also the order of first use (ties of `order` keep it). */
   private readonly index = new Map<string, number>();
-  /** The name of each entry; undefined for one added by path class (addPath), named when written. */
-  private readonly names: Array<string | undefined> = [];
-  /** The context row that names an entry added by path class, -1 for the others. */
+  /**
+   * The names of the entries added by name (add), by entry; the others are named when written. (An
+   * array: dense when every entry is added by name, sparse, and small, when few are.)
+   */
+  private readonly names: string[] = [];
+  private count = 0;
+  /**
+   * What names an entry not added by name: a context row (>= 0) for one added by path class
+   * (addPath), -2 - event for a timer's flat entry (addNamed); -1 for one added by name.
+   */
   private rows = new Int32Array(64);
   /** Entry + 1 by path class (0: none yet). */
   private byClass = new Int32Array(64);
@@ -47,11 +54,15 @@ export class EntryTable {
   private readonly removed = new Set<number>();
   private anyDerived = false;
 
-  /** `pathName` names an entry added by path class from its context row (ContextTree.pathText). */
+  /** `pathName` names an entry added by path class from its context row (ContextTree.pathText),
+   * `eventName` a timer's flat entry from its event (ContextTree.name). */
   constructor(
     private readonly nMetrics: number,
     private readonly pathName: (row: number) => string = () => {
       throw new Error('an entry table without path names holds an entry by path class');
+    },
+    private readonly eventName: (event: number) => string = () => {
+      throw new Error('an entry table without event names holds an entry by name id');
     },
   ) {
     this.excl = new Float64Array(64 * nMetrics);
@@ -80,21 +91,23 @@ export class EntryTable {
   ): void {
     let i = this.index.get(name);
     if (i === undefined) {
-      i = this.newEntry(name, -1, group, order, derived);
+      i = this.newEntry(-1, group, order, derived);
       this.index.set(name, i);
+      this.names[i] = name;
     }
     this.addTo(i, calls, subrs, excl, incl, derived, at);
   }
 
   /**
-   * The same for a timer's flat entry named `name`, whose name id is `nameId` (ContextTree.nameId,
-   * with classifiable() true: no other entry has that name): looked up by number, not by string.
+   * The same for the flat entry of the timer `event`, whose name id is `nameId` (ContextTree.nameId,
+   * with classifiable() true: no other entry has that name): looked up by number, and named from
+   * the event when written.
    */
-  addNamed(nameId: number, name: string, group: string, order: number, calls: number, subrs: number, excl: ArrayLike<number>, incl: ArrayLike<number> | null, derived: boolean, at: number): void {
+  addNamed(nameId: number, event: number, group: string, order: number, calls: number, subrs: number, excl: ArrayLike<number>, incl: ArrayLike<number> | null, derived: boolean, at: number): void {
     if (nameId >= this.byNameId.length) this.byNameId = grown(this.byNameId, Math.max(nameId + 1, this.byNameId.length * 2));
     let i = this.byNameId[nameId] - 1;
     if (i < 0) {
-      i = this.newEntry(name, -1, group, order, derived);
+      i = this.newEntry(-2 - event, group, order, derived);
       this.byNameId[nameId] = i + 1;
     }
     this.addTo(i, calls, subrs, excl, incl, derived, at);
@@ -109,15 +122,18 @@ export class EntryTable {
     if (cls >= this.byClass.length) this.byClass = grown(this.byClass, Math.max(cls + 1, this.byClass.length * 2));
     let i = this.byClass[cls] - 1;
     if (i < 0) {
-      i = this.newEntry(undefined, row, group, order, derived);
+      i = this.newEntry(row, group, order, derived);
       this.byClass[cls] = i + 1;
     }
     this.addTo(i, calls, subrs, excl, incl, derived, at);
   }
 
-  /** The name of entry i (made now for an entry held by path class). */
+  /** The name of entry i (made now for an entry not added by name). */
   private nameOf(i: number): string {
-    return this.names[i] ?? this.pathName(this.rows[i]);
+    const r = this.rows[i];
+    if (r >= 0) return this.pathName(r);
+    if (r <= -2) return this.eventName(-2 - r);
+    return this.names[i];
   }
 
   private grow(n: number): void {
@@ -131,9 +147,8 @@ export class EntryTable {
     this.incl = grown(this.incl, n * this.nMetrics);
   }
 
-  private newEntry(name: string | undefined, row: number, group: string, order: number, derived: boolean): number {
-    const i = this.names.length;
-    this.names.push(name);
+  private newEntry(row: number, group: string, order: number, derived: boolean): number {
+    const i = this.count++;
     if (i >= this.calls.length) this.grow(Math.max(i + 1, this.calls.length * 2));
     let g = this.groupIds.get(group);
     if (g === undefined) {
@@ -168,14 +183,14 @@ export class EntryTable {
     // every path) would only cost memory.
     if (!this.anyDerived) return;
     const needed = new Set<string>();
-    for (let i = 0; i < this.names.length; i++) {
+    for (let i = 0; i < this.count; i++) {
       if (this.derived[i]) continue;
       const parts = this.nameOf(i).split(join);
       if (parts.length < 2) continue;
       for (const p of parts) needed.add(p.trim());
       for (let k = 2; k < parts.length; k++) needed.add(parts.slice(0, k).join(' => ').trim());
     }
-    for (let i = 0; i < this.names.length; i++) {
+    for (let i = 0; i < this.count; i++) {
       if (this.derived[i] && !needed.has(this.nameOf(i).split(join).join(' => ').trim())) {
         this.removed.add(i);
         const name = this.names[i];
@@ -197,8 +212,8 @@ export class EntryTable {
   eventList(m: number, divisor: number, integralFirst: boolean): EventList {
     // Entries with no calls are written only when derived (a path needs them; docs/assembly.md).
     let count = 0;
-    const all = new Int32Array(this.names.length);
-    for (let i = 0; i < this.names.length; i++) {
+    const all = new Int32Array(this.count);
+    for (let i = 0; i < this.count; i++) {
       if ((this.calls[i] > 0 || this.derived[i]) && !this.removed.has(i)) all[count++] = i;
     }
     const order = this.order;

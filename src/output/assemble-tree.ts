@@ -224,6 +224,13 @@ export class ContextTree {
         ok = !n.includes('=>') && !n.startsWith('[');
       }
       this.classes = new PathClasses(this.contexts.size, this.proc.events.length, ok);
+      if (ok) {
+        // Names are almost always one per event: then the event is its own name id, and no Map of
+        // names is kept (a Set of them only for this check).
+        const names = new Set<string>();
+        for (let ev = 0; ev < this.proc.events.length; ev++) names.add(this.name(ev));
+        this.classes.eventIsNameId = names.size === this.proc.events.length;
+      }
     }
     return this.classes.usable;
   }
@@ -232,6 +239,7 @@ export class ContextTree {
   nameId(event: number): number {
     this.classifiable();
     const k = this.classes!;
+    if (k.eventIsNameId) return event;
     if (k.nameOfEvent[event] !== 0) return k.nameOfEvent[event] - 1;
     const name = this.name(event);
     let id = k.idByName.get(name);
@@ -307,6 +315,8 @@ export class ContextTree {
 class PathClasses {
   /** Class + 1 by context row (0: not known yet); a class is a row. */
   readonly classOf: Int32Array;
+  /** Every event has a name of its own: its id is its name id (and nameOfEvent is not used). */
+  eventIsNameId = false;
   /** Name id + 1 by event (0: not known yet). */
   readonly nameOfEvent: Int32Array;
   readonly idByName = new Map<string, number>();

@@ -205,7 +205,7 @@ function threadTable(
   opts: AssembleOptions,
   stacks: { chainDepth: number; frames: FrameTable; tree: StackTree },
 ): { table: EntryTable; added: ReturnType<typeof addSamples> } {
-  const table = new EntryTable(proc.info.metrics.length, (r) => tree.pathText(r));
+  const table = new EntryTable(proc.info.metrics.length, (r) => tree.pathText(r), (ev) => tree.name(ev));
   const values = threadValues(proc, tree, t, opts.dropStatistics);
   addTimers(proc, tree, values, table, cp);
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
@@ -259,7 +259,7 @@ function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, ta
     // Recursion: an ancestor of the same event already holds this context's inclusive value.
     const nested = tree.hasAncestor(r, (a) => (isParam ? tree.event(a) === ev : tree.base(tree.event(a)) === ev));
     const flatOrder = kind === EventKind.ROOT ? -1 : ev;
-    if (byClass) table.addNamed(tree.nameId(ev), tree.name(ev), tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
+    if (byClass) table.addNamed(tree.nameId(ev), ev, tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
     else table.add(tree.name(ev), tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
     if (isParam || kind === EventKind.ROOT) continue;
 
