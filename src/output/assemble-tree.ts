@@ -108,6 +108,9 @@ export class ContextTree {
         default:
           n = safeName(e.name);
       }
+      // The same text as read: the event's own string is kept and the rewritten copy dropped (a
+      // million phase names would otherwise be held twice).
+      if (n === e.name) n = e.name;
       this.names[event] = n;
     }
     return n;
