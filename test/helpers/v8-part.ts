@@ -19,11 +19,12 @@ export interface OtherAbiPackage {
   abi: string;
 }
 
-/** Node's headers, where node-gyp took them for this build (its nodedir), else node-gyp's cache. */
+/** Node's headers, where node-gyp took them for the real V8 part (its makefile), else its nodedir or cache. */
 function nodeHeaders(): string {
-  const config = join(repoRoot, 'build', 'config.gypi');
-  const nodedir = existsSync(config) ? /"nodedir":\s*"([^"]+)"/.exec(readFileSync(config, 'utf8'))?.[1] : undefined;
-  const candidates = [nodedir && join(nodedir, 'include', 'node'), join(homedir(), '.cache', 'node-gyp', process.versions.node, 'include', 'node')];
+  const read = (f: string) => (existsSync(join(repoRoot, 'build', f)) ? readFileSync(join(repoRoot, 'build', f), 'utf8') : '');
+  const used = /-I(\S+\/include\/node)\b/.exec(read('hyprof_v8.target.mk'))?.[1];
+  const nodedir = /"nodedir":\s*"([^"]+)"/.exec(read('config.gypi'))?.[1];
+  const candidates = [used, nodedir && join(nodedir, 'include', 'node'), join(homedir(), '.cache', 'node-gyp', process.versions.node, 'include', 'node')];
   const found = candidates.find((d) => d && existsSync(join(d, 'node.h')));
   if (!found) throw new Error(`no node.h for node ${process.version} (looked in ${candidates.filter(Boolean).join(', ')}): build hyprof with npm ci first`);
   return found;
