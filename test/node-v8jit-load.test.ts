@@ -3,12 +3,14 @@
  * built for another Node, helpers/v8-part.ts: node refuses it with its own message, kept whole), by
  * the preload `hyprof run` gives node and by a program that imports hyprof; a bad HYPROF_V8_JIT is
  * named by a program that imports hyprof (`hyprof run` refuses it: node-v8jit.test.ts); reasons that
- * are no failure (sampling off) only with HYPROF_VERBOSE. The program runs on in every case.
+ * are no failure (sampling off) only with HYPROF_VERBOSE. And the thread preload, when the addon
+ * cannot load (a copy of the package without it), says worker threads are not measured, with why.
+ * The program runs on in every case.
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { repoRoot, run, tmpDir } from './helpers/native.js';
-import { packageWithV8PartOfAnotherAbi } from './helpers/v8-part.js';
+import { libPath, repoRoot, run, tmpDir } from './helpers/native.js';
+import { packageWithoutAddon, packageWithV8PartOfAnotherAbi } from './helpers/v8-part.js';
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -83,4 +85,24 @@ test('a program that imports hyprof with sampling off says why the V8 part is no
   const verbose = await run(process.execPath, importer(repoRoot), { env: { ...quietEnv(dir), HYPROF_SAMPLING: '0', HYPROF_VERBOSE: '1' } });
   t.is(verbose.code, 0, verbose.stderr);
   t.regex(verbose.stderr, /^hyprof: JIT code events not logged: sampling is off; JavaScript frames are named only when node runs with --perf-basic-prof \(docs\/node\.md\)$/m);
+});
+
+test('the thread preload without the addon says once that worker threads are not measured, with why, and the program runs', async (t) => {
+  const root = packageWithoutAddon();
+  const preload = join(root, 'dist', 'src', 'events', 'thread-preload.cjs');
+  const dir = tmpDir('thread-preload-no-addon');
+  const program = "const { Worker } = require('node:worker_threads'); new Worker('0', { eval: true }).on('exit', () => console.log('ran'));";
+  // the runtime preloaded, as `hyprof run` does (the preload acts only then)
+  const r = await run(process.execPath, ['--require', preload, '-e', program], { env: { ...quietEnv(dir), LD_PRELOAD: libPath } });
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout.trim(), 'ran');
+  const said = r.stderr.split('\n').filter((l) => l.includes('worker threads are not measured'));
+  t.is(said.length, 1, r.stderr);
+  t.regex(
+    said[0],
+    new RegExp(
+      `^hyprof: worker threads are not measured: the addon could not be loaded \\(No native build was found for .*node=${esc(process.versions.node)} loaded from: ${esc(root)}\\); ` +
+        'HYPROF_NODE_THREADS=all measures every thread from its start$',
+    ),
+  );
 });

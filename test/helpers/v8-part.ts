@@ -3,7 +3,8 @@
  * user meets it when the node that runs a program is not the node hyprof was built with. The part is
  * compiled from the real sources against this node's headers with node's own knob for the ABI
  * number (NODE_EMBEDDER_MODULE_VERSION): node itself then refuses to load it, with its own message.
- * The rest of the copy is the built package (dist/src, the addon, node_modules by a link).
+ * The rest of the copy is the built package (dist/src, the addon, node_modules by a link). Also a
+ * copy without the addon.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
@@ -35,17 +36,29 @@ function compile(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stderr}`);
 }
 
-let made: OtherAbiPackage | undefined;
-
-export function packageWithV8PartOfAnotherAbi(): OtherAbiPackage {
-  if (made) return made;
-  const root = join(tmpDir('other-abi'), 'hyprof');
+/** A copy of the built package (dist/src, package.json, node_modules by a link), with the addon or without. */
+function packageCopy(name: string, withAddon: boolean): { root: string; release: string } {
+  const root = join(tmpDir(name), 'hyprof');
   const release = join(root, 'build', 'Release');
   mkdirSync(release, { recursive: true });
   cpSync(join(repoRoot, 'dist', 'src'), join(root, 'dist', 'src'), { recursive: true });
   copyFileSync(join(repoRoot, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
-  symlinkSync(join(libDir, 'hyprof_addon.node'), join(release, 'hyprof_addon.node'));
+  if (withAddon) symlinkSync(join(libDir, 'hyprof_addon.node'), join(release, 'hyprof_addon.node'));
+  return { root, release };
+}
+
+/** A copy of the package without its addon (no build, no prebuilt binary): what the preloads meet
+ * when an install lost it. */
+export function packageWithoutAddon(): string {
+  return packageCopy('no-addon', false).root;
+}
+
+let made: OtherAbiPackage | undefined;
+
+export function packageWithV8PartOfAnotherAbi(): OtherAbiPackage {
+  if (made) return made;
+  const { root, release } = packageCopy('other-abi', true);
   // Node 18's ABI, or Node 20's when this node is 18 (hyprof needs 20 or later).
   const abi = process.versions.modules === '108' ? '115' : '108';
   const src = join(repoRoot, 'native', 'addon', 'v8');
