@@ -234,3 +234,17 @@ test('HYPROF_EXEC_RAW naming a file that cannot be read is said, and the profile
   t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
   t.is(calls(threads(dir)[0], 'second image'), 2);
 });
+
+test('HYPROF_EXEC_RAW holding a path longer than any raw file\'s is said with its length and left out; the paths beside it are read', async (t) => {
+  const dir = tmpDir('exec-env-long');
+  const long = `/${'x'.repeat(5000)}.raw`;
+  const r = await run(program, ['second', '2'], {
+    env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_EXEC_RAW: `${long}\n/nonexistent/hyprof.y.1.2.raw` },
+  });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /^hyprof: HYPROF_EXEC_RAW holds a path of 5005 bytes, longer than any raw file's: left out of this profile$/m);
+  // the entry after it is still read (and said, as it cannot be read)
+  t.regex(r.stderr, /^hyprof: HYPROF_EXEC_RAW names \/nonexistent\/hyprof\.y\.1\.2\.raw, the raw file of the image this program replaced by exec, but it cannot be read/m);
+  t.notRegex(r.stderr, /x{100}/, 'the long path is not printed whole');
+  t.is(calls(threads(dir)[0], 'second image'), 2);
+});

@@ -11,6 +11,15 @@ const MOVE = 2;
 const REMOVE = 3;
 const RANGE = 4;
 
+/**
+ * A record shorter than its type's fields is damage, not a record cut off by a program that died:
+ * the V8 part publishes a record's length only once the record is whole, and the dump copies
+ * published records only (native/addon/v8/jit_log.c). So it is refused, not skipped.
+ */
+function fits(c: Cursor, len: number, need: number, what: string, at: number): void {
+  if (len < need) c.fail(`JIT ${what} record of length ${len} (at least ${need} expected)`, at);
+}
+
 export function readJit(c: Cursor): RawJitLog {
   const dropped = c.u64n('the number of JIT records dropped');
   const bytes = c.u64n('the length of the JIT log');
@@ -23,6 +32,7 @@ export function readJit(c: Cursor): RawJitLog {
     const type = c.u32('the type of a JIT record');
     if (len < 8 || len % 8 !== 0 || at + len > end) c.fail(`JIT record of length ${len} (a multiple of 8 inside the log expected)`, at);
     if (type === CODE) {
+      fits(c, len, 40, 'code', at);
       const start = c.u64('the start of JIT code');
       const size = c.u64('the size of JIT code');
       const codeType = c.u32('the code type');
@@ -34,11 +44,14 @@ export function readJit(c: Cursor): RawJitLog {
       for (let i = 0; i < nLines * 2; i++) lines[i] = c.u32('a line entry');
       const name = c.text(nameLen, 'the code name');
       records.push({ type: 'code', start, size, codeType, name, lines });
-    } else if (type === MOVE && len >= 32) {
+    } else if (type === MOVE) {
+      fits(c, len, 32, 'move', at);
       records.push({ type: 'move', from: c.u64('the old code start'), to: c.u64('the new code start'), size: c.u64('the code size') });
-    } else if (type === REMOVE && len >= 24) {
+    } else if (type === REMOVE) {
+      fits(c, len, 24, 'remove', at);
       records.push({ type: 'remove', start: c.u64('the removed code start'), size: c.u64('the code size') });
-    } else if (type === RANGE && len >= 24) {
+    } else if (type === RANGE) {
+      fits(c, len, 24, 'range', at);
       const first = c.u32('the first line of a function');
       const last = c.u32('the last line of a function');
       const nameLen = c.u32('the length of the function name');
