@@ -548,7 +548,9 @@ int hp_dump(int why) {
   hp_buf_section_end(&b, at);
 
   int rc = -1;
-  char path[4400], tmp[4450];
+  /* Static, owned with `dumping`: a dump may run on a small alternate signal stack (SIGTERM, exec or
+   * quick_exit from a handler that runs on sigaltstack's MINSIGSTKSZ / SIGSTKSZ bytes). */
+  static char path[sizeof last_path], tmp[sizeof last_path + 8];
   file_name(path, sizeof path);
   tmp[0] = 0;
   append(tmp, sizeof tmp, path);

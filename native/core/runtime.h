@@ -64,7 +64,18 @@ void hp_thread_end(hp_thread *t);
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Why a raw file is being written. */
-enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2, HP_DUMP_EXEC = 3 /* the image is replaced (exec.c) */ };
+enum hp_dump_why {
+  HP_DUMP_EXIT = 0,
+  HP_DUMP_SIGNAL = 1,
+  HP_DUMP_FLUSH = 2,
+  HP_DUMP_EXEC = 3,       /* the image is replaced (exec.c) */
+  HP_DUMP_QUICK_EXIT = 4, /* quick_exit's at_quick_exit handler (init.c): written as at exit */
+};
+/* Whether a dump for `why` may run in a signal handler, where the modules' before_dump must be
+ * async-signal-safe: SIGINT / SIGTERM, and exec and quick_exit, which programs call from handlers. */
+static inline int hp_dump_in_handler(int why) {
+  return why == HP_DUMP_SIGNAL || why == HP_DUMP_EXEC || why == HP_DUMP_QUICK_EXIT;
+}
 /* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
 int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with

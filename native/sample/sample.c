@@ -190,13 +190,13 @@ static void stop_all(void) {
 
 /* The final dump (exit, signal): stop every source first, so the tables stop changing. Outside a
  * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. Not
- * before an exec: exec is async-signal-safe, programs call it from signal handlers, and the refresh
- * takes the loader's lock (MAPS is then the last snapshot, as on a signal).
+ * before an exec nor at quick_exit: both are async-signal-safe, programs call them from signal
+ * handlers, and the refresh takes the loader's lock (MAPS is then the last snapshot, as on a signal).
  * Before an exec only the calling thread's source stops: a sampling signal pending on it would
  * outlive the exec and end the new image (its disposition is back to the default there); the other
  * threads, and their pending signals, end with the exec. */
 static void before_dump(int why) {
-  if (why != HP_DUMP_SIGNAL && why != HP_DUMP_EXEC) hp_maps_refresh();   /* with sampling off too (process_start) */
+  if (!hp_dump_in_handler(why)) hp_maps_refresh();   /* with sampling off too (process_start) */
   if (why == HP_DUMP_EXEC) {
     hp_thread *t = hp_thread_current();
     hp_sample_thread *st = sampling_on && t ? hp_sample_of(t) : NULL;
