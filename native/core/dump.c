@@ -483,6 +483,15 @@ static void section_user_events(hp_buf *b) {
   hp_buf_section_end(b, at);
 }
 
+/* Whether any thread entered a timer (open now, or closed with statistics). */
+static int entered_any_timer(void) {
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && tb->count > 0)) return 1;
+  }
+  return 0;
+}
+
 /* ---- the file ---- */
 
 static void file_name(char *out, size_t cap) {
@@ -514,6 +523,12 @@ int hp_dump(int why) {
   int me = (int)syscall(SYS_gettid), none = 0;
   /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. */
   if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
+  /* The fork-and-exec of a shell or a launcher: a forked child that entered no timer has nothing of
+   * its own to keep. Asked once the dump is this thread's, so no table is released under it. */
+  if (why == HP_DUMP_EXEC && hp_rt.forked_child && !entered_any_timer()) {
+    __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+    return HP_DUMP_NOTHING;
+  }
   int saved_errno = errno;
   hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();

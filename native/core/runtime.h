@@ -76,7 +76,9 @@ enum hp_dump_why {
 static inline int hp_dump_in_handler(int why) {
   return why == HP_DUMP_SIGNAL || why == HP_DUMP_EXEC || why == HP_DUMP_QUICK_EXIT;
 }
-/* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
+/* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success, HP_DUMP_NOTHING when
+ * there was nothing to write (an exec in a forked child that entered no timer), else -1. */
+#define HP_DUMP_NOTHING 1
 int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
  * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
