@@ -97,3 +97,25 @@ test('ThreadSanitizer: a user event triggered on one thread while another flushe
     t.is(u.sumsqr, u.count);
   }
 });
+
+test('ThreadSanitizer: metadata added by two threads while another flushes, no report and no suppression; every key kept', async (t) => {
+  const exe = compileC('metadata_flush_tsan', [...runtimeSources(), 'metadata_flush.c'], {
+    link: false,
+    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+  });
+  const dir = tmpDir('tsan-meta');
+  const r = await run(exe, ['20'], {
+    env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' },
+  });
+  t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+  t.notRegex(r.stderr, sanitizerReport);
+  t.regex(r.stdout, /metadata done/);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const meta = new Map(readRawFile(join(dir, raws[0]!)).info.attributes);
+  for (const a of [0, 1]) {
+    for (let i = 0; i < 40; i++) t.is(meta.get(`adder ${a} key ${i}`), `value ${i}`);
+    t.is(meta.get(`adder ${a} changing`), 'last');
+  }
+});

@@ -601,6 +601,14 @@ int hp_dump(int why) {
 
 int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
 
+/* The dump's ownership taken for a moment by a program thread that adds metadata (meta.c), so that no
+ * dump reads the arena while it changes; a dump that finds it taken is refused, as by another dump. */
+int hp_dump_try_hold(void) {
+  int me = (int)syscall(SYS_gettid), none = 0;
+  return __atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+void hp_dump_release_hold(void) { __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE); }
+
 /* Memory an ended thread retired (thread.c) is released only when this says no dump runs. Both this
  * and the dump's start are read-modify-writes of `dumping`, so one comes first in its order: either
  * this one reads the dump's mark (and nothing is released), or the dump's start reads after it and

@@ -85,6 +85,10 @@ int hp_dump(int why);
 void hp_resolve_at_exit(const char *raw_path, const char *earlier);
 /* The tid of the thread writing a raw file now, 0 when none. */
 int hp_dump_owner(void);
+/* Take the dump's ownership without dumping (1 when taken), and give it back: metadata added by the
+ * program (meta.c) is then never read half-written. */
+int hp_dump_try_hold(void);
+void hp_dump_release_hold(void);
 /* No dump is running (thread.c releases retired memory only then; dump.c says why it holds). */
 int hp_dump_idle(void);
 /* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */
