@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -38,7 +39,7 @@
 #include "writer.h"
 
 /* The tid of the thread building a file, 0 when none: one dump at a time. */
-static int dumping;
+static int dumping; /* minus the tid while a metadata add holds it instead (hp_dump_try_hold) */
 static char last_path[4400];
 
 const char *hp_dump_last_path(void) { return last_path; }
@@ -521,8 +522,14 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 int hp_dump(int why) {
   if (!hp_rt.initialised || hp_rt.disabled) return -1;
   int me = (int)syscall(SYS_gettid), none = 0;
-  /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. */
-  if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
+  /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. A metadata add holding it (on
+   * another thread: hp_dump_try_hold) is a moment: waited for, bounded. */
+  for (int tries = 0; !__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); tries++) {
+    if (none >= 0 || none == -me || tries >= 10000) return -1;
+    struct timespec wait = {0, 100 * 1000};
+    nanosleep(&wait, NULL);
+    none = 0;
+  }
   /* The fork-and-exec of a shell or a launcher: a forked child that entered no timer has nothing of
    * its own to keep. Asked once the dump is this thread's, so no table is released under it. */
   if (why == HP_DUMP_EXEC && hp_rt.forked_child && !entered_any_timer()) {
@@ -605,7 +612,7 @@ int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
  * dump reads the arena while it changes; a dump that finds it taken is refused, as by another dump. */
 int hp_dump_try_hold(void) {
   int me = (int)syscall(SYS_gettid), none = 0;
-  return __atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  return __atomic_compare_exchange_n(&dumping, &none, -me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 void hp_dump_release_hold(void) { __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE); }
 

@@ -189,11 +189,11 @@ static void before_exec(exec_plan *p, char *const envp[], const char *target, in
   p->thread = hp_thread_current();
   if (p->thread) hp_tool_enter(p->thread);
   /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
-   * the writer is this thread (an exec from a signal handler that interrupted it): nothing then.
-   * In a forked child that entered no timer, the dump writes nothing (HP_DUMP_NOTHING: dump.c). */
+   * the writer is this thread (an exec from a signal handler that interrupted it, or a metadata add
+   * holding the dump: -me): nothing then. In a forked child that entered no timer, the dump writes nothing (HP_DUMP_NOTHING: dump.c). */
   int rc, me = (int)syscall(SYS_gettid), owner;
   for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && rc != HP_DUMP_NOTHING &&
-                       (owner = hp_dump_owner()) != 0 && owner != me && waited < 3000;
+                       (owner = hp_dump_owner()) != 0 && owner != me && owner != -me && waited < 3000;
        waited++) {
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     nanosleep(&ten_ms, NULL);

@@ -264,10 +264,11 @@ static void at_quick_exit_dump(void) {
   hp_thread *t = hp_thread_current();
   if (t) hp_tool_enter(t);
   /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
-   * the writer is this thread (quick_exit from a signal handler that interrupted it): nothing then. */
+   * the writer is this thread (quick_exit from a signal handler that interrupted it, or a metadata add
+   * holding the dump: -me): nothing then. */
   int rc, owner, me = (int)syscall(SYS_gettid);
   for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_QUICK_EXIT)) != 0 && (owner = hp_dump_owner()) != 0 &&
-                       owner != me && waited < 3000;
+                       owner != me && owner != -me && waited < 3000;
        waited++) {
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     nanosleep(&ten_ms, NULL);

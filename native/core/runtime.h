@@ -83,7 +83,7 @@ int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
  * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
 void hp_resolve_at_exit(const char *raw_path, const char *earlier);
-/* The tid of the thread writing a raw file now, 0 when none. */
+/* The tid of the thread writing a raw file now, 0 when none (minus a tid: a metadata add holds it). */
 int hp_dump_owner(void);
 /* Take the dump's ownership without dumping (1 when taken), and give it back: metadata added by the
  * program (meta.c) is then never read half-written. */
