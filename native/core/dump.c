@@ -149,17 +149,44 @@ static void read_frame(const hp_frame *src, hp_frame *f) {
   f->sub_at_param = HP_GET(src->sub_at_param);
 }
 
+/* Threads found stuck in a write during this dump. A second SIGTERM delivered to a thread in the
+ * middle of a write holds it there (its handler waits for this dump): its sequence count stays odd.
+ * Once one reading of a thread ran to the bound of tries, each of its entries is read once from then
+ * on (the dump's time stays bounded by one bound per thread, not one per entry), and the entries of
+ * the thread being written that were read so count as possibly torn (a drop of its THREAD section). */
+#define MAX_STUCK 64
+static const hp_thread *stuck[MAX_STUCK];
+static uint32_t n_stuck;
+static uint64_t torn;
+#define MAX_TRIES 10000
+
+static int is_stuck(const hp_thread *t) {
+  for (uint32_t i = 0; i < n_stuck; i++)
+    if (stuck[i] == t) return 1;
+  return 0;
+}
+
+/* After a reading between seq loads `before` and `after`: 1 when it is taken (one moment's, or the
+ * tries are over: then counted in `torn`, `entries` of them). */
+static int reading_done(const hp_thread *t, uint32_t before, uint32_t after, int tries, uint64_t entries) {
+  if ((before == after && !(before & 1)) || t == hp_thread_current()) return 1;
+  if (tries < MAX_TRIES && !is_stuck(t)) return 0;
+  if (!is_stuck(t) && n_stuck < MAX_STUCK) stuck[n_stuck++] = t;
+  torn += entries;
+  return 1;
+}
+
 /* A thread's open frames, from one moment of its stack: read again while the thread changes it
  * (its seq odd or moved: thread.h). A dump in a signal handler on the thread itself finds it
  * stopped for good, and a thread that never pauses keeps us waiting: after a bounded number of
- * tries the last reading is taken as it is. */
+ * tries the last reading is taken as it is (see `stuck`). */
 static int collect_open_once(const hp_thread *t, uint64_t end);
 static int collect_open(const hp_thread *t, uint64_t end) {
   for (int tries = 0;; tries++) {
     uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
     int n = collect_open_once(t, end);
     uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
-    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return n;
+    if (reading_done(t, before, after, tries, (uint64_t)n)) return n;
   }
 }
 
@@ -383,7 +410,7 @@ static const hp_stat *read_stat(const hp_thread *t, const hp_stat *src, hp_stat 
       c->excl[m] = HP_GET(src->excl[m]);
     }
     uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
-    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return c;
+    if (reading_done(t, before, after, tries, 1)) return c;
   }
 }
 
@@ -402,6 +429,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   hp_buf_u64(b, ended ? t->stop_ns : now_wall);
   hp_buf_u32(b, ended ? 1u : 0u);
 
+  torn = 0;
   int n_open = collect_open(t, thread_end_mono(t, now));
   hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
   size_t n_stats_at = b->len;
@@ -433,9 +461,12 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   /* Counted as written: an event first triggered meanwhile is left to the next dump. */
   size_t n_user_at = b->len;
   hp_buf_u32(b, 0);
+  int user_stuck = 0;
   for (uint32_t i = 0; us && i < cap; i++) {
     hp_user_stat u;
-    if (!hp_user_stat_read(t, us, i, &u)) continue;
+    int was_stuck = user_stuck;
+    if (!hp_user_stat_read(t, us, i, &u, &user_stuck)) continue;
+    if (was_stuck || user_stuck) torn++;
     hp_buf_u32(b, i);
     hp_buf_u64(b, u.count);
     hp_buf_f64(b, u.min);
@@ -462,6 +493,11 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   if (t->warnings_not_kept) {
     hp_buf_str(b, "warnings_not_kept");
     hp_buf_u64(b, t->warnings_not_kept);
+    n_drop++;
+  }
+  if (torn) {
+    hp_buf_str(b, "entries_possibly_torn");
+    hp_buf_u64(b, torn);
     n_drop++;
   }
   n_drop += hp_modules_write_drops(t, b);
@@ -537,6 +573,7 @@ int hp_dump(int why) {
     return HP_DUMP_NOTHING;
   }
   int saved_errno = errno;
+  n_stuck = 0;
   hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
   hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
