@@ -646,7 +646,7 @@ int hp_dump(int why) {
 int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
 
 /* The dump's ownership taken for a moment by a program thread that adds metadata (meta.c), so that no
- * dump reads the arena while it changes; a dump that finds it taken is refused, as by another dump. */
+ * dump reads the arena while it changes; a dump that finds it taken waits for it (hp_dump). */
 int hp_dump_try_hold(void) {
   int me = (int)syscall(SYS_gettid), none = 0;
   return __atomic_compare_exchange_n(&dumping, &none, -me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
