@@ -185,3 +185,30 @@ test('a damaged log head, range record or section end is refused with the offset
   // bytes after the log, inside the section
   t.throws(() => readJit(section([one], 0n, undefined, Buffer.alloc(8))), { message: 'test.raw: offset 48: section JIT: 8 unexpected bytes at the end of the section' });
 });
+
+test('a record still being logged when the file was written (PENDING) is skipped and counted; the records after it are read and resolve warns', (t) => {
+  // As the V8 part writes it: the reserved length, type 5, zeros.
+  const pending = Buffer.alloc(48);
+  pending.writeUInt32LE(48, 0);
+  pending.writeUInt32LE(5, 4);
+  const jit = readJit(
+    section([
+      codeRecord(0x1000n, 0x10n, 'JS:*f file:///a.js:3:1', [[0, 4]]),
+      pending,
+      codeRecord(0x2000n, 0x10n, 'JS:*g file:///b.js:7:1', [[0, 8]]),
+    ]),
+  );
+  t.is(jit.pending, 1);
+  t.is(jit.dropped, 0);
+  t.deepEqual(
+    jit.records.map((r) => (r.type === 'code' ? r.name : r.type)),
+    ['JS:*f file:///a.js:3:1', 'JS:*g file:///b.js:7:1'],
+  );
+  const p = { file: 'test.raw', maps: [], jit, info: { pid: 1, startNs: 0n } } as unknown as RawProcess;
+  const s = new Symbolizer({ cacheDir: null });
+  t.deepEqual(s.resolve(p, 0x2004n, false), { resolved: true, frames: [{ function: 'g', file: '/b.js', line: 8 }] });
+  t.deepEqual(
+    s.warnings.filter((w) => w.includes('JIT')),
+    ['test.raw: 1 JIT code event was still being logged when the file was written: the code named there may stay UNRESOLVED'],
+  );
+});

@@ -1,7 +1,8 @@
 /**
  * The JIT section (tag 12, docs/raw-format.md): V8's JIT code events of a Node process, as the V8
  * part (native/addon/v8) logged them: `u64 dropped, u64 bytes`, then records of a multiple of 8
- * bytes each, `u32 length, u32 type, payload`.
+ * bytes each, `u32 length, u32 type, payload`; a record the V8 part had reserved but not finished
+ * when the file was written is there as type 5 PENDING, counted and skipped.
  */
 import type { Cursor } from './cursor.js';
 import type { RawJitLog, RawJitRecord } from './raw-model.js';
@@ -10,6 +11,7 @@ const CODE = 1;
 const MOVE = 2;
 const REMOVE = 3;
 const RANGE = 4;
+const PENDING = 5;
 
 /**
  * A record shorter than its type's fields is damage, not a record cut off by a program that died:
@@ -26,6 +28,7 @@ export function readJit(c: Cursor): RawJitLog {
   if (bytes % 8 !== 0 || bytes > c.end - c.pos) c.fail(`a JIT log of ${bytes} bytes (a multiple of 8 that fits in the section expected)`);
   const end = c.pos + bytes;
   const records: RawJitRecord[] = [];
+  let pending = 0;
   while (c.pos < end) {
     const at = c.pos;
     const len = c.u32('the length of a JIT record');
@@ -59,9 +62,10 @@ export function readJit(c: Cursor): RawJitLog {
       if (24 + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
       records.push({ type: 'range', first, last, name: c.text(nameLen, 'the function name') });
     }
-    // records of a later version (unknown types) are skipped whole
+    if (type === PENDING) pending++;
+    // records still being written (PENDING) and those of a later version (unknown types) are skipped whole
     c.skip(at + len - c.pos, 'the rest of a JIT record');
   }
   c.done();
-  return { records, dropped };
+  return { records, dropped, pending };
 }
