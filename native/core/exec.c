@@ -119,8 +119,8 @@ static void say(const char *s) {
 /* Whether any thread entered a timer (open now, or closed with statistics). */
 static int entered_any_timer(void) {
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
-    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && tb->count > 0)) return 1;
+    /* The count, not the table: another thread may free its table meanwhile (stats.c). */
+    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || __atomic_load_n(&t->n_stats, __ATOMIC_RELAXED) > 0) return 1;
   }
   return 0;
 }

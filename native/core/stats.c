@@ -1,7 +1,27 @@
 /* Open-addressing hash table context -> statistics, one per thread. Contexts are already well-mixed
  * 64-bit hashes, so the low bits index the table directly. The table grows by building a larger copy
- * and publishing it; the old one is never freed, because a dump running in a signal handler (or on
- * another thread at exit) may be reading it. */
+ * and publishing it; the old one is retired (thread.h) and freed at once when no dump runs, else by a
+ * later call once the dump is over: a dump in a signal handler (or on another thread: a flush, the
+ * exit dump) may be reading it.
+ *
+ * Why freeing is safe. A dump reads tables only through the pointer t->stats it loads after it took
+ * the dump (dump.c, `dumping`, a read-modify-write); grow publishes the new table before it retires
+ * the old one, and hp_thread_release_retired frees only after a read-modify-write of the same
+ * `dumping` found no dump (hp_dump_idle). The two read-modify-writes are ordered:
+ *  - a dump on another thread (a flush, the exit dump, an exec's dump) that took `dumping` first is
+ *    seen by the check: the old table stays retired until a later release finds no dump. One that
+ *    takes it after the check synchronises with the check, so it loads the new pointer, never the old.
+ *  - a dump in a signal handler on this thread runs whole between two instructions of grow: before
+ *    the new table is published it reads the old one, still allocated, and is over before the check;
+ *    after, it loads the new pointer. If the handler interrupted a flush of this thread, `dumping`
+ *    holds this thread's id and the check keeps the table.
+ *  - fork: the child resets `dumping` (a dump of a parent's thread does not exist in the child), and
+ *    only the forking thread goes on; a grow the fork interrupted on another thread never resumes.
+ *  - exec: its dump is a dump on this thread like a flush; other threads are the case above.
+ * Readers that are not dumps read their own thread's table (totals.c) or the count of a thread's
+ * statistics, kept in the thread (n_stats), never a table of another thread. When no record for
+ * the retired list can be had, the old table stays reachable from the new one (`retired`) and is
+ * retired when the thread ends. */
 #include "stats.h"
 
 #include <stdlib.h>
@@ -34,13 +54,19 @@ static int grow(hp_thread *t) {
   hp_stat_table *old = t->stats;
   hp_stat_table *tb = table_new(old->capacity * 2);
   if (!tb) return 0;
+  struct hp_retired *r = hp_thread_retire_record();
   for (uint32_t i = 0; i < old->capacity; i++) {
     if (!old->slots[i].used) continue;
     *probe_slot(tb, old->slots[i].context) = old->slots[i];
     tb->count++;
   }
-  tb->retired = old;   /* old stays allocated (see file comment), reachable from the new one */
+  /* Published first, then retired (see the file comment); without a record, old stays reachable. */
+  tb->retired = r ? old->retired : old;
   __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
+  if (r) {
+    hp_thread_retire(r, old, 0, NULL);
+    hp_thread_release_retired();
+  }
   return 1;
 }
 
@@ -61,6 +87,7 @@ hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint3
   s->parent = parent;
   s->event = event;
   tb->count++;
+  __atomic_store_n(&t->n_stats, tb->count, __ATOMIC_RELAXED);
   __atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
   return s;
 }
@@ -104,5 +131,6 @@ void hp_stat_clear(hp_thread *t) {
   if (!tb) return;
   memset(tb->slots, 0, (size_t)tb->capacity * sizeof(hp_stat));
   tb->count = 0;
+  t->n_stats = 0;
   if (t->user_stats) memset(t->user_stats, 0, (size_t)t->user_capacity * sizeof(hp_user_stat));
 }

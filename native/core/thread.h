@@ -38,11 +38,12 @@ typedef struct hp_stat {
 } hp_stat;
 
 /* Open-addressing table context -> hp_stat. Grown by building a new table and swapping the pointer;
- * old tables are kept (not freed) so that a dump from a signal handler never reads freed memory. */
+ * the old table is freed once no dump can be reading it (stats.c says why that is safe). */
 typedef struct hp_stat_table {
   uint32_t capacity;            /* power of two */
   uint32_t count;
-  struct hp_stat_table *retired; /* the table this one replaced: kept reachable, so a leak checker
+  struct hp_stat_table *retired; /* a table this one replaced that could not be retired (no memory
+                                    for the record): kept reachable, so a leak checker
                                     (LeakSanitizer) sees memory kept on purpose, not lost */
   hp_stat slots[];
 } hp_stat_table;
@@ -116,6 +117,8 @@ typedef struct hp_thread {
   uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
 
   hp_stat_table *volatile stats;
+  uint32_t n_stats;                /* contexts in stats: for readers that are not dumps (exec.c),
+                                      which must not load another thread's table (stats.c) */
   hp_user_stat *user_stats;        /* indexed by user event id, grown like stats */
   uint32_t user_capacity;
   uint32_t user_seq;               /* odd while the thread writes a user statistic (userevent.c) */
