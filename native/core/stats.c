@@ -24,42 +24,54 @@
  * retired when the thread ends. */
 #include "stats.h"
 
+#include "metrics.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #define INITIAL_CAPACITY 256
 
-static hp_stat_table *table_new(uint32_t capacity) {
-  hp_stat_table *tb = calloc(1, sizeof(hp_stat_table) + (size_t)capacity * sizeof(hp_stat));
-  if (tb) tb->capacity = capacity;
+static hp_stat *probe_slot(hp_stat_table *tb, uint64_t context) {
+  uint32_t mask = tb->capacity - 1;
+  for (uint32_t i = (uint32_t)context & mask;; i = (i + 1) & mask) {
+    hp_stat *s = hp_stat_slot(tb, i);
+    if (!s->used || s->context == context) return s;
+  }
+}
+
+static hp_stat_table *table_new(uint32_t capacity, uint32_t stride) {
+  hp_stat_table *tb = calloc(1, sizeof(hp_stat_table) + (size_t)capacity * stride);
+  if (tb) {
+    tb->capacity = capacity;
+    tb->stride = stride;
+  }
   return tb;
 }
 
+/* Copy the used slots of `from` into the empty table `to`. */
+static void rehash(hp_stat_table *to, const hp_stat_table *from) {
+  for (uint32_t i = 0; i < from->capacity; i++) {
+    const hp_stat *s = hp_stat_slot(from, i);
+    if (!s->used) continue;
+    memcpy(probe_slot(to, s->context), s, from->stride);
+    to->count++;
+  }
+}
+
 int hp_stat_init(hp_thread *t) {
-  hp_stat_table *tb = table_new(INITIAL_CAPACITY);
+  /* The run's metrics are configured before any thread state is made (init.c), and stay. */
+  hp_stat_table *tb = table_new(INITIAL_CAPACITY, (uint32_t)(sizeof(hp_stat) + hp_n_metrics * 2 * sizeof(uint64_t)));
   if (!tb) return 0;
   __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
   return 1;
 }
 
-static hp_stat *probe_slot(hp_stat_table *tb, uint64_t context) {
-  uint32_t mask = tb->capacity - 1;
-  for (uint32_t i = (uint32_t)context & mask;; i = (i + 1) & mask) {
-    hp_stat *s = &tb->slots[i];
-    if (!s->used || s->context == context) return s;
-  }
-}
-
 static int grow(hp_thread *t) {
   hp_stat_table *old = t->stats;
-  hp_stat_table *tb = table_new(old->capacity * 2);
+  hp_stat_table *tb = table_new(old->capacity * 2, old->stride);
   if (!tb) return 0;
   struct hp_retired *r = hp_thread_retire_record();
-  for (uint32_t i = 0; i < old->capacity; i++) {
-    if (!old->slots[i].used) continue;
-    *probe_slot(tb, old->slots[i].context) = old->slots[i];
-    tb->count++;
-  }
+  rehash(tb, old);
   /* Published first, then retired (see the file comment); without a record, old stays reachable. */
   tb->retired = r ? old->retired : old;
   __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
@@ -93,7 +105,7 @@ hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint3
 }
 
 static uint64_t table_bytes(const hp_stat_table *tb) {
-  return sizeof(hp_stat_table) + (uint64_t)tb->capacity * sizeof(hp_stat);
+  return sizeof(hp_stat_table) + (uint64_t)tb->capacity * tb->stride;
 }
 
 uint64_t hp_stat_compact(hp_thread *t) {
@@ -109,17 +121,13 @@ uint64_t hp_stat_compact(hp_thread *t) {
   }
   uint32_t cap = 4;
   while (cap < old->count * 2) cap *= 2;   /* at most half full, as grow keeps it */
-  hp_stat_table *tb = cap < old->capacity ? table_new(cap) : NULL;
+  hp_stat_table *tb = cap < old->capacity ? table_new(cap, old->stride) : NULL;
   struct hp_retired *r = tb ? hp_thread_retire_record() : NULL;
   if (!r) {
     free(tb);
     return table_bytes(old);
   }
-  for (uint32_t i = 0; i < old->capacity; i++) {
-    if (!old->slots[i].used) continue;
-    *probe_slot(tb, old->slots[i].context) = old->slots[i];
-    tb->count++;
-  }
+  rehash(tb, old);
   tb->retired = old->retired;
   __atomic_store_n(&t->stats, tb, __ATOMIC_RELEASE);
   hp_thread_retire(r, old, 0, NULL);
@@ -129,7 +137,7 @@ uint64_t hp_stat_compact(hp_thread *t) {
 void hp_stat_clear(hp_thread *t) {
   hp_stat_table *tb = t->stats;
   if (!tb) return;
-  memset(tb->slots, 0, (size_t)tb->capacity * sizeof(hp_stat));
+  memset(tb->slots, 0, (size_t)tb->capacity * tb->stride);
   tb->count = 0;
   t->n_stats = 0;
   if (t->user_stats) memset(t->user_stats, 0, (size_t)t->user_capacity * sizeof(hp_user_stat));
