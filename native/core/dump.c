@@ -335,7 +335,7 @@ static void section_contexts(hp_buf *b, uint64_t now) {
     total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
   }
   ctx_cap = 1024;
-  while (ctx_cap < total * 4) ctx_cap *= 2; /* room for contexts entered while we read */
+  while (ctx_cap < total * 2) ctx_cap *= 2; /* at most half full; room for contexts entered while we read */
   ctx_overflow = 0;
   void *p = mmap(NULL, ctx_cap * sizeof(ctx_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ctx_set = p == MAP_FAILED ? NULL : p;
