@@ -72,6 +72,41 @@ test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyp
   t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 4, 'parent and child, twice');
 });
 
+for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitizer', 'address']] as const) {
+  test(`${label}: statistics tables outgrown and freed while another thread flushes, no report`, async (t) => {
+    // One thread enters a new context at every step (a new parameter value), so its table grows over
+    // and over; the tables it outgrew are freed at once when no dump runs, else after the flush
+    // (native/core/stats.c): a flush that read freed memory, or a free ordered after no flush, is
+    // reported here.
+    const exe = compileC(`flush_race_${sanitize}`, [...runtimeSources(), 'core_flush_race.c'], {
+      link: false,
+      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    });
+    const dir = tmpDir(`flush-race-${sanitize}`);
+    const copies = tmpDir(`flush-race-copies-${sanitize}`);
+    const r = await run(exe, [copies], {
+      env: {
+        HYPROF_RAW_DIR: dir,
+        HYPROF_RESOLVE: '0',
+        HYPROF_SAMPLING: '0',
+        HYPROF_THROTTLE: '0',
+        TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
+        ASAN_OPTIONS: 'detect_leaks=1',
+      },
+    });
+    t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+    t.notRegex(r.stderr, sanitizerReport);
+    const files = readdirSync(copies).filter((f) => f.startsWith('flush-'));
+    t.is(files.length, 12);
+    // the last flush holds more contexts than one table of 256 slots at most half full: grown
+    const last = readRawFile(join(copies, files.sort().at(-1)!));
+    const churn = Math.max(...last.threads.map((th) => th.stats.length));
+    t.log(`${label}: ${churn} statistics on the churning thread at the last flush`);
+    t.true(churn > 128, `${churn} statistics`);
+  });
+}
+
 test('ThreadSanitizer: a user event triggered on one thread while another flushes, no report and no suppression', async (t) => {
   const exe = compileC('user_event_flush_tsan', [...runtimeSources(), 'user_event_flush.c'], {
     link: false,
