@@ -332,7 +332,7 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   size_t total = 0;
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
+    total += (tb ? __atomic_load_n(&tb->count, __ATOMIC_RELAXED) : 0) + 2 * HP_MAX_FRAMES;
   }
   ctx_cap = 1024;
   while (ctx_cap < total * 2) ctx_cap *= 2; /* at most half full; room for contexts entered while we read */

@@ -98,7 +98,8 @@ hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint3
   s->context = context;
   s->parent = parent;
   s->event = event;
-  tb->count++;
+  /* Atomic: a dump sizes its set of contexts from it meanwhile (an estimate: dump.c) */
+  __atomic_store_n(&tb->count, tb->count + 1, __ATOMIC_RELAXED);
   __atomic_store_n(&t->n_stats, tb->count, __ATOMIC_RELAXED);
   __atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
   return s;
