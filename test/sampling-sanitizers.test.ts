@@ -72,6 +72,42 @@ test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyp
   t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 4, 'parent and child, twice');
 });
 
+for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000], ['AddressSanitizer', 'address', 100_000]] as const) {
+  test(`${label}: statistics tables outgrown and freed while another thread flushes, no report`, async (t) => {
+    // One thread enters 100,000 new contexts (50,000 under the slower ThreadSanitizer), a new parameter
+    // value at every step: its table grows from 256 slots to 262,144 (10 times; 9) while the main thread flushes over and over, each flush
+    // reading that table for most of its time. The tables it outgrew are freed at once when no dump
+    // runs, else after the flush (native/core/stats.c): a flush that read a freed table is reported
+    // here (AddressSanitizer: heap-use-after-free; ThreadSanitizer: a race with the free).
+    const exe = compileC(`flush_race_${sanitize}`, [...runtimeSources(), 'core_flush_race.c'], {
+      link: false,
+      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    });
+    const dir = tmpDir(`flush-race-${sanitize}`);
+    const copies = tmpDir(`flush-race-copies-${sanitize}`);
+    const r = await run(exe, [copies, String(contexts)], {
+      timeoutMs: 300_000,
+      env: {
+        HYPROF_RAW_DIR: dir,
+        HYPROF_RESOLVE: '0',
+        HYPROF_SAMPLING: '0',
+        HYPROF_THROTTLE: '0',
+        TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
+        ASAN_OPTIONS: 'detect_leaks=1',
+      },
+    });
+    t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+    t.notRegex(r.stderr, sanitizerReport);
+    t.is(readdirSync(copies).filter((f) => f.startsWith('flush-')).length, 12);
+    // the file written at exit holds every context the thread entered
+    const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+    t.is(raws.length, 1);
+    const churn = Math.max(...readRawFile(join(dir, raws[0]!)).threads.map((th) => th.stats.length));
+    t.true(churn >= contexts, `${churn} statistics`);
+  });
+}
+
 test('ThreadSanitizer: a user event triggered on one thread while another flushes, no report and no suppression', async (t) => {
   const exe = compileC('user_event_flush_tsan', [...runtimeSources(), 'user_event_flush.c'], {
     link: false,

@@ -360,10 +360,10 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   size_t total = 0;
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
+    total += (tb ? __atomic_load_n(&tb->count, __ATOMIC_RELAXED) : 0) + 2 * HP_MAX_FRAMES;
   }
   ctx_cap = 1024;
-  while (ctx_cap < total * 4) ctx_cap *= 2; /* room for contexts entered while we read */
+  while (ctx_cap < total * 2) ctx_cap *= 2; /* at most half full; room for contexts entered while we read */
   ctx_overflow = 0;
   void *p = mmap(NULL, ctx_cap * sizeof(ctx_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ctx_set = p == MAP_FAILED ? NULL : p;
@@ -376,9 +376,10 @@ static void section_contexts(hp_buf *b, uint64_t now) {
     int n = collect_open(t, thread_end_mono(t, now));
     for (int i = 0; i < n; i++) ctx_add(opens[i].context, opens[i].parent, opens[i].event);
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; tb && i < tb->capacity; i++)
-      if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE))
-        ctx_add(tb->slots[i].context, tb->slots[i].parent, tb->slots[i].event);
+    for (uint32_t i = 0; tb && i < tb->capacity; i++) {
+      const hp_stat *s = hp_stat_slot(tb, i);
+      if (__atomic_load_n(&s->used, __ATOMIC_ACQUIRE)) ctx_add(s->context, s->parent, s->event);
+    }
   }
   size_t at = hp_buf_section_begin(b, HP_SEC_CONTEXTS);
   hp_buf_u32(b, (uint32_t)ctx_count);
@@ -398,16 +399,22 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   }
 }
 
+/* A copy of one statistics entry (the table's slot holds the run's metrics only: thread.h). */
+typedef struct stat_copy {
+  uint64_t context, calls, child_calls;
+  uint64_t incl[HP_MAX_METRICS], excl[HP_MAX_METRICS];
+} stat_copy;
+
 /* One statistics entry of thread t from one moment (as collect_open reads frames); into *c. */
-static const hp_stat *read_stat(const hp_thread *t, const hp_stat *src, hp_stat *c) {
+static const stat_copy *read_stat(const hp_thread *t, const hp_stat *src, stat_copy *c) {
   c->context = src->context;   /* written once, before the entry was published (stats.c) */
   for (int tries = 0;; tries++) {
     uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
     c->calls = HP_GET(src->calls);
     c->child_calls = HP_GET(src->child_calls);
-    for (uint32_t m = 0; m < HP_MAX_METRICS; m++) {
-      c->incl[m] = HP_GET(src->incl[m]);
-      c->excl[m] = HP_GET(src->excl[m]);
+    for (uint32_t m = 0; m < hp_n_metrics; m++) {
+      c->incl[m] = HP_GET(src->metric[m].incl);
+      c->excl[m] = HP_GET(src->metric[m].excl);
     }
     uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
     if (reading_done(t, before, after, tries, 1)) return c;
@@ -436,9 +443,10 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   hp_buf_u32(b, 0); /* patched below: the thread may add slots while we read */
   uint32_t n_stats = 0;
   for (uint32_t i = 0; tb && i < tb->capacity; i++) {
-    if (!__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE)) continue;
-    hp_stat c;
-    const hp_stat *s = read_stat(t, &tb->slots[i], &c);
+    const hp_stat *slot = hp_stat_slot(tb, i);
+    if (!__atomic_load_n(&slot->used, __ATOMIC_ACQUIRE)) continue;
+    stat_copy c;
+    const stat_copy *s = read_stat(t, slot, &c);
     open_add *a = find_open(n_open, s->context);
     if (a) a->written = 1;
     write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, a);
@@ -524,7 +532,7 @@ static void section_user_events(hp_buf *b) {
 static int entered_any_timer(void) {
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && tb->count > 0)) return 1;
+    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && __atomic_load_n(&tb->count, __ATOMIC_RELAXED) > 0)) return 1;
   }
   return 0;
 }

@@ -319,8 +319,8 @@ void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record)
     uint64_t incl = v[m] > f->start[m] ? v[m] - f->start[m] : 0;
     p->child[m] += incl;
     if (s) { /* inside close_frame's write (probe.c, thread.h) */
-      HP_ADD(s->incl[m], incl);
-      HP_ADD(s->excl[m], incl > f->child[m] ? incl - f->child[m] : 0);
+      HP_ADD(s->metric[m].incl, incl);
+      HP_ADD(s->metric[m].excl, incl > f->child[m] ? incl - f->child[m] : 0);
     }
   }
 }
@@ -348,8 +348,8 @@ void hp_metrics_param_close(hp_thread *t, int32_t level) {
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = v[m] > f->param_start[m] ? v[m] - f->param_start[m] : 0;
     uint64_t child = f->child[m] - f->child_at_param[m];
-    HP_ADD(s->incl[m], incl);
-    HP_ADD(s->excl[m], incl > child ? incl - child : 0);
+    HP_ADD(s->metric[m].incl, incl);
+    HP_ADD(s->metric[m].excl, incl > child ? incl - child : 0);
   }
   hp_write_end(t, seq);
 }
