@@ -3,7 +3,8 @@
  * it refuses profiles that break each part of the invariant, among them TAU's own hybrid profile,
  * whose samples add up to more than their timers; and it runs on the output of the hyprof command
  * however a test starts it (node's own flags, as size-limits.test.ts does; mpirun; a shell) and in
- * either of its formats (thread files, TAU's merged tauprofile.xml).
+ * either of its formats (thread files, TAU's merged tauprofile.xml). A stacks file beside a profile
+ * (complete stacks, output/stacks-file.ts) must hold the samples and values of its [CONTEXT] entries.
  */
 import test from 'ava';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -71,4 +72,46 @@ test('a profile in TAU\'s merged format (tauprofile.xml) is checked too', async 
   t.true(existsSync(join(dir, 'tauprofile.xml')));
   t.true(wasChecked(dir), `${dir} was not checked`);
   t.deepEqual(conformanceProblems(dir), []);
+});
+
+/**
+ * TAU's sampled profile with a stacks file beside it: the samples of its one sample context
+ * ("main => [CONTEXT] main": 1768 samples, 1825082 µs) as one stack main -> multiply, changed by
+ * `samples` and `value` to break the sums.
+ */
+function withStacks(variant: string, samples: number, value: number): string {
+  const dir = tmpDir(`conf-stacks-${variant}`);
+  cpSync(join(tauReferenceDir, 'sampling_mainonly'), dir, { recursive: true });
+  const context = readFileSync(join(dir, FILE), 'utf8').split('\n').map((l) => /^"(main +=> \[CONTEXT\] main)" /.exec(l)?.[1]).find(Boolean)!;
+  const stacks = {
+    format: 'hyprof-stacks',
+    version: 1,
+    node: 0,
+    context: 0,
+    metrics: ['TIME'],
+    frames: [
+      ['main', 'matmult.c', 30, 'matmult'],
+      ['multiply', 'matmult.c', 13, 'matmult'],
+    ],
+    threads: [{ thread: 0, contexts: [context], parent: [-1, 0], frame: [0, 1], samples: [0, samples], values: [[0, value]], merged: 0 }],
+  };
+  writeFileSync(join(dir, 'stacks.0.0.json'), JSON.stringify(stacks));
+  return dir;
+}
+
+test('a stacks file whose samples or values do not add up to its [CONTEXT] entry is refused', (t) => {
+  t.deepEqual(conformanceProblems(withStacks('whole', 1768, 1825082)), []);
+  const values = conformanceProblems(withStacks('values', 1768, 1825082 + 5000));
+  t.true(values.some((p) => /^thread 0,0,0 \(TIME\): the stacks under "main +=> \[CONTEXT\] main" add up to 1830082, its entry to 1825082$/.test(p)), values.join('\n'));
+  const samples = conformanceProblems(withStacks('samples', 1767, 1825082));
+  t.true(samples.some((p) => /^thread 0,0,0 \(TIME\): the stacks under "main +=> \[CONTEXT\] main" hold 1767 samples, its entry 1768$/.test(p)), samples.join('\n'));
+  t.throws(() => assertConformant(withStacks('assert', 1768, 1825082 + 5000)), { message: /breaks the conformance invariant/ });
+});
+
+test('a stacks file that names a context the thread does not have is refused', (t) => {
+  const dir = withStacks('context', 1768, 1825082);
+  const file = join(dir, 'stacks.0.0.json');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('[CONTEXT] main', '[CONTEXT] elsewhere'));
+  const problems = conformanceProblems(dir);
+  t.true(problems.some((p) => /: the stacks file names the context "main +=> \[CONTEXT\] elsewhere", which is no entry of the thread$/.test(p)), problems.join('\n'));
 });

@@ -379,3 +379,25 @@ test('timers nested deeper than 256 levels per thread are counted and named, the
   t.notRegex(r2.stderr, /not recorded/);
   t.regex(readFileSync(join(dir2, 'profile.0.0.0'), 'utf8'), /^"level" 255 254 /m);
 });
+
+test('a flush while another thread is held in the middle of a write counts that thread\'s entries as possibly torn', async (t) => {
+  // The worker is held inside the write that grows its statistics table (its own calloc waits):
+  // what a second SIGTERM does to a thread it lands on mid-write. Its sequence count stays odd for
+  // the whole flush; after one reading runs to the bound, each entry is read once.
+  const exe = compileC('held_mid_write', ['held_mid_write.c']);
+  const dir = tmpDir('held');
+  const r = await run(exe, [], { env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /flushed while the worker was held/);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const p = readRawFile(join(dir, raws[0]!));
+  const worker = p.threads.find((th) => th.index === 1)!;
+  t.truthy(worker);
+  // The 128 events closed before the growth (the table's entries) and the two open frames, the root
+  // and the event being closed (in no table yet): every one of them read while the thread was held.
+  t.is(worker.stats.length, 130);
+  const torn = worker.drops.find(([reason]) => reason === 'entries_possibly_torn')?.[1];
+  t.is(Number(torn), 130);
+  t.false(p.threads[0]!.drops.some(([reason]) => reason === 'entries_possibly_torn'), 'the flushing thread is read as usual');
+});

@@ -154,6 +154,25 @@ test('diff refuses bad input with a message naming it, exit 2', async (t) => {
   t.regex(r.stderr, /missing required argument 'b'/);
 });
 
+test('diff --node: with --thread refused, naming both; a run without the node names --node; --thread N on several nodes is refused, not the first compared', async (t) => {
+  // two nodes (MPI ranks) of TAU's own profile, each thread 0 of its node
+  const ranks = tmpDir('diff-ranks');
+  for (const f of ['profile.0.0.0', 'profile.1.0.0']) cpSync(join(ref('probes'), 'profile.0.0.0'), join(ranks, f));
+  let r = await hyprof(['diff', ranks, ranks, '--thread', '0', '--node', '1']);
+  t.is(r.code, 2);
+  t.is(r.stderr, 'hyprof: --thread 0 and --node 1: give one of them (thread t of node n is --thread n,0,t)\n');
+  r = await hyprof(['diff', ranks, ref('probes'), '--node', '1']);
+  t.is(r.code, 2);
+  t.is(r.stderr, `hyprof: --node 1: B ${ref('probes')} has no thread 1,0,0 (its nodes: 0)\n`);
+  r = await hyprof(['diff', ranks, ranks, '--thread', '0']);
+  t.is(r.code, 2);
+  t.is(r.stderr, `hyprof: ${ranks}: --thread 0: 2 threads have this number (0,0,0; 1,0,0); give n,c,t or --node\n`);
+  // what the messages point to works
+  const node1 = await diffJson([ranks, ranks, '--node', '1']);
+  t.is(node1.a.thread, 'n,c,t 1,0,0');
+  t.deepEqual((await diffJson([ranks, ranks, '--thread', '1,0,0'])).events, node1.events);
+});
+
 test('report labels threads with the names the program gave them, and shows the user events', async (t) => {
   const { a } = await compareRuns();
   const r = await hyprof(['report', a]);

@@ -5,9 +5,8 @@
  */
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import type { ChildProcess } from 'node:child_process';
-import { chromium } from 'playwright-core';
 import { hyprof, tmpDir } from './helpers/native.js';
+import { launchBrowser, openPage, startView } from './helpers/view-browser.js';
 import { generateRanks } from './helpers/gen-ranks.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
@@ -35,32 +34,18 @@ test('the API labels threads by rank and says which rank of the run is missing',
 });
 
 test('the page shows the ranks and the missing one', async (t) => {
-  let child: ChildProcess | undefined;
-  const url = await new Promise<string>((ok, fail) => {
-    let out = '';
-    void hyprof(['view', dir], {
-      onSpawn: (c) => {
-        child = c;
-        c.stdout!.on('data', (d: Buffer | string) => {
-          out += d.toString();
-          const m = /at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
-          if (m) ok(m[1]);
-        });
-      },
-    }).then((r) => fail(new Error(`hyprof view exited: ${r.stderr}`)));
-  });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const view = await startView([dir]);
+  const browser = await launchBrowser();
   try {
-    const page = await browser.newPage();
-    await page.goto(url);
-    await page.waitForSelector('body[data-ready="1"]');
+    const page = await openPage(browser, view.url);
     t.is(await page.textContent('#ranks'), '3 ranks of 4');
     t.regex((await page.textContent('#notes')) ?? '', /rank 2 of 4 wrote no measurements/);
     t.false(await page.isHidden('#notes'));
     const options = await page.$$eval('#thread option', (o) => o.map((x) => x.textContent));
     t.true(options.includes('rank 3 · thread 1 "OpenMP worker 1"'), options.join(', '));
+    t.deepEqual(page.errors, []);
   } finally {
     await browser.close();
-    child?.kill('SIGTERM');
+    view.child.kill('SIGTERM');
   }
 });

@@ -204,7 +204,8 @@ test('a damaged stacks file is named, with what is wrong', async (t) => {
   const bad = join(tmpDir('node-stacks-bad'), 'prof');
   cpSync(out, bad, { recursive: true });
   const name = readdirSync(bad).find((f) => STACKS_FILE.test(f))!;
-  writeFileSync(join(bad, name), '{"format": "hyprof-stacks", "version": 1, "metrics": ["TIME"], "frames": [], "threads": [{"thread": 0, "contexts": [], "parent": [5], "frame": [0], "samples": [1], "values": [[1]]}]}');
+  const [, node, context] = STACKS_FILE.exec(name)!;
+  writeFileSync(join(bad, name), `{"format": "hyprof-stacks", "version": 1, "node": ${node}, "context": ${context}, "metrics": ["TIME"], "frames": [], "threads": [{"thread": 0, "contexts": [], "parent": [5], "frame": [0], "samples": [1], "values": [[1]], "merged": 0}]}`);
   const r = await hyprof(['export', '--format', 'collapsed', bad]);
   t.not(r.code, 0);
   t.is(r.stderr.trim(), `hyprof: ${join(bad, name)}: not a hyprof stacks file (thread 0: node 0 has parent 5); remove it or resolve the profile again`);

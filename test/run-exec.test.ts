@@ -2,7 +2,8 @@
  * A program that replaces itself by exec (test/native/run_exec.c, linked with -lhyprof): what it
  * measured before the exec is written and kept, under `hyprof run` and when it resolves its own
  * profile at exit. Each earlier image of a process is a context of its own, named in the summary
- * line and in its metadata; a failed exec changes nothing; a vfork child's exec writes nothing.
+ * line and in its metadata; a failed exec changes nothing; a vfork child's exec writes nothing; an
+ * exec from a signal handler on a small alternate stack works as any other.
  * Every profile passes the conformance check (helpers/native.ts) and TAU's strict reader.
  */
 import test from 'ava';
@@ -140,6 +141,49 @@ test('hyprof run: a failed exec leaves one image, measured on; a later exec keep
   t.is(calls(byContext(both, 0), 'second image'), 1);
 });
 
+// Programs exec from signal handlers, some on a small alternate stack: the write before the exec,
+// and the restart of sampling after a failed one, are async-signal-safe and fit SIGSTKSZ bytes
+// (the program puts an inaccessible page below its alternate stack: an overflow is a SIGSEGV).
+test('hyprof run: an exec from a signal handler on a SIGSTKSZ alternate stack keeps both images', async (t) => {
+  const out = join(tmpDir('exec-handler'), 'out');
+  const r = await hyprof(['run', '--dir', out, '--', program, 'handler-self', '4']);
+  t.is(r.code, 0, r.stderr);
+  const ts = threads(out);
+  t.deepEqual(ts.map((x) => x.context).sort(), [0, 1]);
+  t.is(calls(byContext(ts, 1), 'first image'), 4);
+  t.is(meta(byContext(ts, 1), 'hyprof Image'), 'replaced by exec');
+  t.is(calls(byContext(ts, 0), 'second image'), 1);
+  t.regex(r.stderr, replacedLine(1, realpathSync(program)));
+});
+
+test('hyprof run: a failed exec from a signal handler on a SIGSTKSZ alternate stack: measurement and sampling go on', async (t) => {
+  const out = join(tmpDir('exec-handler-fail'), 'out');
+  const r = await hyprof(['run', '--dir', out, '--period', '1000', '--', program, 'handler-fail', '3', '60']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /exec failed: No such file or directory/);
+  const ts = threads(out);
+  t.deepEqual(ts.map((x) => x.context), [0]);
+  t.is(calls(ts[0], 'before failed exec'), 3);
+  t.is(calls(ts[0], 'after failed exec'), 60);
+  t.is(meta(ts[0], 'hyprof Written'), 'at exit');
+  t.true(
+    ts[0].events.some((e) => displayName(e.name) === '[CONTEXT] after failed exec'),
+    'sampling goes on after the failed exec',
+  );
+  t.notRegex(r.stderr, /cannot start sampling/);
+});
+
+test('linked, resolving at exit: an exec from a signal handler on a SIGSTKSZ alternate stack resolves both images into one directory', async (t) => {
+  const dir = tmpDir('exec-handler-linked');
+  const r = await run(program, ['handler-self', '2'], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '1' } });
+  t.is(r.code, 0, r.stderr);
+  const ts = threads(dir);
+  t.deepEqual(ts.map((x) => x.context).sort(), [0, 1]);
+  t.is(calls(byContext(ts, 1), 'first image'), 2);
+  t.is(calls(byContext(ts, 0), 'second image'), 1);
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.raw')), []);
+});
+
 test('hyprof run: a vfork child that exec\'s writes nothing of its own; the parent\'s profile is whole', async (t) => {
   const out = join(tmpDir('exec-vfork'), 'out');
   const r = await hyprof(['run', '--dir', out, '--period', '1000', '--', program, 'vfork', '5']);
@@ -232,5 +276,19 @@ test('HYPROF_EXEC_RAW naming a file that cannot be read is said, and the profile
     /^hyprof: HYPROF_EXEC_RAW names \/nonexistent\/hyprof\.x\.1\.2\.raw, the raw file of the image this program replaced by exec, but it cannot be read \(No such file or directory\): left out of this profile$/m,
   );
   t.true(existsSync(join(dir, 'profile.0.0.0')), r.stderr);
+  t.is(calls(threads(dir)[0], 'second image'), 2);
+});
+
+test('HYPROF_EXEC_RAW holding a path longer than any raw file\'s is said with its length and left out; the paths beside it are read', async (t) => {
+  const dir = tmpDir('exec-env-long');
+  const long = `/${'x'.repeat(5000)}.raw`;
+  const r = await run(program, ['second', '2'], {
+    env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_EXEC_RAW: `${long}\n/nonexistent/hyprof.y.1.2.raw` },
+  });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /^hyprof: HYPROF_EXEC_RAW holds a path of 5005 bytes, longer than any raw file's: left out of this profile$/m);
+  // the entry after it is still read (and said, as it cannot be read)
+  t.regex(r.stderr, /^hyprof: HYPROF_EXEC_RAW names \/nonexistent\/hyprof\.y\.1\.2\.raw, the raw file of the image this program replaced by exec, but it cannot be read/m);
+  t.notRegex(r.stderr, /x{100}/, 'the long path is not printed whole');
   t.is(calls(threads(dir)[0], 'second image'), 2);
 });

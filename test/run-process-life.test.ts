@@ -3,14 +3,15 @@
  * a daemon the program leaves running is named and its measurements are not lost; the run's private
  * directory is never re-created by it; a `hyprof run` killed with SIGKILL does not leave the program
  * running, and the program says where its measurements went; a program ending with _exit is told
- * apart from one the runtime was not loaded into, quick_exit writes the measurements, and an
+ * apart from one the runtime was not loaded into, quick_exit writes the measurements (called from
+ * normal code or from a signal handler on a small alternate stack, preloaded or linked), and an
  * AddressSanitizer build is recognised.
  */
 import test from 'ava';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, hyprof, tmpDir, type RunResult } from './helpers/native.js';
+import { compileC, hyprof, run, tmpDir, type RunResult } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 
@@ -138,22 +139,52 @@ test('_exit: the run says the program ended without exit handlers, not that the 
   t.false(existsSync(join(dir, 'out')));
 });
 
-test('quick_exit: the measurements are written (at_quick_exit) and resolved', async (t) => {
-  const dir = tmpDir('life-quick');
-  const out = join(dir, 'out');
-  const r = await hyprof(['run', '--dir', out, '--', program, 'quick_exit']);
-  t.is(r.code, 0, r.stderr);
-  t.regex(r.stderr, /profile of 1 thread written to/);
-  const p = readTauProfileDir(out);
-  t.is(p.threads[0].length, 1);
-  t.true(readWithTau(out).ok, tauReaderComplaints(readWithTau(out)));
-  // The program's own work was sampled before quick_exit.
-  const events = p.threads[0][0].events;
-  const root = events.find((e) => e.name === '.TAU application');
-  t.truthy(root);
-  t.true(root!.incl > 0);
-  t.true(events.some((e) => e.name.startsWith('[SAMPLE] spin')), events.map((e) => e.name).join(', '));
-});
+for (const mode of ['quick_exit', 'quick_exit_handler']) {
+  test(`${mode === 'quick_exit' ? 'quick_exit' : 'quick_exit from a signal handler on a SIGSTKSZ alternate stack'}: the measurements are written (at_quick_exit) and resolved`, async (t) => {
+    const dir = tmpDir(`life-${mode}`);
+    const out = join(dir, 'out');
+    const r = await hyprof(['run', '--dir', out, '--', program, mode]);
+    t.is(r.code, 0, r.stderr);
+    t.regex(r.stderr, /profile of 1 thread written to/);
+    const p = readTauProfileDir(out);
+    t.is(p.threads[0].length, 1);
+    t.true(readWithTau(out).ok, tauReaderComplaints(readWithTau(out)));
+    // The program's own work was sampled before quick_exit.
+    const events = p.threads[0][0].events;
+    const root = events.find((e) => e.name === '.TAU application');
+    t.truthy(root);
+    t.true(root!.incl > 0);
+    t.true(events.some((e) => e.name.startsWith('[SAMPLE] spin')), events.map((e) => e.name).join(', '));
+  });
+}
+
+// quick_exit is async-signal-safe, so its handler is too, wherever it is called from: a linked
+// program is told the command that resolves its raw file rather than having a resolver started.
+for (const mode of ['quick_exit', 'quick_exit_handler']) {
+  test(`linked, ${mode === 'quick_exit' ? 'quick_exit' : 'quick_exit from a signal handler on a SIGSTKSZ alternate stack'}: the raw file is written and the resolve command named`, async (t) => {
+    const exe = linkedProgram();
+    const dir = tmpDir(`life-linked-${mode}`);
+    const r = await run(exe, [mode], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '1' } });
+    t.is(r.code, 0, r.stderr);
+    t.regex(r.stdout, /ending/);
+    const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+    t.is(raws.length, 1, readdirSync(dir).join(' '));
+    const raw = join(dir, raws[0]);
+    t.is(r.stderr, `hyprof: measurements written to ${raw}; turn them into a TAU profile with: npx hyprof resolve ${raw} -o ${dir}\n`);
+    const out = join(dir, 'out');
+    const res = await hyprof(['resolve', raw, '-o', out]);
+    t.is(res.code, 0, res.stderr);
+    t.true(readWithTau(out).ok, tauReaderComplaints(readWithTau(out)));
+    const events = readTauProfileDir(out).threads[0][0].events;
+    t.true(events.some((e) => e.name.startsWith('[SAMPLE] spin')), events.map((e) => e.name).join(', '));
+  });
+}
+
+let linked = '';
+function linkedProgram(): string {
+  if (!linked) linked = compileC('run_life_linked', ['run_life.c']);
+  return linked;
+}
 
 test('an AddressSanitizer build under hyprof run is recognised and the way to measure it is named', async (t) => {
   const exe = compileC('run_life_asan', ['run_life.c'], { link: false, cflags: ['-O1', '-g', '-fsanitize=address'] });

@@ -1,10 +1,15 @@
 /**
  * The stack tree of the stacks file (src/output/stacks-file.ts): identical stacks are one node, and a
  * thread with more nodes than the bound folds its rarest stacks into their caller under one counted
- * marker frame, with every sample and value kept.
+ * marker frame, with every sample and value kept. A damaged stacks file is refused by its readers,
+ * naming the file and what is wrong, for each kind of damage.
  */
 import test from 'ava';
-import { FrameTable, MERGED_FRAME, StackTree } from '../src/output/stacks-file.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../src/base/errors.js';
+import { FrameTable, MERGED_FRAME, readStacksFiles, StackTree } from '../src/output/stacks-file.js';
+import { tmpDir } from './helpers/native.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -50,4 +55,69 @@ test('beyond the bound, the rarest stacks fold into their caller under a counted
   b.parent.forEach((p, i) => t.true(p < i));
   // a tree within the bound is left as it is
   t.deepEqual(tree.bound(1000, marker), { tree: before, merged: 0 });
+});
+
+// ---- a damaged stacks file: named, with what is wrong ----
+
+const NAME = 'stacks.0.1.json';
+
+/** A whole stacks file of node 0, context 1: two nodes under one context. */
+function whole(): Record<string, unknown> & { frames: unknown[][]; threads: Array<Record<string, unknown>> } {
+  return {
+    format: 'hyprof-stacks',
+    version: 1,
+    node: 0,
+    context: 1,
+    metrics: ['TIME'],
+    frames: [
+      ['main', 'm.c', 3, '/bin/m'],
+      ['leaf', 'm.c', 9, '/bin/m'],
+    ],
+    threads: [{ thread: 0, contexts: ['[CONTEXT] .TAU application'], parent: [-1, 0], frame: [0, 1], samples: [0, 2], values: [[0, 20]], merged: 0 }],
+  };
+}
+
+/** Read a profile directory holding `file` as its stacks file; the message of the refusal, or null. */
+function refusal(file: unknown, name = NAME): string | null {
+  const dir = tmpDir('stacks-bad');
+  writeFileSync(join(dir, name), typeof file === 'string' ? file : JSON.stringify(file));
+  try {
+    readStacksFiles(dir);
+    return null;
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    const prefix = `${join(dir, name)}: not a hyprof stacks file (`;
+    const m = (e as Error).message;
+    if (!m.startsWith(prefix) || !m.endsWith('); remove it or resolve the profile again')) return `unexpected form: ${m}`;
+    return m.slice(prefix.length, -'); remove it or resolve the profile again'.length);
+  }
+}
+
+test('a whole stacks file is read', (t) => {
+  t.is(refusal(whole()), null);
+});
+
+test('each kind of damage to a stacks file is refused, naming the file and what is wrong', (t) => {
+  const cases: Array<[string, (f: ReturnType<typeof whole>) => unknown, string]> = [
+    ['no format', (f) => ({ ...f, format: 'speedscope' }), 'no "format": "hyprof-stacks"'],
+    ['not an object', () => 7, 'no "format": "hyprof-stacks"'],
+    ['a later version', (f) => ({ ...f, version: 2 }), 'version 2, this hyprof reads version 1'],
+    ['another process', (f) => ({ ...f, context: 0 }), 'node 0 and context 0, its name says 0 and 1'],
+    ['no threads', (f) => ({ ...f, threads: undefined }), 'metrics, frames or threads missing'],
+    ['a metric not named', (f) => ({ ...f, metrics: [3] }), 'a metric name is not a string'],
+    ['a frame of three parts', (f) => ({ ...f, frames: [['main', 'm.c', 3], f.frames[1]] }), 'a frame is not [function, file, line, object]'],
+    ['a frame without its object', (f) => ({ ...f, frames: [['main', 'm.c', 3, null], f.frames[1]] }), 'a frame is not [function, file, line, object]'],
+    ['a thread without its number', (f) => ({ ...f, threads: [{ ...f.threads[0], thread: 'main' }] }), 'a thread lacks thread, contexts or parent'],
+    ['a context not named', (f) => ({ ...f, threads: [{ ...f.threads[0], contexts: [null] }] }), 'thread 0: a context name is not a string'],
+    ['no merged count', (f) => ({ ...f, threads: [{ ...f.threads[0], merged: undefined }] }), 'thread 0: merged is undefined, not a count'],
+    ['a short samples list', (f) => ({ ...f, threads: [{ ...f.threads[0], samples: [0] }] }), 'thread 0: parent, frame, samples and values differ in length'],
+    ['values of another metric count', (f) => ({ ...f, threads: [{ ...f.threads[0], values: [[0, 20], [0, 1]] }] }), 'thread 0: parent, frame, samples and values differ in length'],
+    ['a frame index past the table', (f) => ({ ...f, threads: [{ ...f.threads[0], frame: [0, 2] }] }), 'thread 0: node 1 has frame 2'],
+    ['a parent after its child', (f) => ({ ...f, threads: [{ ...f.threads[0], parent: [-1, 1] }] }), 'thread 0: node 1 has parent 1'],
+    ['a context past the list', (f) => ({ ...f, threads: [{ ...f.threads[0], parent: [-2, 0] }] }), 'thread 0: node 0 has parent -2'],
+    ['a sample count that is text', (f) => ({ ...f, threads: [{ ...f.threads[0], samples: [0, '2'] }] }), 'thread 0: node 1 has "2" samples'],
+    ['a value written as null (NaN)', (f) => ({ ...f, threads: [{ ...f.threads[0], values: [[0, null]] }] }), 'thread 0: node 1 has the TIME value null'],
+  ];
+  for (const [what, damage, message] of cases) t.is(refusal(damage(whole())), message, what);
+  t.regex(refusal('{"format": "hyprof-stacks", "vers') ?? '', /JSON/);
 });

@@ -4,43 +4,13 @@
  * numbers, source lines of a sample show, and screenshots of the main views are non-blank.
  */
 import test from 'ava';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { hyprof, tmpDir } from './helpers/native.js';
+import type { Browser, Page } from 'playwright-core';
+import { tmpDir } from './helpers/native.js';
+import { launchBrowser, openPage, startView, tab, VIEWPORT, type ViewPage, type ViewServerProcess } from './helpers/view-browser.js';
 import { profileCopy, referenceDir, sourceLine } from './view-fixture.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const VIEWPORT = { width: 1280, height: 800 };
-
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}
-
-/** Start `hyprof view DIR`; resolves with the URL it prints and the process (to stop). */
-function startView(dir: string): Promise<{ url: string; child: ChildProcess; stdout: () => string }> {
-  return new Promise((ok, fail) => {
-    let out = '';
-    let child: ChildProcess;
-    const done = hyprof(['view', dir], {
-      onSpawn: (c) => {
-        child = c;
-        c.stdout!.on('data', (d: Buffer | string) => {
-          out += d.toString();
-          const m = /hyprof: viewing (.*) at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
-          if (m) ok({ url: m[2], child, stdout: () => out });
-        });
-      },
-    });
-    void done.then((r) => fail(new Error(`hyprof view exited (${r.code}): ${r.stderr}`)));
-  });
-}
 
 /** Width, height and whether the picture has content (not one flat colour). */
 function pngFacts(png: Buffer): { width: number; height: number; varied: boolean } {
@@ -69,7 +39,6 @@ function t_assert(ok: boolean, what: string): void {
   if (!ok) throw new Error(what);
 }
 
-const haveChromium = existsSync(CHROMIUM);
 const shots = tmpDir('view-shots');
 const fx = profileCopy('hybrid_callpath_unwind');
 const fileText = readFileSync(join(fx.dir, 'profile.0.0.0'), 'utf8');
@@ -80,34 +49,19 @@ const fileValues = (name: string): number[] => {
 const fmt = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
 
 let browser: Browser;
-let server: { url: string; child: ChildProcess };
+let server: ViewServerProcess;
 
 test.before(async () => {
-  if (!haveChromium) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/install-deps.sh)`);
-  server = await startView(fx.dir);
-  browser = await launch();
+  browser = await launchBrowser();
+  server = await startView([fx.dir]);
 });
 test.after.always(async () => {
   await browser?.close();
   server?.child.kill('SIGTERM');
 });
 
-async function open(url: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: VIEWPORT });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-  (page as Page & { errors?: string[] }).errors = errors;
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]');
-  return page;
-}
-
-async function tab(page: Page, name: string): Promise<void> {
-  await page.click(`#tabs button[data-tab="${name}"]`);
-  await page.waitForSelector(`#tab-${name}:not([hidden])`);
-  await page.waitForSelector('body[data-ready="1"]');
-}
+/** A page of the viewer; every failed request counts as an error. */
+const open = (url: string): Promise<ViewPage> => openPage(browser, url, { requestFailures: true });
 
 async function shot(page: Page, name: string): Promise<{ width: number; height: number; varied: boolean }> {
   const file = join(shots, `${name}.png`);
@@ -128,7 +82,7 @@ t2('the main window shows a bar per thread and statistic', async (t) => {
   const facts = await shot(page, 'threads');
   t.deepEqual([facts.width, facts.height], [VIEWPORT.width, VIEWPORT.height]);
   t.true(facts.varied);
-  t.deepEqual((page as Page & { errors?: string[] }).errors, []);
+  t.deepEqual(page.errors, []);
   t.log(`screenshots in ${shots}`);
   await page.close();
 });
@@ -212,7 +166,7 @@ t2('several metrics and threads: metric and thread selectors', async (t) => {
       writeFileSync(join(d, f), text.replace('<name>Metric Name</name><value>TIME</value>', `<name>Metric Name</name><value>${metric}</value>`));
     }
   }
-  const multi = await startView(root);
+  const multi = await startView([root]);
   try {
     const page = await open(multi.url);
     t.false(await page.isHidden('#metric-box'));
@@ -238,7 +192,7 @@ t2('250 threads page by 100 in the main window; a bar opens its thread', async (
   const dir = tmpDir('view-250');
   const text = readFileSync(join(referenceDir('probes'), 'profile.0.0.0'), 'utf8');
   for (let i = 0; i < 250; i++) writeFileSync(join(dir, `profile.0.0.${i}`), text);
-  const many = await startView(dir);
+  const many = await startView([dir]);
   try {
     const page = await open(many.url);
     t.is(await page.textContent('.pager span'), 'threads 1–100 of 250');

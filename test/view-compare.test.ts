@@ -7,61 +7,27 @@
  * Screenshots are written for a person to look at (their directory is printed).
  */
 import test from 'ava';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { hyprof, tmpDir } from './helpers/native.js';
+import type { Browser, Page } from 'playwright-core';
+import { tmpDir } from './helpers/native.js';
 import { compareRuns } from './helpers/compare-runs.js';
+import { launchBrowser, openPage, startView, tab, type ViewPage } from './helpers/view-browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const VIEWPORT = { width: 1280, height: 800 };
 const shots = tmpDir('compare-shots');
-
-function startView(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((ok, fail) => {
-    let out = '';
-    let child: ChildProcess;
-    const done = hyprof(['view', ...args], {
-      onSpawn: (c) => {
-        child = c;
-        c.stdout!.on('data', (d: Buffer | string) => {
-          out += d.toString();
-          const m = /hyprof: viewing .* at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
-          if (m) ok({ url: m[1], child });
-        });
-      },
-    });
-    void done.then((r) => fail(new Error(`hyprof view exited (${r.code}): ${r.stderr}`)));
-  });
-}
 
 let browser: Browser;
 const servers: ChildProcess[] = [];
 
 test.before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/install-deps.sh)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchBrowser();
 });
 test.after.always(async () => {
   await browser?.close();
   for (const s of servers) s.kill('SIGTERM');
 });
 
-async function open(url: string): Promise<Page & { errors: string[] }> {
-  const page = (await browser.newPage({ viewport: VIEWPORT })) as Page & { errors: string[] };
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]');
-  return page;
-}
-
-async function tab(page: Page, name: string): Promise<void> {
-  await page.click(`#tabs button[data-tab="${name}"]`);
-  await page.waitForSelector(`#tab-${name}:not([hidden])`);
-  await page.waitForSelector('body[data-ready="1"]');
-}
+const open = (url: string): Promise<ViewPage> => openPage(browser, url);
 
 /** Elements whose text is cut (wider content than box). */
 async function cut(page: Page, selector: string): Promise<string[]> {

@@ -6,36 +6,18 @@
  * width; the tree's root shows the same value; the Functions view lists the sampled functions.
  */
 import test from 'ava';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { readTauProfileDir } from '../src/output/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
+import { launchBrowser, openPage, startView, tab } from './helpers/view-browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const fmt = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
 const num = (s: string): number => Number(s.replace(/,/g, ''));
 
-function startView(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((ok, fail) => {
-    let out = '';
-    void hyprof(['view', dir], {
-      onSpawn: (c) => {
-        c.stdout!.on('data', (d: Buffer | string) => {
-          out += d.toString();
-          const m = /at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
-          if (m) ok({ url: m[1], child: c });
-        });
-      },
-    }).then((r) => fail(new Error(`hyprof view exited (${r.code}): ${r.stderr}`)));
-  });
-}
-
 let browser: Browser;
 test.before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/install-deps.sh)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchBrowser();
 });
 test.after.always(async () => {
   await browser?.close();
@@ -45,22 +27,12 @@ async function ready(page: Page): Promise<void> {
   await page.waitForSelector('body[data-ready="1"]');
 }
 
-async function tab(page: Page, name: string): Promise<void> {
-  await page.click(`#tabs button[data-tab="${name}"]`);
-  await page.waitForSelector(`#tab-${name}:not([hidden])`);
-  await ready(page);
-}
-
 /** Every thread of `dir` in the browser: flame total and width, tree root, against the file. */
 async function checkThreads(t: import('ava').ExecutionContext, dir: string, hotFunction: RegExp): Promise<void> {
   const threads = readTauProfileDir(dir).threads[0];
-  const view = await startView(dir);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const view = await startView([dir]);
   try {
-    await page.goto(view.url);
-    await ready(page);
+    const page = await openPage(browser, view.url);
     for (let i = 0; i < threads.length; i++) {
       const root = threads[i].events.find((e) => e.name === '.TAU application')!.incl;
       await page.selectOption('#thread', String(i));
@@ -83,9 +55,9 @@ async function checkThreads(t: import('ava').ExecutionContext, dir: string, hotF
     await tab(page, 'functions');
     const fns = await page.$$eval('table.functions tbody tr', (rs) => rs.map((r) => r.getAttribute('data-name')));
     t.true(fns.some((f) => hotFunction.test(f ?? '')), fns.slice(0, 8).join(', '));
-    t.deepEqual(errors, []);
-  } finally {
+    t.deepEqual(page.errors, []);
     await page.close();
+  } finally {
     view.child.kill('SIGTERM');
   }
 }

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -38,7 +39,7 @@
 #include "writer.h"
 
 /* The tid of the thread building a file, 0 when none: one dump at a time. */
-static int dumping;
+static int dumping; /* minus the tid while a metadata add holds it instead (hp_dump_try_hold) */
 static char last_path[4400];
 
 const char *hp_dump_last_path(void) { return last_path; }
@@ -148,17 +149,44 @@ static void read_frame(const hp_frame *src, hp_frame *f) {
   f->sub_at_param = HP_GET(src->sub_at_param);
 }
 
+/* Threads found stuck in a write during this dump. A second SIGTERM delivered to a thread in the
+ * middle of a write holds it there (its handler waits for this dump): its sequence count stays odd.
+ * Once one reading of a thread ran to the bound of tries, each of its entries is read once from then
+ * on (the dump's time stays bounded by one bound per thread, not one per entry), and the entries of
+ * the thread being written that were read so count as possibly torn (a drop of its THREAD section). */
+#define MAX_STUCK 64
+static const hp_thread *stuck[MAX_STUCK];
+static uint32_t n_stuck;
+static uint64_t torn;
+#define MAX_TRIES 10000
+
+static int is_stuck(const hp_thread *t) {
+  for (uint32_t i = 0; i < n_stuck; i++)
+    if (stuck[i] == t) return 1;
+  return 0;
+}
+
+/* After a reading between seq loads `before` and `after`: 1 when it is taken (one moment's, or the
+ * tries are over: then counted in `torn`, `entries` of them). */
+static int reading_done(const hp_thread *t, uint32_t before, uint32_t after, int tries, uint64_t entries) {
+  if ((before == after && !(before & 1)) || t == hp_thread_current()) return 1;
+  if (tries < MAX_TRIES && !is_stuck(t)) return 0;
+  if (!is_stuck(t) && n_stuck < MAX_STUCK) stuck[n_stuck++] = t;
+  torn += entries;
+  return 1;
+}
+
 /* A thread's open frames, from one moment of its stack: read again while the thread changes it
  * (its seq odd or moved: thread.h). A dump in a signal handler on the thread itself finds it
  * stopped for good, and a thread that never pauses keeps us waiting: after a bounded number of
- * tries the last reading is taken as it is. */
+ * tries the last reading is taken as it is (see `stuck`). */
 static int collect_open_once(const hp_thread *t, uint64_t end);
 static int collect_open(const hp_thread *t, uint64_t end) {
   for (int tries = 0;; tries++) {
     uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
     int n = collect_open_once(t, end);
     uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
-    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return n;
+    if (reading_done(t, before, after, tries, (uint64_t)n)) return n;
   }
 }
 
@@ -332,10 +360,10 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   size_t total = 0;
   for (hp_thread *t = hp_thread_list(); t; t = t->next) {
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    total += (tb ? tb->count : 0) + 2 * HP_MAX_FRAMES;
+    total += (tb ? __atomic_load_n(&tb->count, __ATOMIC_RELAXED) : 0) + 2 * HP_MAX_FRAMES;
   }
   ctx_cap = 1024;
-  while (ctx_cap < total * 4) ctx_cap *= 2; /* room for contexts entered while we read */
+  while (ctx_cap < total * 2) ctx_cap *= 2; /* at most half full; room for contexts entered while we read */
   ctx_overflow = 0;
   void *p = mmap(NULL, ctx_cap * sizeof(ctx_entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ctx_set = p == MAP_FAILED ? NULL : p;
@@ -348,9 +376,10 @@ static void section_contexts(hp_buf *b, uint64_t now) {
     int n = collect_open(t, thread_end_mono(t, now));
     for (int i = 0; i < n; i++) ctx_add(opens[i].context, opens[i].parent, opens[i].event);
     hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; tb && i < tb->capacity; i++)
-      if (__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE))
-        ctx_add(tb->slots[i].context, tb->slots[i].parent, tb->slots[i].event);
+    for (uint32_t i = 0; tb && i < tb->capacity; i++) {
+      const hp_stat *s = hp_stat_slot(tb, i);
+      if (__atomic_load_n(&s->used, __ATOMIC_ACQUIRE)) ctx_add(s->context, s->parent, s->event);
+    }
   }
   size_t at = hp_buf_section_begin(b, HP_SEC_CONTEXTS);
   hp_buf_u32(b, (uint32_t)ctx_count);
@@ -370,19 +399,25 @@ static void section_contexts(hp_buf *b, uint64_t now) {
   }
 }
 
+/* A copy of one statistics entry (the table's slot holds the run's metrics only: thread.h). */
+typedef struct stat_copy {
+  uint64_t context, calls, child_calls;
+  uint64_t incl[HP_MAX_METRICS], excl[HP_MAX_METRICS];
+} stat_copy;
+
 /* One statistics entry of thread t from one moment (as collect_open reads frames); into *c. */
-static const hp_stat *read_stat(const hp_thread *t, const hp_stat *src, hp_stat *c) {
+static const stat_copy *read_stat(const hp_thread *t, const hp_stat *src, stat_copy *c) {
   c->context = src->context;   /* written once, before the entry was published (stats.c) */
   for (int tries = 0;; tries++) {
     uint32_t before = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
     c->calls = HP_GET(src->calls);
     c->child_calls = HP_GET(src->child_calls);
-    for (uint32_t m = 0; m < HP_MAX_METRICS; m++) {
-      c->incl[m] = HP_GET(src->incl[m]);
-      c->excl[m] = HP_GET(src->excl[m]);
+    for (uint32_t m = 0; m < hp_n_metrics; m++) {
+      c->incl[m] = HP_GET(src->metric[m].incl);
+      c->excl[m] = HP_GET(src->metric[m].excl);
     }
     uint32_t after = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
-    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 10000) return c;
+    if (reading_done(t, before, after, tries, 1)) return c;
   }
 }
 
@@ -401,15 +436,17 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   hp_buf_u64(b, ended ? t->stop_ns : now_wall);
   hp_buf_u32(b, ended ? 1u : 0u);
 
+  torn = 0;
   int n_open = collect_open(t, thread_end_mono(t, now));
   hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
   size_t n_stats_at = b->len;
   hp_buf_u32(b, 0); /* patched below: the thread may add slots while we read */
   uint32_t n_stats = 0;
   for (uint32_t i = 0; tb && i < tb->capacity; i++) {
-    if (!__atomic_load_n(&tb->slots[i].used, __ATOMIC_ACQUIRE)) continue;
-    hp_stat c;
-    const hp_stat *s = read_stat(t, &tb->slots[i], &c);
+    const hp_stat *slot = hp_stat_slot(tb, i);
+    if (!__atomic_load_n(&slot->used, __ATOMIC_ACQUIRE)) continue;
+    stat_copy c;
+    const stat_copy *s = read_stat(t, slot, &c);
     open_add *a = find_open(n_open, s->context);
     if (a) a->written = 1;
     write_stat(b, s->context, s->calls, s->child_calls, s->incl, s->excl, a);
@@ -432,9 +469,12 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
   /* Counted as written: an event first triggered meanwhile is left to the next dump. */
   size_t n_user_at = b->len;
   hp_buf_u32(b, 0);
+  int user_stuck = 0;
   for (uint32_t i = 0; us && i < cap; i++) {
     hp_user_stat u;
-    if (!hp_user_stat_read(t, us, i, &u)) continue;
+    int was_stuck = user_stuck;
+    if (!hp_user_stat_read(t, us, i, &u, &user_stuck)) continue;
+    if (was_stuck || user_stuck) torn++;
     hp_buf_u32(b, i);
     hp_buf_u64(b, u.count);
     hp_buf_f64(b, u.min);
@@ -463,6 +503,11 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     hp_buf_u64(b, t->warnings_not_kept);
     n_drop++;
   }
+  if (torn) {
+    hp_buf_str(b, "entries_possibly_torn");
+    hp_buf_u64(b, torn);
+    n_drop++;
+  }
   n_drop += hp_modules_write_drops(t, b);
   hp_buf_patch_u32(b, n_drop_at, n_drop);
 
@@ -481,6 +526,15 @@ static void section_user_events(hp_buf *b) {
     hp_buf_str(b, hp_user_event_name(i));
   }
   hp_buf_section_end(b, at);
+}
+
+/* Whether any thread entered a timer (open now, or closed with statistics). */
+static int entered_any_timer(void) {
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && __atomic_load_n(&tb->count, __ATOMIC_RELAXED) > 0)) return 1;
+  }
+  return 0;
 }
 
 /* ---- the file ---- */
@@ -512,9 +566,22 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 int hp_dump(int why) {
   if (!hp_rt.initialised || hp_rt.disabled) return -1;
   int me = (int)syscall(SYS_gettid), none = 0;
-  /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. */
-  if (!__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return -1;
+  /* A read-modify-write of `dumping`, as hp_dump_idle's: see there. A metadata add holding it (on
+   * another thread: hp_dump_try_hold) is a moment: waited for, bounded. */
+  for (int tries = 0; !__atomic_compare_exchange_n(&dumping, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); tries++) {
+    if (none >= 0 || none == -me || tries >= 10000) return -1;
+    struct timespec wait = {0, 100 * 1000};
+    nanosleep(&wait, NULL);
+    none = 0;
+  }
+  /* The fork-and-exec of a shell or a launcher: a forked child that entered no timer has nothing of
+   * its own to keep. Asked once the dump is this thread's, so no table is released under it. */
+  if (why == HP_DUMP_EXEC && hp_rt.forked_child && !entered_any_timer()) {
+    __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+    return HP_DUMP_NOTHING;
+  }
   int saved_errno = errno;
+  n_stuck = 0;
   hp_modules_before_dump(why);
   uint64_t now = hp_now_ns(), now_wall = hp_wall_ns();
   hp_meta_add_long("Ending Timestamp", (long long)(now_wall / 1000));
@@ -548,7 +615,9 @@ int hp_dump(int why) {
   hp_buf_section_end(&b, at);
 
   int rc = -1;
-  char path[4400], tmp[4450];
+  /* Static, owned with `dumping`: a dump may run on a small alternate signal stack (SIGTERM, exec or
+   * quick_exit from a handler that runs on sigaltstack's MINSIGSTKSZ / SIGSTKSZ bytes). */
+  static char path[sizeof last_path], tmp[sizeof last_path + 8];
   file_name(path, sizeof path);
   tmp[0] = 0;
   append(tmp, sizeof tmp, path);
@@ -583,6 +652,14 @@ int hp_dump(int why) {
 }
 
 int hp_dump_owner(void) { return __atomic_load_n(&dumping, __ATOMIC_ACQUIRE); }
+
+/* The dump's ownership taken for a moment by a program thread that adds metadata (meta.c), so that no
+ * dump reads the arena while it changes; a dump that finds it taken waits for it (hp_dump). */
+int hp_dump_try_hold(void) {
+  int me = (int)syscall(SYS_gettid), none = 0;
+  return __atomic_compare_exchange_n(&dumping, &none, -me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+void hp_dump_release_hold(void) { __atomic_store_n(&dumping, 0, __ATOMIC_RELEASE); }
 
 /* Memory an ended thread retired (thread.c) is released only when this says no dump runs. Both this
  * and the dump's start are read-modify-writes of `dumping`, so one comes first in its order: either

@@ -1,5 +1,7 @@
 /* Event registry. Events are stored in chunks allocated once and never moved or freed, so the
- * probes, the dump (even from a signal handler) and the sampler read them without a lock. */
+ * probes, the dump (even from a signal handler) and the sampler read them without a lock. Their
+ * names live as long, packed in blocks of text (no allocation of its own per name: a program with a
+ * million dynamic phases has a million names), and equal groups share one copy. */
 #include "events.h"
 
 #include <stddef.h>
@@ -25,6 +27,57 @@ static uint32_t count;          /* published with release order after the event 
 static hp_event *buckets[HASH_SIZE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t root_id = UINT32_MAX;
+
+/* Text of names and groups, under the lock: blocks of TEXT_BLOCK bytes, each starting with the
+ * previous block's address (all reachable from `text`: a leak checker sees them kept, not lost); a
+ * longer string gets a block of its own. */
+#define TEXT_BLOCK 65536
+static char *text;
+static size_t text_used = TEXT_BLOCK;
+/* The distinct groups, for sharing: few in a program (TAU_USER, TAU_PHASE, ...). */
+#define GROUP_BUCKETS 64
+static const char *groups[GROUP_BUCKETS][8];
+
+static char *text_copy(const char *s) {
+  size_t n = strlen(s) + 1;
+  size_t head = sizeof(char *);
+  if (n > TEXT_BLOCK - head) {
+    char *own = malloc(head + n);
+    if (!own) return NULL;
+    if (text) {   /* linked behind the current block, which stays current */
+      memcpy(own, text, head);
+      memcpy(text, &own, head);
+    } else {
+      memset(own, 0, head);
+      text = own;
+      text_used = TEXT_BLOCK;
+    }
+    return memcpy(own + head, s, n);
+  }
+  if (text_used + n > TEXT_BLOCK) {
+    char *block = malloc(TEXT_BLOCK);
+    if (!block) return NULL;
+    memcpy(block, &text, head);
+    text = block;
+    text_used = head;
+  }
+  char *at = memcpy(text + text_used, s, n);
+  text_used += n;
+  return at;
+}
+
+/* One copy per distinct group; a group beyond the kept ones gets its own copy. */
+static const char *group_copy(const char *g) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char *p = g; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  const char **b = groups[h & (GROUP_BUCKETS - 1)];
+  size_t i = 0;
+  for (; i < sizeof groups[0] / sizeof groups[0][0] && b[i]; i++)
+    if (strcmp(b[i], g) == 0) return b[i];
+  char *copy = text_copy(g);
+  if (copy && i < sizeof groups[0] / sizeof groups[0][0]) b[i] = copy;
+  return copy;
+}
 
 static uint64_t hash_key(const char *name, const char *group, unsigned kind) {
   uint64_t h = 1469598103934665603ull ^ kind;
@@ -56,8 +109,8 @@ hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kin
   uint32_t id = count;
   uint32_t c = id >> CHUNK_BITS;
   if (c < MAX_CHUNKS && !chunks[c]) chunks[c] = calloc(CHUNK_SIZE, sizeof(hp_event));
-  char *n = strdup(name), *g = strdup(group);
-  if (c < MAX_CHUNKS && chunks[c] && n && g) {
+  const char *n = c < MAX_CHUNKS && chunks[c] ? text_copy(name) : NULL, *g = n ? group_copy(group) : NULL;
+  if (n && g) {
     e = &chunks[c][id & (CHUNK_SIZE - 1)];
     e->id = id;
     e->base = kind == HP_KIND_PARAM ? base : id;
@@ -68,10 +121,7 @@ hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kin
     buckets[b] = e;
     if (kind == HP_KIND_ROOT) root_id = id;
     __atomic_store_n(&count, id + 1, __ATOMIC_RELEASE);
-  } else {
-    free(n);
-    free(g);
-  }
+  }   /* else the copied text stays unused: only when memory cannot be had */
   pthread_mutex_unlock(&lock);
   return e;
 }

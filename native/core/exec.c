@@ -116,15 +116,6 @@ static void say(const char *s) {
   (void)w;
 }
 
-/* Whether any thread entered a timer (open now, or closed with statistics). */
-static int entered_any_timer(void) {
-  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
-    hp_stat_table *tb = __atomic_load_n(&t->stats, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&t->top, __ATOMIC_ACQUIRE) > 0 || (tb && tb->count > 0)) return 1;
-  }
-  return 0;
-}
-
 /* The old environment without HYPROF_EXEC_RAW, with HYPROF_EXEC_RAW=<earlier files>\n<this file>. */
 static void hand_over(exec_plan *p, const char *raw) {
   const char *before = predecessors;
@@ -195,18 +186,19 @@ static void before_exec(exec_plan *p, char *const envp[], const char *target, in
   /* A vfork child (the parent's memory, the parent's measurements), or a child cloned without the
    * fork handlers: not this runtime's process. */
   if (getpid() != hp_rt.pid) return;
-  if (hp_rt.forked_child && !entered_any_timer()) return;
   p->thread = hp_thread_current();
   if (p->thread) hp_tool_enter(p->thread);
-  p->dumped = 1;
   /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
-   * the writer is this thread (an exec from a signal handler that interrupted it): nothing then. */
+   * the writer is this thread (an exec from a signal handler that interrupted it, or a metadata add
+   * holding the dump: -me): nothing then. In a forked child that entered no timer, the dump writes nothing (HP_DUMP_NOTHING: dump.c). */
   int rc, me = (int)syscall(SYS_gettid), owner;
-  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && (owner = hp_dump_owner()) != 0 && owner != me && waited < 3000;
+  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_EXEC)) != 0 && rc != HP_DUMP_NOTHING &&
+                       (owner = hp_dump_owner()) != 0 && owner != me && owner != -me && waited < 3000;
        waited++) {
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     nanosleep(&ten_ms, NULL);
   }
+  p->dumped = rc != HP_DUMP_NOTHING;
   const char *raw = hp_dump_last_path();
   if (rc == 0 && raw[0] && hp_cfg.resolve) {
     int measured = hp_exec_target_measured(target, search, dirfd, envp);

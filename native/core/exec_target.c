@@ -8,7 +8,8 @@
  * resolve also includes.
  *
  * Async-signal-safe (exec may be called from a signal handler or a vfork child): open, pread,
- * close, access, and buffers on the stack. */
+ * close, access, and small buffers on the stack (that of a handler may be a SIGSTKSZ alternate
+ * stack). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -67,33 +68,53 @@ static int search_path(const char *name, char *out, size_t cap) {
 
 static int read_at(int fd, void *buf, size_t n, off_t at) { return pread(fd, buf, n, at) == (ssize_t)n; }
 
-/* A 64-bit ELF file whose dynamic section needs a library named libhyprof*. */
+/* A 64-bit ELF file whose dynamic section needs a library named libhyprof*. Read a few entries at a
+ * time: this runs on the stack of whoever calls exec, perhaps a signal handler on a small
+ * alternate stack. */
+#define DYN_CHUNK 16
 static int elf_needs_runtime(int fd, const Elf64_Ehdr *eh) {
   if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > 64) return 0;
-  Elf64_Phdr ph[64];
-  if (!read_at(fd, ph, eh->e_phnum * sizeof(Elf64_Phdr), (off_t)eh->e_phoff)) return 0;
-  const Elf64_Phdr *dyn = NULL;
-  for (int i = 0; i < eh->e_phnum; i++)
-    if (ph[i].p_type == PT_DYNAMIC) dyn = &ph[i];
-  if (!dyn) return 0; /* static: LD_PRELOAD and DT_NEEDED mean nothing to it */
-  Elf64_Dyn d[256];
-  size_t n = dyn->p_filesz / sizeof(Elf64_Dyn);
+  Elf64_Phdr ph, dyn = {0};
+  int have_dyn = 0;
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (!read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + i * sizeof ph))) return 0;
+    if (ph.p_type == PT_DYNAMIC) {
+      dyn = ph;
+      have_dyn = 1;
+    }
+  }
+  if (!have_dyn) return 0; /* static: LD_PRELOAD and DT_NEEDED mean nothing to it */
+  Elf64_Dyn d[DYN_CHUNK];
+  size_t n = dyn.p_filesz / sizeof(Elf64_Dyn);
   if (n > 256) n = 256;
-  if (!read_at(fd, d, n * sizeof(Elf64_Dyn), (off_t)dyn->p_offset)) return 0;
   uint64_t strtab = 0;
-  for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++)
-    if (d[i].d_tag == DT_STRTAB) strtab = d[i].d_un.d_ptr;
+  size_t end = n; /* the entries before DT_NULL */
+  for (size_t i = 0; i < end; i += DYN_CHUNK) {
+    size_t k = n - i < DYN_CHUNK ? n - i : DYN_CHUNK;
+    if (!read_at(fd, d, k * sizeof(Elf64_Dyn), (off_t)(dyn.p_offset + i * sizeof(Elf64_Dyn)))) return 0;
+    for (size_t j = 0; j < k && i + j < end; j++) {
+      if (d[j].d_tag == DT_NULL) end = i + j;
+      else if (d[j].d_tag == DT_STRTAB) strtab = d[j].d_un.d_ptr;
+    }
+  }
+  n = end;
   /* The string table's address, as a file offset: through the loadable segment that holds it. */
   off_t strtab_at = -1;
-  for (int i = 0; i < eh->e_phnum; i++)
-    if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr && strtab < ph[i].p_vaddr + ph[i].p_filesz)
-      strtab_at = (off_t)(strtab - ph[i].p_vaddr + ph[i].p_offset);
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (!read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + i * sizeof ph))) return 0;
+    if (ph.p_type == PT_LOAD && strtab >= ph.p_vaddr && strtab < ph.p_vaddr + ph.p_filesz)
+      strtab_at = (off_t)(strtab - ph.p_vaddr + ph.p_offset);
+  }
   if (strtab_at < 0) return 0;
-  for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++) {
-    if (d[i].d_tag != DT_NEEDED) continue;
-    char name[128] = {0};
-    ssize_t got = pread(fd, name, sizeof name - 1, strtab_at + (off_t)d[i].d_un.d_val);
-    if (got > 0 && strncmp(name, RUNTIME_PREFIX, sizeof RUNTIME_PREFIX - 1) == 0) return 1;
+  for (size_t i = 0; i < n; i += DYN_CHUNK) {
+    size_t k = n - i < DYN_CHUNK ? n - i : DYN_CHUNK;
+    if (!read_at(fd, d, k * sizeof(Elf64_Dyn), (off_t)(dyn.p_offset + i * sizeof(Elf64_Dyn)))) return 0;
+    for (size_t j = 0; j < k; j++) {
+      if (d[j].d_tag != DT_NEEDED) continue;
+      char name[sizeof RUNTIME_PREFIX] = {0};
+      ssize_t got = pread(fd, name, sizeof name - 1, strtab_at + (off_t)d[j].d_un.d_val);
+      if (got == (ssize_t)sizeof name - 1 && memcmp(name, RUNTIME_PREFIX, sizeof RUNTIME_PREFIX - 1) == 0) return 1;
+    }
   }
   return 0;
 }
@@ -125,14 +146,23 @@ int hp_exec_target_measured(const char *target, int search, int dirfd, char *con
   /* Told to measure nothing, or not to resolve at exit: the earlier files would not be resolved. */
   int off = env_bool(envp, "HYPROF_DISABLE") == 1 || env_bool(envp, "HYPROF_RESOLVE") == 0;
   if (preloads_runtime(envp)) return off ? 0 : 1;
-  char path[4096];
   const char *open_path = target;
+  int fd;
   if (search && !strchr(target, '/')) {
-    if (!search_path(target, path, sizeof path)) return -1;
-    open_path = path;
+    /* The path found on PATH goes in a static buffer (exec may run on a small signal stack), one
+     * exec's look-up at a time: another thread's exec looking up meanwhile gets "not measured" (its
+     * image then says where its measurements are, which stays true). */
+    static char found[4096];
+    static int found_busy;
+    if (__atomic_exchange_n(&found_busy, 1, __ATOMIC_ACQUIRE)) return 0;
+    int ok = search_path(target, found, sizeof found);
+    fd = ok ? openat(dirfd, found, O_RDONLY | O_CLOEXEC) : -1;
+    __atomic_store_n(&found_busy, 0, __ATOMIC_RELEASE);
+    if (!ok) return -1;
+  } else {
+    if (open_path[0] && faccessat(dirfd, open_path, X_OK, 0) != 0) return -1;
+    fd = open_path[0] ? openat(dirfd, open_path, O_RDONLY | O_CLOEXEC) : dup(dirfd);
   }
-  if (open_path[0] && faccessat(dirfd, open_path, X_OK, 0) != 0) return -1;
-  int fd = open_path[0] ? openat(dirfd, open_path, O_RDONLY | O_CLOEXEC) : dup(dirfd);
   if (fd < 0) return 0;
   int r = file_needs_runtime(fd, 0);
   close(fd);

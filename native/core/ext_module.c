@@ -16,12 +16,12 @@ HP_EXPORT void hyprof_ext_set_rank(int rank, int size) {
   hp_rt.node = rank;
   hp_rt.mpi_rank = 1;
   if (size > 0) hp_rt.world_size = size;
-  hp_meta_add_long("MPI Rank", rank);
-  hp_meta_add("MPI Rank Source", "MPI_Comm_rank");
-  if (hp_rt.world_size > 0) hp_meta_add_long("MPI World Size", hp_rt.world_size);
+  hp_meta_add_long_live("MPI Rank", rank);
+  hp_meta_add_live("MPI Rank Source", "MPI_Comm_rank");
+  if (hp_rt.world_size > 0) hp_meta_add_long_live("MPI World Size", hp_rt.world_size);
 }
 
-HP_EXPORT void hyprof_ext_meta_add(const char *key, const char *value) { hp_meta_add(key, value); }
+HP_EXPORT void hyprof_ext_meta_add(const char *key, const char *value) { hp_meta_add_live(key, value); }
 HP_EXPORT void hyprof_ext_note(const char *text) { hp_warn("%s", text); }
 HP_EXPORT int hyprof_ext_env_bool(const char *name, const char *alias, int dflt) {
   return hp_env_bool(name, alias, dflt);

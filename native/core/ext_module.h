@@ -28,7 +28,8 @@ int hyprof_ext_module_register(const hp_module *m);
  * differs from the one the launcher's environment gave is warned about once. */
 void hyprof_ext_set_rank(int rank, int size);
 
-/* Process metadata (hp_meta_add): async-signal-safe, so it may be called from add_metadata. */
+/* Process metadata (hp_meta_add_live): excludes a dump on another thread meanwhile; within
+ * add_metadata (a dump on the calling thread) it adds directly, async-signal-safe. */
 void hyprof_ext_meta_add(const char *key, const char *value);
 /* One line on stderr, "hyprof: <text>" (hp_warn). Not in a signal handler. */
 void hyprof_ext_note(const char *text);

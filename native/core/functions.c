@@ -32,7 +32,7 @@ const hp_func *hp_func_register(hp_thread *t, uintptr_t addr) {
     if (!not_kept++)
       hp_warn("more than %u compiler-instrumented functions were called; the others are not measured (counted in the "
               "metadata as 'hyprof Functions Not Kept')", (1u << HP_FUNC_BITS) / 2);
-    hp_meta_add_long("hyprof Functions Not Kept", not_kept);
+    hp_meta_add_long_live("hyprof Functions Not Kept", not_kept);
     goto out;
   }
   int wanted = 1;
@@ -48,7 +48,7 @@ const hp_func *hp_func_register(hp_thread *t, uintptr_t addr) {
     measured++;
   } else {
     excluded++;
-    hp_meta_add_long("hyprof Functions Excluded", excluded);
+    hp_meta_add_long_live("hyprof Functions Excluded", excluded);
   }
   const uint32_t mask = (1u << HP_FUNC_BITS) - 1;
   uint32_t i = (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - HP_FUNC_BITS));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -232,6 +233,61 @@ static void at_exit(void) {
             hp_dump_last_path(), hp_dump_last_path());
 }
 
+/* ---- quick_exit ---- */
+
+static void say(const char *s) {
+  ssize_t w = write(2, s, strlen(s));
+  (void)w;
+}
+
+/* The earlier images' raw files (newline-separated) and this one's, separated by spaces. */
+static void say_files(const char *earlier, const char *raw) {
+  for (const char *f = earlier; f && *f;) {
+    const char *nl = strchr(f, '\n');
+    size_t len = nl ? (size_t)(nl - f) : strlen(f);
+    ssize_t w = write(2, f, len);
+    (void)w;
+    say(" ");
+    f += len + (nl ? 1 : 0);
+  }
+  say(raw);
+}
+
+/* quick_exit runs the at_quick_exit handlers instead of the atexit ones. quick_exit is
+ * async-signal-safe and programs call it from signal handlers, so this handler is too (no way tells
+ * it whether it runs in one): the dump as on SIGTERM (no memory-map refresh under the loader's lock),
+ * and where the at-exit handler would start the resolver (calloc, posix_spawn), the command to run
+ * instead, written with write(2). */
+static void at_quick_exit_dump(void) {
+  if (hp_rt.disabled || !hp_rt.initialised) return;
+  int saved = errno;
+  hp_thread *t = hp_thread_current();
+  if (t) hp_tool_enter(t);
+  /* Another thread may be writing the file (a flush): let it finish (bounded), then write. Not when
+   * the writer is this thread (quick_exit from a signal handler that interrupted it, or a metadata add
+   * holding the dump: -me): nothing then. */
+  int rc, owner, me = (int)syscall(SYS_gettid);
+  for (int waited = 0; (rc = hp_dump_blocking_signals(HP_DUMP_QUICK_EXIT)) != 0 && (owner = hp_dump_owner()) != 0 &&
+                       owner != me && owner != -me && waited < 3000;
+       waited++) {
+    struct timespec ten_ms = {0, 10 * 1000 * 1000};
+    nanosleep(&ten_ms, NULL);
+  }
+  const char *raw = hp_dump_last_path();
+  int orphaned = run_parent_gone();
+  if (rc == 0 && raw[0] && (hp_cfg.resolve || orphaned)) {
+    say(orphaned ? "hyprof: the hyprof run that started this program has ended; measurements written to "
+                 : "hyprof: measurements written to ");
+    say_files(orphaned ? NULL : hp_exec_predecessors(), raw);
+    say("; turn them into a TAU profile with: npx hyprof resolve ");
+    say_files(orphaned ? NULL : hp_exec_predecessors(), raw);
+    say(" -o ");
+    say(hp_cfg.dir);
+    say("\n");
+  }
+  errno = saved;
+}
+
 static void fork_prepare(void) {
   hp_modules_lock();
   hp_events_lock();
@@ -309,8 +365,9 @@ static void init_once_body(void) {
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);
-  /* quick_exit runs these instead of the atexit handlers: the measurements are written there too. */
-  at_quick_exit(at_exit);
+  /* quick_exit runs its own handlers instead of the atexit ones: the measurements are written there
+   * too, by a handler safe in a signal handler. */
+  at_quick_exit(at_quick_exit_dump);
   install_signal_dump(SIGINT, &previous_int);
   install_signal_dump(SIGTERM, &previous_term);
   hp_clock_calibrate_end();

@@ -1,5 +1,6 @@
 /* Process metadata in a static arena: adding needs no malloc, so the SIGTERM path can add the end
  * time and the sampling module its counters while the raw file is being built. */
+#define _GNU_SOURCE
 #include "meta.h"
 
 #include <string.h>
@@ -86,15 +87,52 @@ void hp_meta_get(unsigned i, const char **key, const char **value) {
   *value = count;
 }
 
-/* ---- hyprof_metadata (TAU_METADATA): the program's own name / value pairs ---- */
+/* ---- metadata added while the program runs ---- */
 
-#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "hyprof.h"
 #include "runtime.h"
 
-static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The runtime's own additions happen at start-up and inside dumps; those made while the program runs
+ * (hyprof_metadata, from any thread at any time; the MPI layer's at MPI_Init; the OpenMP tool's; the
+ * counters of compiler-instrumented functions) take the dump's ownership for the moment of the add: a dump on another
+ * thread then waits for it (bounded, as for a flush), and two threads never add at once. SIGINT and
+ * SIGTERM are held back meanwhile, so their dump never finds its own thread holding it. A dump under
+ * way on this very thread (interrupted by a signal handler that adds) is stopped under us: the add goes
+ * in directly. */
+void hp_meta_add_live(const char *key, const char *value) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  int me = (int)syscall(SYS_gettid);
+  for (;;) {
+    if (hp_dump_try_hold()) {
+      hp_meta_add(key, value);
+      hp_dump_release_hold();
+      break;
+    }
+    if (hp_dump_owner() == me) {
+      hp_meta_add(key, value);
+      break;
+    }
+    struct timespec wait = {0, 100 * 1000};
+    nanosleep(&wait, NULL);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void hp_meta_add_long_live(const char *key, long long value) {
+  char buf[32];
+  format_ll(buf, value);
+  hp_meta_add_live(key, buf);
+}
 
 HP_EXPORT void hyprof_metadata(const char *name, const char *value) {
   if (!hp_init()) return;
@@ -103,9 +141,5 @@ HP_EXPORT void hyprof_metadata(const char *name, const char *value) {
     if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) hp_warn("hyprof_metadata: the name is empty; ignored (said once)");
     return;
   }
-  /* Threads of the program may call this at once; the runtime's own additions happen at start-up
-   * and at dumps. */
-  pthread_mutex_lock(&program_lock);
-  hp_meta_add(name, value ? value : "");
-  pthread_mutex_unlock(&program_lock);
+  hp_meta_add_live(name, value ? value : "");
 }

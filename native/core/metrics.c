@@ -197,9 +197,19 @@ static void open_counters(hp_thread *t) {
   if (opened) t->perf_fd = t->perf_fds[0];
 }
 
+/* Threads reading another thread's counters now (hp_metrics_read: a dump). A thread closing its own
+ * waits until none is, after it has withdrawn its descriptor (Dekker-style, sequentially
+ * consistent): either the reader sees -1 and reads nothing, or the closer sees the reader and waits,
+ * so a descriptor is never read as it closes (its number could meanwhile name another file). */
+static int perf_readers;
+
 static void close_counters(hp_thread *t) {
   if (t->perf_fd < 0) return;
-  __atomic_store_n(&t->perf_fd, -1, __ATOMIC_RELEASE); /* a dump on another thread stops reading it */
+  __atomic_store_n(&t->perf_fd, -1, __ATOMIC_SEQ_CST); /* a dump on another thread stops reading it */
+  while (__atomic_load_n(&perf_readers, __ATOMIC_SEQ_CST) != 0) {
+    struct timespec wait = {0, 50 * 1000}; /* a reader's section is one read() */
+    nanosleep(&wait, NULL);
+  }
   for (uint32_t i = 0; i < n_perf; i++) close(t->perf_fds[i]);
 }
 
@@ -234,6 +244,8 @@ void hp_metrics_thread_end(hp_thread *t) {
 }
 
 void hp_metrics_fork_child(hp_thread *t) {
+  /* Readers counted on the parent's other threads do not exist here. */
+  __atomic_store_n(&perf_readers, 0, __ATOMIC_SEQ_CST);
   if (hp_n_metrics < 2 || !t->mframes) return;
   close_counters(t); /* they count the parent's thread */
   open_counters(t);
@@ -254,8 +266,16 @@ void hp_metrics_read(const hp_thread *t, uint64_t *v) {
     return;
   }
   uint64_t group[1 + HP_MAX_METRICS] = {0};
-  int fd = __atomic_load_n(&t->perf_fd, __ATOMIC_ACQUIRE);
-  if (n_perf && fd >= 0 && read(fd, group, sizeof group) < (ssize_t)sizeof(uint64_t)) group[0] = 0;
+  if (n_perf && t == hp_tls_thread) {
+    /* Its own: only this thread closes them (at its end, in a fork child). */
+    int fd = __atomic_load_n(&t->perf_fd, __ATOMIC_ACQUIRE);
+    if (fd >= 0 && read(fd, group, sizeof group) < (ssize_t)sizeof(uint64_t)) group[0] = 0;
+  } else if (n_perf) {
+    __atomic_add_fetch(&perf_readers, 1, __ATOMIC_SEQ_CST);
+    int fd = __atomic_load_n(&t->perf_fd, __ATOMIC_SEQ_CST);
+    if (fd >= 0 && read(fd, group, sizeof group) < (ssize_t)sizeof(uint64_t)) group[0] = 0;
+    __atomic_sub_fetch(&perf_readers, 1, __ATOMIC_SEQ_CST);
+  }
   struct timespec ts = {0, 0};
   int cpu_done = 0;
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
@@ -299,8 +319,8 @@ void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record)
     uint64_t incl = v[m] > f->start[m] ? v[m] - f->start[m] : 0;
     p->child[m] += incl;
     if (s) { /* inside close_frame's write (probe.c, thread.h) */
-      HP_ADD(s->incl[m], incl);
-      HP_ADD(s->excl[m], incl > f->child[m] ? incl - f->child[m] : 0);
+      HP_ADD(s->metric[m].incl, incl);
+      HP_ADD(s->metric[m].excl, incl > f->child[m] ? incl - f->child[m] : 0);
     }
   }
 }
@@ -328,8 +348,8 @@ void hp_metrics_param_close(hp_thread *t, int32_t level) {
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = v[m] > f->param_start[m] ? v[m] - f->param_start[m] : 0;
     uint64_t child = f->child[m] - f->child_at_param[m];
-    HP_ADD(s->incl[m], incl);
-    HP_ADD(s->excl[m], incl > child ? incl - child : 0);
+    HP_ADD(s->metric[m].incl, incl);
+    HP_ADD(s->metric[m].excl, incl > child ? incl - child : 0);
   }
   hp_write_end(t, seq);
 }

@@ -48,7 +48,8 @@ typedef struct hp_module {
   /* At the start of every dump, once the dump is this thread's: stop what must not change while
    * the file is written (why != HP_DUMP_FLUSH; for HP_DUMP_EXEC only what would outlive the exec
    * on the calling thread), refresh what may be stale (why is HP_DUMP_EXIT or HP_DUMP_FLUSH).
-   * Signal-safe when why is HP_DUMP_SIGNAL or HP_DUMP_EXEC (exec may be called in a signal handler). */
+   * Signal-safe when hp_dump_in_handler(why) (HP_DUMP_SIGNAL, HP_DUMP_EXEC, HP_DUMP_QUICK_EXIT:
+   * exec and quick_exit may be called in a signal handler). */
   void (*before_dump)(int why);
   /* Add this module's entries to the process metadata (hp_meta_add). Signal-safe. */
   void (*add_metadata)(void);
@@ -60,7 +61,8 @@ typedef struct hp_module {
    * context and event these name. Signal-safe. */
   void (*write_sections)(hp_buf *b);
   /* An exec on thread t failed and returned, after the dump before it (why == HP_DUMP_EXEC, which
-   * stops only what would outlive the exec on that thread): resume it. t may be NULL. Last, so
+   * stops only what would outlive the exec on that thread): resume it. Signal-safe (the exec may
+   * have been called in a signal handler): what cannot be, defer it. t may be NULL. Last, so
    * that a module built before it (the MPI layer's library) keeps the layout it knows. */
   void (*exec_failed)(hp_thread *t);
 } hp_module;

@@ -99,8 +99,8 @@ static __attribute__((noinline)) void record_param(hp_thread *t, const hp_frame 
     uint32_t seq = hp_write_begin(t);
     HP_ADD(ps->calls, 1);
     HP_ADD(ps->child_calls, f->child_calls - f->child_calls_at_param);
-    HP_ADD(ps->incl[0], pincl);
-    HP_ADD(ps->excl[0], pincl > pchild ? pincl - pchild : 0);
+    HP_ADD(ps->metric[0].incl, pincl);
+    HP_ADD(ps->metric[0].excl, pincl > pchild ? pincl - pchild : 0);
     hp_write_end(t, seq);
   }
   if (hp_n_metrics > 1) hp_metrics_param_close(t, (int32_t)(f - t->frames)); /* HYPROF_METRICS: metrics.h */
@@ -139,8 +139,8 @@ static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, 
   if (s) {
     HP_ADD(s->calls, 1);
     HP_ADD(s->child_calls, child_calls);
-    HP_ADD(s->incl[0], incl);
-    HP_ADD(s->excl[0], excl);
+    HP_ADD(s->metric[0].incl, incl);
+    HP_ADD(s->metric[0].excl, excl);
   }
   hp_write_end(t, seq);
   if (s && throttle) hp_throttle_check(f->event, s);
@@ -524,8 +524,8 @@ void hp_stat_record(hp_thread *t, uint64_t context, uint64_t parent, uint32_t ev
     uint32_t seq = hp_write_begin(t);   /* a dump may be reading it (thread.h) */
     HP_ADD(s->calls, calls);
     HP_ADD(s->child_calls, child_calls);
-    HP_ADD(s->incl[0], incl_ns);
-    HP_ADD(s->excl[0], excl_ns);
+    HP_ADD(s->metric[0].incl, incl_ns);
+    HP_ADD(s->metric[0].excl, excl_ns);
     hp_write_end(t, seq);
   }
   if (!was_in_tool) hp_tool_leave(t);

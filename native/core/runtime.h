@@ -64,14 +64,31 @@ void hp_thread_end(hp_thread *t);
 void hp_thread_warn(hp_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Why a raw file is being written. */
-enum hp_dump_why { HP_DUMP_EXIT = 0, HP_DUMP_SIGNAL = 1, HP_DUMP_FLUSH = 2, HP_DUMP_EXEC = 3 /* the image is replaced (exec.c) */ };
-/* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success. */
+enum hp_dump_why {
+  HP_DUMP_EXIT = 0,
+  HP_DUMP_SIGNAL = 1,
+  HP_DUMP_FLUSH = 2,
+  HP_DUMP_EXEC = 3,       /* the image is replaced (exec.c) */
+  HP_DUMP_QUICK_EXIT = 4, /* quick_exit's at_quick_exit handler (init.c): written as at exit */
+};
+/* Whether a dump for `why` may run in a signal handler, where the modules' before_dump must be
+ * async-signal-safe: SIGINT / SIGTERM, and exec and quick_exit, which programs call from handlers. */
+static inline int hp_dump_in_handler(int why) {
+  return why == HP_DUMP_SIGNAL || why == HP_DUMP_EXEC || why == HP_DUMP_QUICK_EXIT;
+}
+/* Write the raw file now (`why`: enum hp_dump_why). Returns 0 on success, HP_DUMP_NOTHING when
+ * there was nothing to write (an exec in a forked child that entered no timer), else -1. */
+#define HP_DUMP_NOTHING 1
 int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
  * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
 void hp_resolve_at_exit(const char *raw_path, const char *earlier);
-/* The tid of the thread writing a raw file now, 0 when none. */
+/* The tid of the thread writing a raw file now, 0 when none (minus a tid: a metadata add holds it). */
 int hp_dump_owner(void);
+/* Take the dump's ownership without dumping (1 when taken), and give it back: metadata added by the
+ * program (meta.c) is then never read half-written. */
+int hp_dump_try_hold(void);
+void hp_dump_release_hold(void);
 /* No dump is running (thread.c releases retired memory only then; dump.c says why it holds). */
 int hp_dump_idle(void);
 /* Fork child: a dump under way in the parent (on another thread) does not exist in the child. */

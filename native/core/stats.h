@@ -14,7 +14,7 @@ hp_stat *hp_stat_get_slow(hp_thread *t, uint64_t context, uint64_t parent, uint3
 static inline hp_stat *hp_stat_get(hp_thread *t, uint64_t context, uint64_t parent, uint32_t event) {
   hp_stat_table *tb = t->stats;
   if (__builtin_expect(tb != 0, 1)) {
-    hp_stat *s = &tb->slots[(uint32_t)context & (tb->capacity - 1)];
+    hp_stat *s = hp_stat_slot(tb, (uint32_t)context & (tb->capacity - 1));
     if (__builtin_expect(s->used && s->context == context, 1)) return s;
   }
   return hp_stat_get_slow(t, context, parent, event);

@@ -25,7 +25,7 @@ typedef struct hp_name_cache {
   } slot[2][64];
 } hp_name_cache;
 
-/* Statistics of one context on one thread. */
+/* Statistics of one context on one thread: 40 bytes, and 16 per metric the run measures. */
 typedef struct hp_stat {
   uint64_t context;
   uint64_t parent;
@@ -33,19 +33,30 @@ typedef struct hp_stat {
   uint32_t used;                /* 1 when the slot holds a context */
   uint64_t calls;
   uint64_t child_calls;
-  uint64_t incl[HP_MAX_METRICS];
-  uint64_t excl[HP_MAX_METRICS];
+  struct {
+    uint64_t incl, excl;
+  } metric[];                   /* hp_n_metrics of them (metrics.h), [0] TIME: a table's slots are
+                                   as large as the run needs (hp_stat_table.stride), not room for
+                                   HP_MAX_METRICS whatever it measures */
 } hp_stat;
 
 /* Open-addressing table context -> hp_stat. Grown by building a new table and swapping the pointer;
- * old tables are kept (not freed) so that a dump from a signal handler never reads freed memory. */
+ * the old table is freed once no dump can be reading it (stats.c says why that is safe). */
 typedef struct hp_stat_table {
   uint32_t capacity;            /* power of two */
   uint32_t count;
-  struct hp_stat_table *retired; /* the table this one replaced: kept reachable, so a leak checker
+  uint32_t stride;              /* bytes per slot: sizeof(hp_stat) + the run's metrics, fixed at
+                                   initialisation (metrics are configured before any thread) */
+  struct hp_stat_table *retired; /* a table this one replaced that could not be retired (no memory
+                                    for the record): kept reachable, so a leak checker
                                     (LeakSanitizer) sees memory kept on purpose, not lost */
-  hp_stat slots[];
+  uint64_t slots[];             /* capacity slots of `stride` bytes: hp_stat_slot */
 } hp_stat_table;
+
+/* Slot i of a table. */
+static inline hp_stat *hp_stat_slot(const hp_stat_table *tb, uint32_t i) {
+  return (hp_stat *)((char *)tb->slots + (size_t)i * tb->stride);
+}
 
 typedef struct hp_frame {
   uint64_t context;             /* what children and samples see: the specialised context if a
@@ -116,6 +127,8 @@ typedef struct hp_thread {
   uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
 
   hp_stat_table *volatile stats;
+  uint32_t n_stats;                /* contexts in stats: for readers that are not dumps (exec.c),
+                                      which must not load another thread's table (stats.c) */
   hp_user_stat *user_stats;        /* indexed by user event id, grown like stats */
   uint32_t user_capacity;
   uint32_t user_seq;               /* odd while the thread writes a user statistic (userevent.c) */

@@ -30,8 +30,8 @@ void hp_throttle_event(uint32_t event, uint64_t calls, uint64_t incl_ns);
 static inline __attribute__((always_inline)) void hp_throttle_check(uint32_t event, const hp_stat *s) {
   uint64_t limit; /* calls x PERCALL; past 2^64 every inclusive time is below it */
   if (__builtin_expect(s->calls > hp_throttle_numcalls, 0) &&
-      (__builtin_mul_overflow(s->calls, hp_throttle_percall_ns, &limit) || s->incl[0] < limit))
-    hp_throttle_event(event, s->calls, s->incl[0]);
+      (__builtin_mul_overflow(s->calls, hp_throttle_percall_ns, &limit) || s->metric[0].incl < limit))
+    hp_throttle_event(event, s->calls, s->metric[0].incl);
 }
 
 /* Whether event e is throttled (set by another thread, once: a relaxed load suffices). */

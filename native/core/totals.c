@@ -12,12 +12,12 @@ HP_EXPORT void hyprof_event_totals(hyprof_event_t event, long *calls, long *chil
   hp_stat_table *table = t ? t->stats : NULL;
   uint32_t id = event ? ((const hp_event *)event)->id : HP_NO_EVENT;
   for (uint32_t i = 0; table && i < table->capacity; i++) {
-    const hp_stat *s = &table->slots[i];
+    const hp_stat *s = hp_stat_slot(table, i);
     if (!s->used || s->event != id) continue;
     n += s->calls;
     children += s->child_calls;
-    incl += s->incl[0];
-    excl += s->excl[0];
+    incl += s->metric[0].incl;
+    excl += s->metric[0].excl;
   }
   if (calls) *calls = (long)n;
   if (child_calls) *child_calls = (long)children;

@@ -37,7 +37,7 @@ HP_EXPORT hyprof_user_event_t hyprof_user_event(const char *name) {
   return (hyprof_user_event_t)(uintptr_t)(id + 1); /* never NULL for a valid event */
 }
 
-int hp_user_stat_read(const hp_thread *t, const hp_user_stat *us, uint32_t i, hp_user_stat *out) {
+int hp_user_stat_read(const hp_thread *t, const hp_user_stat *us, uint32_t i, hp_user_stat *out, int *stuck) {
   /* The owner may be writing (user_seq odd) or write between the two readings of user_seq: read
    * again. A dump in a signal handler on the owner's own thread finds it stopped mid-write for good,
    * and a writer descheduled for long keeps us waiting: after a bounded number of tries the last
@@ -52,7 +52,11 @@ int hp_user_stat_read(const hp_thread *t, const hp_user_stat *us, uint32_t i, hp
     __atomic_load(&us[i].sum, &out->sum, __ATOMIC_ACQUIRE);
     __atomic_load(&us[i].sumsqr, &out->sumsqr, __ATOMIC_ACQUIRE);
     uint32_t after = __atomic_load_n(&t->user_seq, __ATOMIC_RELAXED);
-    if ((before == after && !(before & 1)) || t == hp_thread_current() || tries >= 100000) return out->used != 0;
+    if ((before == after && !(before & 1)) || t == hp_thread_current()) return out->used != 0;
+    if (*stuck || tries >= 100000) {
+      *stuck = 1;
+      return out->used != 0;
+    }
   }
 }
 

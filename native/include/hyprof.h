@@ -85,7 +85,8 @@ void hyprof_user_event_trigger(hyprof_user_event_t event, double value);
 void hyprof_context_event_trigger(hyprof_user_event_t event, double value);
 
 /* A name / value pair of the program, written in the profile's metadata (TAU_METADATA). A name given
- * again replaces its value. */
+ * again replaces its value. Any thread may call it, while another flushes; not from a signal handler
+ * (it may wait for a dump on another thread). */
 void hyprof_metadata(const char *name, const char *value);
 
 /* Switch the probes off and on again, for the whole process (TAU_DISABLE_INSTRUMENTATION /

@@ -131,10 +131,11 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   hp_omp_self(); /* the initial thread */
   __atomic_store_n(&hp_omp_active, 1, __ATOMIC_RELEASE);
 
-  hp_meta_add("OpenMP Tool", level_names[hp_omp_level]);
-  hp_meta_add("OpenMP Runtime", hp_omp_runtime);
+  /* The runtime may have started before OpenMP (a probe first): a flush may run meanwhile. */
+  hp_meta_add_live("OpenMP Tool", level_names[hp_omp_level]);
+  hp_meta_add_live("OpenMP Runtime", hp_omp_runtime);
   const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
-  if (subst && *subst) hp_meta_add("OpenMP Runtime Substituted", subst);
+  if (subst && *subst) hp_meta_add_live("OpenMP Runtime Substituted", subst);
   return 1; /* keep the tool */
 }
 
@@ -182,7 +183,7 @@ HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
   static ompt_start_tool_result_t result = {initialize, finalize, {0}};
   if (!hp_init()) return NULL;
   if (hp_omp_level == HP_OMP_OFF) {
-    hp_meta_add("OpenMP Tool", "off");
+    hp_meta_add_live("OpenMP Tool", "off");
     return NULL;
   }
   snprintf(hp_omp_runtime, sizeof hp_omp_runtime, "%s (OpenMP %u)", runtime_version ? runtime_version : "unknown",

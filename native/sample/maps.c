@@ -51,7 +51,10 @@ typedef struct {
 
 typedef struct {
   uint64_t start, end, bias;
+  uint64_t file_offset, file_size; /* p_offset, p_filesz: what moved_origin needs, kept here because
+                                    * an object's program headers go away with a dlclose */
   uint32_t obj;
+  uint32_t exec;                   /* PF_X */
 } snap_seg;
 
 typedef struct snapshot {
@@ -195,7 +198,10 @@ static int fill_cb(struct dl_phdr_info *info, size_t size, void *data) {
     g->start = info->dlpi_addr + ph->p_vaddr;
     g->end = g->start + ph->p_memsz;
     g->bias = info->dlpi_addr;
+    g->file_offset = ph->p_offset;
+    g->file_size = ph->p_filesz;
     g->obj = s->n_objs;
+    g->exec = (ph->p_flags & PF_X) != 0;
   }
   s->n_objs++;
   return 0;
@@ -420,17 +426,16 @@ static int outside_segments(uint64_t start, uint64_t end) {
 /* The object a moved mapping copies (same path) and the bias that maps its addresses to the object's
  * own addresses: the file offset it maps lies in a PT_LOAD segment, at p_vaddr + (offset - p_offset). */
 static int moved_origin(const snapshot *s, const hp_moved_map *m, uint32_t *obj, uint64_t *bias) {
-  for (uint32_t i = 0; i < s->n_objs; i++) {
-    const snap_obj *o = &s->objs[i];
-    if (!o->path || strcmp(o->path, m->path) != 0) continue;
-    for (int k = 0; k < o->info.dlpi_phnum; k++) {
-      const ElfW(Phdr) *ph = &o->info.dlpi_phdr[k];
-      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-      if (m->offset < ph->p_offset || m->offset >= ph->p_offset + ph->p_filesz) continue;
-      *obj = i;
-      *bias = m->start - (ph->p_vaddr + (m->offset - ph->p_offset));
-      return 1;
-    }
+  /* From the snapshot's own copy of the segments, never dlpi_phdr: the object may be dlclose'd. */
+  for (uint32_t i = 0; i < s->n_segs; i++) {
+    const snap_seg *g = &s->segs[i];
+    const snap_obj *o = &s->objs[g->obj];
+    if (!g->exec || !o->path || strcmp(o->path, m->path) != 0) continue;
+    if (m->offset < g->file_offset || m->offset >= g->file_offset + g->file_size) continue;
+    uint64_t vaddr = g->start - g->bias; /* p_vaddr */
+    *obj = g->obj;
+    *bias = m->start - (vaddr + (m->offset - g->file_offset));
+    return 1;
   }
   return 0;
 }

@@ -77,6 +77,15 @@ int hp_papi_start(hp_sample_thread *st) {
   return 0;
 }
 
+/* After a failed exec (sample.c): the event set was never stopped, so the thread's samples are only
+ * taken again. Async-signal-safe. */
+int hp_papi_resume(hp_sample_thread *st) {
+  if (st->papi_set < 0) return -1;
+  st->last_ns = hp_now_ns();
+  st->active = 1;
+  return 0;
+}
+
 /* Not async-signal-safe (PAPI takes locks): at a signal-time dump only `active` is cleared and the
  * overflow callback then drops samples. */
 void hp_papi_stop(hp_sample_thread *st) {

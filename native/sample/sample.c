@@ -190,13 +190,13 @@ static void stop_all(void) {
 
 /* The final dump (exit, signal): stop every source first, so the tables stop changing. Outside a
  * signal handler (exit, flush): libraries loaded since the last refresh appear in MAPS too. Not
- * before an exec: exec is async-signal-safe, programs call it from signal handlers, and the refresh
- * takes the loader's lock (MAPS is then the last snapshot, as on a signal).
+ * before an exec nor at quick_exit: both are async-signal-safe, programs call them from signal
+ * handlers, and the refresh takes the loader's lock (MAPS is then the last snapshot, as on a signal).
  * Before an exec only the calling thread's source stops: a sampling signal pending on it would
  * outlive the exec and end the new image (its disposition is back to the default there); the other
  * threads, and their pending signals, end with the exec. */
 static void before_dump(int why) {
-  if (why != HP_DUMP_SIGNAL && why != HP_DUMP_EXEC) hp_maps_refresh();   /* with sampling off too (process_start) */
+  if (!hp_dump_in_handler(why)) hp_maps_refresh();   /* with sampling off too (process_start) */
   if (why == HP_DUMP_EXEC) {
     hp_thread *t = hp_thread_current();
     hp_sample_thread *st = sampling_on && t ? hp_sample_of(t) : NULL;
@@ -206,10 +206,23 @@ static void before_dump(int why) {
   }
 }
 
-/* The exec failed: the calling thread is sampled again. */
+/* The exec failed: the calling thread is sampled again. Async-signal-safe, as the exec may have been
+ * called in a signal handler: the timer and perf_event sources start with system calls; PAPI's event
+ * set was left running (hp_papi_stop clears only `active`), so it is marked active again. A failure
+ * is said with write(2), in a fixed text (no formatting, no strerror). */
 static void exec_failed(hp_thread *t) {
   hp_sample_thread *st = sampling_on && t ? hp_sample_of(t) : NULL;
-  if (st && !st->active) start_thread_sampling(t, st);
+  if (!st || st->active) return;
+#ifdef HYPROF_HAVE_PAPI
+  int rc = hp_scfg.kind == HP_SRC_PAPI ? hp_papi_resume(st) : start_source(st, gettid());
+#else
+  int rc = start_source(st, gettid());
+#endif
+  if (rc != 0 && !__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL)) {
+    static const char msg[] = "hyprof: cannot start sampling again after a failed exec; that thread is not sampled from here on\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+  }
 }
 
 const hp_module hp_sample_module = {

@@ -198,6 +198,7 @@ void hp_perf_stop(hp_sample_thread *st);
 int hp_papi_init(const char *name, char *why, unsigned whylen);
 int hp_papi_start(hp_sample_thread *st);
 void hp_papi_stop(hp_sample_thread *st);     /* async-signal-safe: only stops recording */
+int hp_papi_resume(hp_sample_thread *st);   /* async-signal-safe: records again after hp_papi_stop (a failed exec) */
 void hp_papi_release(hp_sample_thread *st);  /* at thread end: frees the event set */
 
 /* handler.c */

@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
+import type { TauProfile } from '../output/tau-model.js';
 import { buildDiff } from '../output/diff.js';
 import { renderDiff } from '../output/diff-text.js';
 import { parseThreadSelector } from '../output/report-data.js';
@@ -37,6 +38,15 @@ export function readRun(dir: string, role: string) {
   }
 }
 
+/** --node n compares thread n,0,0: said as --node (not as the --thread it stands for) when a run lacks it. */
+function requireNode(p: TauProfile, node: number, role: string): void {
+  const threads = p.threads[0] ?? [];
+  if (threads.some((t) => t.node === node && t.context === 0 && t.thread === 0)) return;
+  const nodes = [...new Set(threads.map((t) => t.node))];
+  const shown = nodes.slice(0, 20).join(', ') + (nodes.length > 20 ? ', …' : '');
+  throw new UserError(`--node ${node}: ${role} ${p.dir} has no thread ${node},0,0 (its nodes: ${shown})`, 2);
+}
+
 export function register(program: Command): void {
   program
     .command('diff')
@@ -55,12 +65,15 @@ export function register(program: Command): void {
         'NO_COLOR turns them off, FORCE_COLOR on.',
     )
     .action((a: string, b: string, opts: DiffCliOptions & { node?: string }) => {
-      if (opts.node !== undefined && opts.thread !== undefined) throw new UserError('give --thread or --node, not both', 2);
+      if (opts.node !== undefined && opts.thread !== undefined) {
+        throw new UserError(`--thread ${opts.thread} and --node ${opts.node}: give one of them (thread t of node n is --thread n,0,t)`, 2);
+      }
       if (opts.node !== undefined && !/^\d+$/.test(opts.node.trim())) throw new UserError(`--node must be a whole number (an MPI rank), not '${opts.node}'`, 2);
       const thread = opts.node !== undefined ? parseThreadSelector(`${opts.node.trim()},0,0`) : opts.thread !== undefined ? parseThreadSelector(opts.thread) : { kind: 'mean' as const };
       if (thread.kind === 'all') throw new UserError('--thread all: diff compares one thread or the mean; give N, n,c,t or mean', 2);
       const pa = readRun(a, 'A');
       const pb = readRun(b, 'B');
+      if (opts.node !== undefined) for (const [p, role] of [[pa, 'A'], [pb, 'B']] as const) requireNode(p, Number(opts.node.trim()), role);
       const d = buildDiff(pa, pb, { metric: opts.metric, thread });
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);

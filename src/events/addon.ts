@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startV8Jit } from './v8-jit.js';
+import { sayWhyV8JitNot, startV8Jit } from './v8-jit.js';
 
 export interface HyprofAddon {
   /** Register (or find) an event; returns its handle (the event id), or -1 when measurement is off. */
@@ -45,8 +45,8 @@ export function loadAddon(): HyprofAddon {
     const load = require('node-gyp-build') as ((dir: string) => HyprofAddon) & { resolve(dir: string): string };
     addon = load(packageRoot);
     // JavaScript frames in samples, named from V8's JIT code events (v8-jit.ts); without it they are
-    // named only when node was started with --perf-basic-prof (docs/node.md).
-    startV8Jit(packageRoot, load.resolve(packageRoot));
+    // named only when node was started with --perf-basic-prof (docs/node.md), which is said.
+    sayWhyV8JitNot(startV8Jit(packageRoot, load.resolve(packageRoot)));
   }
   return addon;
 }

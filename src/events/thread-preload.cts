@@ -22,8 +22,10 @@ if (/(^|[:\s/])libhyprof\.so/.test(process.env.LD_PRELOAD ?? '')) {
     load(join(__dirname, '..', '..', '..')).registerThread(isMainThread ? undefined : `worker ${threadId}`);
   } catch (e) {
     if (isMainThread) {
+      // node-gyp-build's reason spans lines (where it looked): one line, as every hyprof message
+      const reason = String((e as Error).message).trim().replace(/\s*\n\s*/g, ' ');
       process.stderr.write(
-        `hyprof: worker threads are not measured: the addon could not be loaded (${(e as Error).message}); ` +
+        `hyprof: worker threads are not measured: the addon could not be loaded (${reason}); ` +
           'HYPROF_NODE_THREADS=all measures every thread from its start\n',
       );
     }

@@ -23,9 +23,10 @@ try {
 } catch (e) {
   // Another node than the one hyprof was built with (another ABI): said once, by the main thread.
   if (isMainThread) {
-    const first = String((e as Error).message).split('\n')[0];
+    // node's reason may come after the first line (another ABI's does): the whole message, as one line
+    const reason = String((e as Error).message).trim().replace(/\s*\n\s*/g, ' ');
     process.stderr.write(
-      `hyprof: ${part} does not load in this node ${process.version} (${first}): its JavaScript frames stay UNRESOLVED; ` +
+      `hyprof: ${part} does not load in this node ${process.version} (${reason}): its JavaScript frames stay UNRESOLVED; ` +
         `HYPROF_V8_JIT=0 names them from V8's perf map instead, or rebuild hyprof with this node (docs/install.md)\n`,
     );
   }

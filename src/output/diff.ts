@@ -126,6 +126,11 @@ function compareThread(p: TauProfile, metric: string, sel: ThreadSelector): { t:
     if (e instanceof UserError) throw new UserError(`${p.dir}: ${e.message}`);
     throw e;
   }
+  // A thread number alone matches that thread of every node (and process): one must be chosen.
+  if (found.length > 1) {
+    const shown = found.slice(0, 10).map((t) => `${t.node},${t.context},${t.thread}`).join('; ') + (found.length > 10 ? '; …' : '');
+    throw new UserError(`${p.dir}: --thread ${selectorText(sel)}: ${found.length} threads have this number (${shown}); give n,c,t or --node`);
+  }
   return { t: found[0], label: namedThreadLabel(found[0]) };
 }
 

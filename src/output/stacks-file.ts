@@ -182,18 +182,27 @@ function bad(path: string, what: string): never {
   throw new UserError(`${path}: not a hyprof stacks file (${what}); remove it or resolve the profile again`);
 }
 
-/** Check the shape of a parsed stacks file, so readers can trust its indices. */
-function checked(path: string, s: unknown): StacksFile {
+/** Check the shape of a parsed stacks file, so readers can trust its indices and numbers. */
+function checked(path: string, name: string, s: unknown): StacksFile {
   const f = s as StacksFile;
   if (!f || f.format !== 'hyprof-stacks') bad(path, 'no "format": "hyprof-stacks"');
   if (f.version !== 1) bad(path, `version ${String(f.version)}, this hyprof reads version 1`);
+  // The file's name says whose stacks it holds; a file that says otherwise would go unmatched, unsaid.
+  const [, node, context] = STACKS_FILE.exec(name)!;
+  if (f.node !== Number(node) || f.context !== Number(context)) bad(path, `node ${String(f.node)} and context ${String(f.context)}, its name says ${node} and ${context}`);
   if (!Array.isArray(f.metrics) || !Array.isArray(f.frames) || !Array.isArray(f.threads)) bad(path, 'metrics, frames or threads missing');
+  if (f.metrics.some((m) => typeof m !== 'string')) bad(path, 'a metric name is not a string');
   for (const fr of f.frames) {
-    if (!Array.isArray(fr) || fr.length !== 4 || typeof fr[0] !== 'string' || typeof fr[1] !== 'string' || typeof fr[2] !== 'number') bad(path, 'a frame is not [function, file, line, object]');
+    if (!Array.isArray(fr) || fr.length !== 4 || typeof fr[0] !== 'string' || typeof fr[1] !== 'string' || typeof fr[2] !== 'number' || typeof fr[3] !== 'string') {
+      bad(path, 'a frame is not [function, file, line, object]');
+    }
   }
+  const finite = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
   for (const t of f.threads) {
     const n = t?.parent?.length;
     if (!Number.isInteger(t?.thread) || !Array.isArray(t.contexts) || !Array.isArray(t.parent)) bad(path, 'a thread lacks thread, contexts or parent');
+    if (t.contexts.some((c) => typeof c !== 'string')) bad(path, `thread ${t.thread}: a context name is not a string`);
+    if (!Number.isInteger(t.merged) || t.merged < 0) bad(path, `thread ${t.thread}: merged is ${String(t.merged)}, not a count`);
     if (t.frame?.length !== n || t.samples?.length !== n || t.values?.length !== f.metrics.length || t.values.some((v) => v?.length !== n)) {
       bad(path, `thread ${t.thread}: parent, frame, samples and values differ in length`);
     }
@@ -201,6 +210,9 @@ function checked(path: string, s: unknown): StacksFile {
       const p = t.parent[i];
       if (!Number.isInteger(p) || p >= i || (p < 0 && -p - 1 >= t.contexts.length)) bad(path, `thread ${t.thread}: node ${i} has parent ${p}`);
       if (!Number.isInteger(t.frame[i]) || t.frame[i] < 0 || t.frame[i] >= f.frames.length) bad(path, `thread ${t.thread}: node ${i} has frame ${t.frame[i]}`);
+      if (!Number.isInteger(t.samples[i]) || t.samples[i] < 0) bad(path, `thread ${t.thread}: node ${i} has ${JSON.stringify(t.samples[i])} samples`);
+      const m = t.values.findIndex((v) => !finite(v[i]));
+      if (m >= 0) bad(path, `thread ${t.thread}: node ${i} has the ${f.metrics[m]} value ${JSON.stringify(t.values[m][i])}`);
     }
   }
   return f;
@@ -218,7 +230,7 @@ export function readStacksFiles(dir: string): StacksFile[] {
     } catch (e) {
       bad(path, (e as Error).message);
     }
-    out.push(checked(path, parsed));
+    out.push(checked(path, f, parsed));
   }
   return out;
 }

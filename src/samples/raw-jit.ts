@@ -1,7 +1,8 @@
 /**
  * The JIT section (tag 12, docs/raw-format.md): V8's JIT code events of a Node process, as the V8
  * part (native/addon/v8) logged them: `u64 dropped, u64 bytes`, then records of a multiple of 8
- * bytes each, `u32 length, u32 type, payload`.
+ * bytes each, `u32 length, u32 type, payload`; a record the V8 part had reserved but not finished
+ * when the file was written is there as type 5 PENDING, counted and skipped.
  */
 import type { Cursor } from './cursor.js';
 import type { RawJitLog, RawJitRecord } from './raw-model.js';
@@ -10,6 +11,16 @@ const CODE = 1;
 const MOVE = 2;
 const REMOVE = 3;
 const RANGE = 4;
+const PENDING = 5;
+
+/**
+ * A record shorter than its type's fields is damage, not a record cut off by a program that died:
+ * the V8 part publishes a record's length only once the record is whole, and the dump copies
+ * published records only (native/addon/v8/jit_log.c). So it is refused, not skipped.
+ */
+function fits(c: Cursor, len: number, need: number, what: string, at: number): void {
+  if (len < need) c.fail(`JIT ${what} record of length ${len} (at least ${need} expected)`, at);
+}
 
 export function readJit(c: Cursor): RawJitLog {
   const dropped = c.u64n('the number of JIT records dropped');
@@ -17,12 +28,14 @@ export function readJit(c: Cursor): RawJitLog {
   if (bytes % 8 !== 0 || bytes > c.end - c.pos) c.fail(`a JIT log of ${bytes} bytes (a multiple of 8 that fits in the section expected)`);
   const end = c.pos + bytes;
   const records: RawJitRecord[] = [];
+  let pending = 0;
   while (c.pos < end) {
     const at = c.pos;
     const len = c.u32('the length of a JIT record');
     const type = c.u32('the type of a JIT record');
     if (len < 8 || len % 8 !== 0 || at + len > end) c.fail(`JIT record of length ${len} (a multiple of 8 inside the log expected)`, at);
     if (type === CODE) {
+      fits(c, len, 40, 'code', at);
       const start = c.u64('the start of JIT code');
       const size = c.u64('the size of JIT code');
       const codeType = c.u32('the code type');
@@ -34,11 +47,14 @@ export function readJit(c: Cursor): RawJitLog {
       for (let i = 0; i < nLines * 2; i++) lines[i] = c.u32('a line entry');
       const name = c.text(nameLen, 'the code name');
       records.push({ type: 'code', start, size, codeType, name, lines });
-    } else if (type === MOVE && len >= 32) {
+    } else if (type === MOVE) {
+      fits(c, len, 32, 'move', at);
       records.push({ type: 'move', from: c.u64('the old code start'), to: c.u64('the new code start'), size: c.u64('the code size') });
-    } else if (type === REMOVE && len >= 24) {
+    } else if (type === REMOVE) {
+      fits(c, len, 24, 'remove', at);
       records.push({ type: 'remove', start: c.u64('the removed code start'), size: c.u64('the code size') });
-    } else if (type === RANGE && len >= 24) {
+    } else if (type === RANGE) {
+      fits(c, len, 24, 'range', at);
       const first = c.u32('the first line of a function');
       const last = c.u32('the last line of a function');
       const nameLen = c.u32('the length of the function name');
@@ -46,9 +62,10 @@ export function readJit(c: Cursor): RawJitLog {
       if (24 + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
       records.push({ type: 'range', first, last, name: c.text(nameLen, 'the function name') });
     }
-    // records of a later version (unknown types) are skipped whole
+    if (type === PENDING) pending++;
+    // records still being written (PENDING) and those of a later version (unknown types) are skipped whole
     c.skip(at + len - c.pos, 'the rest of a JIT record');
   }
   c.done();
-  return { records, dropped };
+  return { records, dropped, pending };
 }

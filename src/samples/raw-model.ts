@@ -382,4 +382,6 @@ export interface RawJitLog {
   records: RawJitRecord[];
   /** Records the log had no room for. */
   dropped: number;
+  /** Records still being written when the file was (type 5 PENDING): skipped whole. */
+  pending: number;
 }

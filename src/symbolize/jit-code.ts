@@ -55,6 +55,7 @@ export class JitCodeLog {
   private readonly spansOfFile = new Map<string, Span[]>();
   private readonly maxSize: bigint;
   readonly dropped: number;
+  readonly pending: number;
 
   constructor(log: RawJitLog) {
     const codes: Code[] = [];
@@ -88,6 +89,7 @@ export class JitCodeLog {
     this.codes = codes;
     this.maxSize = maxSize;
     this.dropped = log.dropped;
+    this.pending = log.pending;
   }
 
   get size(): number {

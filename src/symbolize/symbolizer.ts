@@ -80,6 +80,9 @@ export class Symbolizer {
       if (log.dropped > 0) {
         this.warnings.push(`${p.file}: ${log.dropped} JIT code events did not fit in the runtime's log: code created after that stays UNRESOLVED`);
       }
+      if (log.pending > 0) {
+        this.warnings.push(`${p.file}: ${log.pending} JIT code event${log.pending === 1 ? ' was' : 's were'} still being logged when the file was written: the code named there may stay UNRESOLVED`);
+      }
     }
     return log;
   }

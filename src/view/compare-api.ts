@@ -10,6 +10,7 @@ import { parseThreadSelector } from '../output/report-data.js';
 import { flameWidths, stackRoots } from '../output/event-tree.js';
 import type { TauProfile } from '../output/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
+import type { Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 
 export interface DiffFlameNode extends FlameNode {
@@ -37,6 +38,18 @@ export class CompareApi {
     return { dir: p.dir, metrics: p.metrics, threadCount: p.threads[0].length, common: this.a.profile.metrics.filter((m) => p.metrics.includes(m)) };
   }
 
+  /** Thread `i` of run A as n,c,t, the key both runs share (their indices may differ). */
+  private nct(metric: string, i: number): string {
+    const t = this.a.profile.threads[this.a.profile.metrics.indexOf(metric)][i];
+    return `${t.node},${t.context},${t.thread}`;
+  }
+
+  /** The index in `run` of the thread n,c,t `key`, or undefined when the run has none. */
+  private indexIn(run: ProfileApi, metric: string, key: string): number | undefined {
+    const i = run.profile.threads[run.profile.metrics.indexOf(metric)].findIndex((t) => `${t.node},${t.context},${t.thread}` === key);
+    return i < 0 ? undefined : i;
+  }
+
   /** The comparison of `hyprof diff` for the mean thread or one thread (by A's index; B's same n,c,t). */
   diff(q: Query): unknown {
     const metric = this.metric(q);
@@ -44,8 +57,9 @@ export class CompareApi {
     if (thread !== 'mean' && typeof thread !== 'number') throw new ApiError(400, `the comparison is of the mean or one thread, not the ${thread}`);
     let sel = parseThreadSelector('mean');
     if (typeof thread === 'number') {
-      const t = this.a.profile.threads[this.a.profile.metrics.indexOf(metric)][thread];
-      sel = parseThreadSelector(`${t.node},${t.context},${t.thread}`);
+      const key = this.nct(metric, thread);
+      if (this.indexIn(this.b, metric, key) === undefined) throw new ApiError(404, `thread n,c,t ${key} is not in ${this.b.profile.dir}`);
+      sel = parseThreadSelector(key);
     }
     try {
       return buildDiff(this.a.profile, this.b.profile, { metric, thread: sel });
@@ -64,9 +78,15 @@ export class CompareApi {
     const thread = this.a.threadOf(q);
     const widthRun = q.get('width') === 'a' ? 'a' : 'b';
     const [main, other] = widthRun === 'a' ? [this.a, this.b] : [this.b, this.a];
-    const tree = main.treeFor(metric, thread);
-    if (!tree) throw new ApiError(404, `thread ${thread} is not in ${main.profile.dir}`);
-    const otherTree = other.treeFor(metric, thread);
+    // One thread is the same n,c,t in both runs, whatever its index in each.
+    const key = typeof thread === 'number' ? this.nct(metric, thread) : undefined;
+    const threadIn = (run: ProfileApi) => (key === undefined ? (thread as Stat) : this.indexIn(run, metric, key));
+    const mainThread = threadIn(main);
+    if (mainThread === undefined) throw new ApiError(404, `thread n,c,t ${key} is not in ${main.profile.dir}`);
+    const tree = main.treeFor(metric, mainThread);
+    if (!tree) throw new ApiError(404, `metric ${metric} is not in ${main.profile.dir}`);
+    const otherThread = threadIn(other);
+    const otherTree = otherThread === undefined ? undefined : other.treeFor(metric, otherThread);
     const minFraction = Number(q.get('min') ?? '0.0005');
     const f = flameGraph(tree, { minFraction: minFraction >= 0 && minFraction < 1 ? minFraction : 0.0005, maxNodes: 5000 });
     if (!f) throw new ApiError(404, 'no flame graph');

@@ -1,6 +1,8 @@
 /* Flushes while another thread keeps entering contexts it has never entered before (a new parameter
  * value each time): every file written must still be complete and consistent. argv[1]: a directory
- * to copy each flushed raw file into (as flush-<k>.raw). */
+ * to copy each flushed raw file into (as flush-<k>.raw). argv[2], optional: the thread enters that
+ * many contexts and stops, and the flushes go on until it has (the first 12 are copied): its table
+ * grows while flushes read it, for the runs under sanitizers. */
 #include <dirent.h>
 #include <hyprof.h>
 #include <pthread.h>
@@ -8,15 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile int stop;
+static int stop, done;   /* atomic: ThreadSanitizer runs this program too */
+static long limit;
 
 static void *churn(void *arg) {
   hyprof_event_t e = hyprof_event("work", NULL);
-  for (long i = 0; !stop; i++) {
+  for (long i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED) && (!limit || i < limit); i++) {
     hyprof_start(e);
     hyprof_param("p", i);
     hyprof_stop(e);
   }
+  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
   return arg;
 }
 
@@ -32,9 +36,11 @@ static void copy(const char *from, const char *to) {
 int main(int argc, char **argv) {
   const char *raw_dir = getenv("HYPROF_RAW_DIR");
   pthread_t t;
+  limit = argc > 2 ? atol(argv[2]) : 0;
   pthread_create(&t, NULL, churn, NULL);
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 12 || (limit && !__atomic_load_n(&done, __ATOMIC_ACQUIRE)); k++) {
     hyprof_flush();
+    if (k >= 12) continue;
     DIR *d = opendir(raw_dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {
@@ -46,7 +52,7 @@ int main(int argc, char **argv) {
     }
     if (d) closedir(d);
   }
-  stop = 1;
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
   pthread_join(t, NULL);
   return 0;
 }

@@ -1,5 +1,6 @@
-/* Memory the runtime keeps on purpose: statistics tables grown several times on several threads
- * (the old ones stay for a dump that may be reading them), user-event tables grown the same way, and
+/* Memory the runtime keeps or frees on purpose: statistics tables grown several times on several
+ * threads (an outgrown one is freed, or retired while a dump may be reading it), user-event tables
+ * grown (the old ones stay for a dump that may be reading them), and
  * a fork child, where the parent's other threads' states stay allocated. Built with AddressSanitizer
  * + LeakSanitizer and linked with -lhyprof in sampling-sanitizers.test.ts: no leak may be reported,
  * and the output the program buffers must come out. */

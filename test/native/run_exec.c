@@ -13,6 +13,10 @@
  *   vfork N       time "parent" N times, vfork a child that exec's /bin/true, wait, time "after
  *                 vfork" 60 times (long enough to be sampled), end
  *   static PATH   time "work before exec" 3 times, then exec PATH (a program without the runtime)
+ *   handler-self N  time "first image" N times, then exec this program with "second 1" from a SIGUSR1
+ *                 handler running on an alternate signal stack of SIGSTKSZ bytes
+ *   handler-fail N M  time "before failed exec" N times, exec a path that does not exist from that
+ *                 handler, then time "after failed exec" M times and end
  * Output is flushed before each exec: what stdio holds is lost with the image. */
 #include <hyprof.h>
 #include <errno.h>
@@ -20,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +61,39 @@ static void *worker(void *arg) {
   pthread_mutex_unlock(&lock);
   for (;;) pause(); /* the exec ends this thread with its timer open */
   return NULL;
+}
+
+/* The exec from a signal handler: what the runtime does before it (the dump) and after a failure
+ * (sampling again) must be async-signal-safe and fit a SIGSTKSZ alternate stack, below which an
+ * inaccessible page turns an overflow into SIGSEGV. */
+extern char **environ;
+static char *handler_path, *handler_argv[4];
+static volatile sig_atomic_t handler_errno;
+
+static void exec_in_handler(int sig) {
+  (void)sig;
+  execve(handler_path, handler_argv, environ);
+  handler_errno = errno;
+}
+
+static void exec_from_handler(char *path, char *mode, char *n) {
+  handler_path = path;
+  handler_argv[0] = "run_exec";
+  handler_argv[1] = mode;
+  handler_argv[2] = n;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char *alt = mmap(NULL, page + SIGSTKSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (alt == MAP_FAILED || mprotect(alt, page, PROT_NONE) != 0) abort();
+  stack_t ss = {.ss_sp = alt + page, .ss_size = SIGSTKSZ, .ss_flags = 0};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = exec_in_handler;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, NULL);
+  fflush(stdout);
+  raise(SIGUSR1);
 }
 
 static void exec_self(const char *mode, const char *n) {
@@ -114,6 +153,19 @@ int main(int argc, char **argv) {
     timed("after failed exec", m);
     fflush(stdout);
     if (argc > 4 && !strcmp(argv[4], "then-self")) exec_self("second", "1");
+    return 0;
+  }
+  if (!strcmp(mode, "handler-self")) {
+    timed("first image", n);
+    exec_from_handler("/proc/self/exe", "second", "1");
+    fprintf(stderr, "run_exec: exec of itself from a signal handler failed: %s\n", strerror(handler_errno));
+    return 3;
+  }
+  if (!strcmp(mode, "handler-fail")) {
+    timed("before failed exec", n);
+    exec_from_handler("/nonexistent/hyprof-test-program", "nope", "1");
+    printf("exec failed: %s\n", strerror(handler_errno));
+    timed("after failed exec", m);
     return 0;
   }
   if (!strcmp(mode, "vfork")) {

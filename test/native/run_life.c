@@ -5,11 +5,14 @@
  *   wait        print "ready <pid>" and work for up to a minute (default SIGTERM disposition)
  *   handler     the same, but with the program's own SIGTERM handler that ends main cleanly
  *   _exit       work briefly, then end with _exit (no exit handlers run)
- *   quick_exit  work briefly, then end with quick_exit (only at_quick_exit handlers run) */
+ *   quick_exit  work briefly, then end with quick_exit (only at_quick_exit handlers run)
+ *   quick_exit_handler  the same, but quick_exit is called from a SIGUSR1 handler (it is
+ *               async-signal-safe), on an alternate signal stack of SIGSTKSZ bytes */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +45,28 @@ static void on_term(int sig) {
   stop = 1;
 }
 
+static void quick_exit_now(int sig) {
+  (void)sig;
+  quick_exit(0);
+}
+
+/* SIGUSR1 runs quick_exit_now on a small alternate stack, with an inaccessible page below it: what
+ * the at_quick_exit handlers do must fit, or the program ends with SIGSEGV. */
+static void quick_exit_from_handler(void) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char *alt = mmap(NULL, page + SIGSTKSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (alt == MAP_FAILED || mprotect(alt, page, PROT_NONE) != 0) abort();
+  stack_t ss = {.ss_sp = alt + page, .ss_size = SIGSTKSZ, .ss_flags = 0};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = quick_exit_now;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, NULL);
+  raise(SIGUSR1);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "wait";
   if (!strcmp(mode, "daemon")) {
@@ -60,11 +85,12 @@ int main(int argc, char **argv) {
     spin(1000000);
     return 0;
   }
-  if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit")) {
+  if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit") || !strcmp(mode, "quick_exit_handler")) {
     spin(2000000);
     puts("ending");
     fflush(stdout);
     if (mode[0] == '_') _exit(0);
+    if (!strcmp(mode, "quick_exit_handler")) quick_exit_from_handler();
     quick_exit(0);
   }
   if (!strcmp(mode, "handler")) signal(SIGTERM, on_term);

@@ -2,8 +2,11 @@
  *
  * Memory: one anonymous mapping of HP_JIT_LOG_BYTES, reserved without swap (MAP_NORESERVE): pages
  * cost memory only once records reach them. A record is taken with one atomic add on the write
- * offset, filled, then published by storing its header (length and type in one u64) with release;
- * the dump reads headers with acquire and stops at the first one not yet published. So neither the
+ * offset and marked pending at once (its header: its length, type PENDING), filled, then published
+ * by storing its final header (length and type in one u64) with release; the dump reads headers with
+ * acquire, writes a pending record as PENDING (zeros: it is not finished) and goes on after it. It
+ * stops only at a header still 0: a record taken an instant ago, not yet marked (the two stores
+ * follow each other). So neither the
  * handler nor the dump takes a lock, and the dump (possibly in a signal handler) only reads memory.
  * A full log drops records and counts them (written in the section, reported by resolve).
  *
@@ -53,6 +56,7 @@ void *hp_jit_log_reserve(size_t payload) {
     atomic_fetch_add_explicit(&log_dropped, 1, memory_order_relaxed);
     return NULL;
   }
+  __atomic_store_n((uint64_t *)(log_base + at), ((uint64_t)HP_JIT_PENDING << 32) | (uint32_t)need, __ATOMIC_RELEASE);
   return log_base + at + 8;
 }
 
@@ -70,9 +74,9 @@ static struct {
   void (*buf_u64)(hp_buf *, uint64_t);
 } rt;
 
-/* Section JIT (docs/raw-format.md): u64 records dropped, u64 bytes, then the published records as
- * they lie in the log (each a multiple of 8 bytes, written as u64 words). Signal-safe: reads memory,
- * writes through the core's buffer functions. */
+/* Section JIT (docs/raw-format.md): u64 records dropped, u64 bytes, then the records as they lie in
+ * the log (each a multiple of 8 bytes, written as u64 words), a pending one as PENDING and zeros.
+ * Signal-safe: reads memory, writes through the core's buffer functions. */
 static void write_jit_section(hp_buf *b) {
   size_t end = atomic_load_explicit(&log_next, memory_order_acquire);
   if (end > HP_JIT_LOG_BYTES) end = HP_JIT_LOG_BYTES;
@@ -86,10 +90,18 @@ static void write_jit_section(hp_buf *b) {
   size_t at = rt.section_begin(b, HP_SEC_JIT);
   rt.buf_u64(b, atomic_load_explicit(&log_dropped, memory_order_relaxed));
   rt.buf_u64(b, used);
-  for (size_t i = 0; i < used; i += 8) {
-    uint64_t w;
-    memcpy(&w, log_base + i, 8);
-    rt.buf_u64(b, w);
+  for (size_t i = 0; i < used;) {
+    /* Read again: a record pending in the walk above may be published since; its length is the same. */
+    uint64_t header = __atomic_load_n((uint64_t *)(log_base + i), __ATOMIC_ACQUIRE);
+    uint32_t len = (uint32_t)header;
+    int pending = (uint32_t)(header >> 32) == HP_JIT_PENDING;
+    rt.buf_u64(b, pending ? ((uint64_t)HP_JIT_PENDING << 32) | len : header);
+    for (size_t w = 8; w < len; w += 8) {
+      uint64_t word = 0;
+      if (!pending) memcpy(&word, log_base + i + w, 8);
+      rt.buf_u64(b, word);
+    }
+    i += len;
   }
   rt.section_end(b, at);
 }

@@ -12,15 +12,17 @@
 extern "C" {
 #endif
 
-enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3, HP_JIT_RANGE = 4 };
+/* HP_JIT_PENDING: a record reserved, not committed yet (its header holds its length at once). */
+enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3, HP_JIT_RANGE = 4, HP_JIT_PENDING = 5 };
 
 /* Map the log (once per process). 1 when it is there. */
 int hp_jit_log_open(void);
 /* Space for a record of `payload` bytes (rounded up to 8) after its 8-byte header, or NULL when the
  * log is full (counted). Any thread, no lock: the space is taken with one atomic add. */
 void *hp_jit_log_reserve(size_t payload);
-/* Publish a record reserved above: its header is stored last (release), so a dump that reads the log
- * at the same time sees either the whole record or where the log ends for now. */
+/* Publish a record reserved above: its final header is stored last (release). Until then the header
+ * says HP_JIT_PENDING with the record's length, so a dump that reads the log meanwhile skips it
+ * (written as PENDING, zeros) and goes on to the records after it. */
 void hp_jit_log_commit(void *payload, size_t payload_len, uint32_t type);
 
 /* Join the runtime of this process as a module that writes the JIT section. `runtime`: the path of
