@@ -3,8 +3,8 @@
  * enters 50,000 dynamic phases "Iteration <i>" with a timer inside each (100,000 contexts); the
  * resolve then runs with V8's heap cut to HEAP_MB. Holding the raw contexts in Maps keyed by bigint,
  * an object per statistic and per context's values, and a name string per event path needed between
- * 64 and 96 MB of heap here (it failed at 64); the column layout needs between 24 and 32 MB. The flag
- * bounds every isolate of the process, so the second test bounds the resolve's worker thread too.
+ * 64 and 96 MB of heap here (it failed at 64); the column layout needs between 20 and 24 MB. The flag
+ * bounds every isolate of the process, so the second resolve, in a worker thread, is bounded too.
  * The 10^6-phase figures are in bench/many-events.ts and bench/RESULTS.md.
  */
 import test from 'ava';
