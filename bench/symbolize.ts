@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
-import type { RawMapping, RawProcess, RawSample } from '../src/samples/raw-model.js';
+import { RawContexts, RawStats, type RawMapping, type RawProcess, type RawSample } from '../src/samples/raw-model.js';
 
 const MODULES = ['/usr/lib/x86_64-linux-gnu/libc.so.6', '/usr/lib/x86_64-linux-gnu/libstdc++.so.6', process.execPath];
 
@@ -42,13 +42,14 @@ async function main(): Promise<void> {
       samples.push({ context: 1n, count: 1, values: [1], state: 0, pcs: [bias + seg.vaddr + k * step] });
     }
   });
+  const contexts = RawContexts.of([]);
   const proc = {
     file: 'bench.raw',
     version: 1,
     info: { pid: 1, ppid: 0, node: 0, flags: 0, startNs: 0n, stopNs: 0n, metrics: ['TIME'], attributes: [] },
     events: [],
-    contexts: new Map(),
-    threads: [{ index: 0, tid: 1, name: '', startNs: 0n, stopNs: 0n, flags: 0, stats: [], open: [], userStats: [], drops: [], warnings: [], samples }],
+    contexts,
+    threads: [{ index: 0, tid: 1, name: '', startNs: 0n, stopNs: 0n, flags: 0, stats: RawStats.of(contexts, 1, []), open: [], userStats: [], drops: [], warnings: [], samples }],
     userEvents: new Map(),
     maps,
     sampling: null,

@@ -162,8 +162,8 @@ test('samples of a real run: CONTEXT, SAMPLE and UNWIND nodes resolve to source 
   t.true(ev.some((e) => e.group === 'TAU_UNWIND' && /^\[UNWIND\] .*assemble_matmult\.c\.10 \[@\] matrixMultiply \[\{.*assemble_matmult\.c\} \{19\}\]$/.test(e.name)));
   // Timers are not reduced by sample time.
   const mm = get(byName, 'matrixMultiply');
-  const rawExcl = proc.threads[0].stats
-    .filter((s) => proc.events[proc.contexts.get(s.context)!.event].name === 'matrixMultiply')
+  const rawExcl = proc.threads[0].stats.list()
+.filter((s) => proc.events[proc.contexts.get(s.context)!.event].name === 'matrixMultiply')
     .reduce((n, s) => n + s.excl[0], 0);
   t.is(mm.excl, rawExcl / 1000);
   t.false(ev.some((e) => e.name.includes('[SUMMARY]')));

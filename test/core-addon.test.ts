@@ -31,7 +31,7 @@ test('the addon loads through node-gyp-build and records regions, phases and par
   const p = readRawFile(join(dir, files[0]));
   const id = (n: string) => p.events.find((e) => e.name === n)!.id;
   const calls = (n: string) =>
-    p.threads[0].stats.filter((s) => p.contexts.get(s.context)!.event === id(n)).reduce((a, s) => a + s.calls, 0);
+    p.threads[0].stats.list().filter((s) => p.contexts.get(s.context)!.event === id(n)).reduce((a, s) => a + s.calls, 0);
   t.is(calls('js region'), 5);
   t.is(calls('js phase'), 1);
   t.is(calls('js region  [ <n> = <1> ]  '), 2);

@@ -31,7 +31,7 @@ function eventId(p: RawProcess, name: string): number {
 /** Statistics of every context of `name` on a thread. */
 function statsOf(p: RawProcess, t: RawThread, name: string): RawStat[] {
   const id = eventId(p, name);
-  return t.stats.filter((s) => p.contexts.get(s.context)?.event === id);
+  return t.stats.list().filter((s) => p.contexts.get(s.context)?.event === id);
 }
 
 function total(stats: RawStat[], key: 'calls' | 'childCalls'): number {
@@ -89,7 +89,7 @@ for (const cc of ['gcc', 'clang'] as const) {
     // Every statistic: inclusive >= exclusive; exclusive times of all timer contexts sum exactly to
     // the root's inclusive time (each nanosecond belongs to exactly one running timer).
     for (const s of th.stats) t.true(s.incl[0] >= s.excl[0]);
-    const nonParam = th.stats.filter((s) => p.events[p.contexts.get(s.context)!.event].kind !== 2);
+    const nonParam = th.stats.list().filter((s) => p.events[p.contexts.get(s.context)!.event].kind !== 2);
     const exclSum = nonParam.reduce((a, s) => a + s.excl[0], 0);
     t.is(exclSum, root[0].incl[0]);
 
@@ -206,7 +206,7 @@ test('misuse gives one clear warning each and a consistent profile', async (t) =
   t.is(total(left, 'calls'), 1);
   t.deepEqual(th.open, [left[0].context]);
   const root = statsOf(p, th, '.TAU application')[0];
-  const exclSum = th.stats.reduce((a, s) => a + s.excl[0], 0);
+  const exclSum = th.stats.list().reduce((a, s) => a + s.excl[0], 0);
   t.is(exclSum, root.incl[0]);
 });
 

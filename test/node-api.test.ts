@@ -60,7 +60,7 @@ function model(p: RawProcess) {
     for (let c = ctx; c && p.contexts.has(c); c = p.contexts.get(c)!.parent) names.unshift(name(c));
     return names.join(' => ');
   };
-  const stats = (t: RawThread, n: string) => t.stats.filter((s) => p.contexts.get(s.context)?.event === id(n));
+  const stats = (t: RawThread, n: string) => t.stats.list().filter((s) => p.contexts.get(s.context)?.event === id(n));
   const calls = (t: RawThread, n: string) => stats(t, n).reduce((a, s) => a + s.calls, 0);
   const paths = (t: RawThread, n: string) => stats(t, n).map((s) => path(s.context)).sort();
   const samplesIn = (t: RawThread, n: string) =>

@@ -28,7 +28,7 @@ async function runScript(dir: string, file: string, source: string, env: Record<
 
 function callsOf(p: NonNullable<Awaited<ReturnType<typeof runScript>>['raw']>, name: string): number {
   const id = p.events.find((e) => e.name === name)?.id;
-  return p.threads[0].stats.filter((s) => p.contexts.get(s.context)?.event === id).reduce((a, s) => a + s.calls, 0);
+  return p.threads[0].stats.list().filter((s) => p.contexts.get(s.context)?.event === id).reduce((a, s) => a + s.calls, 0);
 }
 
 const program = (load: string) => `
@@ -103,7 +103,7 @@ test('a region whose function throws is stopped and the error passes through', a
   t.is(callsOf(r.raw!, 'sync'), 1);
   t.is(callsOf(r.raw!, 'async'), 1);
   const after = r.raw!.events.find((e) => e.name === 'after')!.id;
-  const s = r.raw!.threads[0].stats.find((x) => r.raw!.contexts.get(x.context)?.event === after)!;
+  const s = r.raw!.threads[0].stats.list().find((x) => r.raw!.contexts.get(x.context)?.event === after)!;
   // after runs at the top level again: nothing was left on the stack
   const parent = r.raw!.contexts.get(s.context)!.parent;
   t.is(r.raw!.contexts.get(parent)?.event, r.raw!.events.find((e) => e.name === '.TAU application')!.id);
@@ -151,6 +151,6 @@ test('an async region that never settles is recorded at exit with its time so fa
   t.is(callsOf(r.raw!, 'forever'), 1);
   t.is(callsOf(r.raw!, 'pending'), 1);
   const id = r.raw!.events.find((e) => e.name === 'forever')!.id;
-  const s = r.raw!.threads[0].stats.find((x) => r.raw!.contexts.get(x.context)?.event === id)!;
+  const s = r.raw!.threads[0].stats.list().find((x) => r.raw!.contexts.get(x.context)?.event === id)!;
   t.true(s.incl[0] >= 15e6, `inclusive ${s.incl[0]} ns covers the wait until exit`);
 });

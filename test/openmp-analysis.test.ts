@@ -6,10 +6,15 @@ import test from 'ava';
 import { analyzeOpenmp } from '../src/analysis/openmp-analysis.js';
 import { applyConstructNames, type ConstructName } from '../src/analysis/openmp-names.js';
 import type { OmptData, OmpTaskStat, OmpThread } from '../src/analysis/openmp-raw.js';
-import type { RawProcess } from '../src/samples/raw-model.js';
+import { RawContexts, RawStats, type RawProcess } from '../src/samples/raw-model.js';
 
 // Events: 0 root, 1 parallel region, 2 task construct. Contexts: root 10n, region 11n, task 12n.
 function proc(): RawProcess {
+  const contexts = RawContexts.of([
+    { context: 10n, parent: 0n, event: 0 },
+    { context: 11n, parent: 10n, event: 1 },
+    { context: 12n, parent: 11n, event: 2 },
+  ]);
   return {
     file: 'synthetic.raw',
     version: 1,
@@ -19,14 +24,10 @@ function proc(): RawProcess {
       { id: 1, kind: 4, base: 1, name: 'OpenMP_Parallel_Region @0x10', group: 'TAU_OPENMP' },
       { id: 2, kind: 4, base: 2, name: 'OpenMP_Task @0x20', group: 'TAU_OPENMP' },
     ],
-    contexts: new Map([
-      [10n, { context: 10n, parent: 0n, event: 0 }],
-      [11n, { context: 11n, parent: 10n, event: 1 }],
-      [12n, { context: 12n, parent: 11n, event: 2 }],
-    ]),
+    contexts,
     threads: [0, 1].map((index) => ({
       index, tid: 100 + index, name: '', startNs: 0n, stopNs: 1n, flags: 0,
-      stats: [{ context: 12n, calls: 1, childCalls: 0, incl: [1], excl: [1] }],
+      stats: RawStats.of(contexts, 1, [{ context: 12n, calls: 1, childCalls: 0, incl: [1], excl: [1] }]),
       open: [], userStats: [], drops: [], warnings: [], samples: [],
     })),
     userEvents: new Map(),

@@ -40,7 +40,7 @@ test(`${PHASES} dynamic phases (${2 * PHASES} contexts) keep the program's peak 
   t.is(proc.threads.length, 1);
   t.true(proc.threads[0]!.stats.length >= 2 * PHASES, `${proc.threads[0]!.stats.length} statistics`);
   const nameOf = new Map(proc.events.map((e) => [e.id, e.name]));
-  const work = proc.threads[0]!.stats.filter((s) => nameOf.get(proc.contexts.get(s.context)?.event ?? -1) === 'work');
+  const work = proc.threads[0]!.stats.list().filter((s) => nameOf.get(proc.contexts.get(s.context)?.event ?? -1) === 'work');
   t.is(work.length, PHASES, 'one "work" context per phase');
   t.true(work.every((s) => s.calls === 1));
 });

@@ -37,8 +37,8 @@ test('reads a well-formed file completely', (t) => {
   t.is(p.contexts.get(0x12n)?.parent, 0x11n);
   t.is(p.threads.length, 1);
   const th = p.threads[0];
-  t.is(th.stats[1].incl[0], 1_999_999_000);
-  t.is(th.stats[1].childCalls, 2);
+  t.is(th.stats.at(1).incl[0], 1_999_999_000);
+  t.is(th.stats.at(1).childCalls, 2);
   t.deepEqual(th.open, [0x11n]);
   t.deepEqual(th.userStats, [{ userEvent: 0, count: 3, min: 1, max: 5, sum: 9, sumsqr: 35 }]);
   t.deepEqual(th.drops, [['in_tool', 4]]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
 import { readBuildId } from '../src/symbolize/elf-build-id.js';
-import type { RawMapping, RawProcess } from '../src/samples/raw-model.js';
+import { RawContexts, RawStats, type RawMapping, type RawProcess } from '../src/samples/raw-model.js';
 import type { Resolution } from '../src/symbolize/frames.js';
 import { compileC, haveTool, tmpDir } from './helpers/native.js';
 
@@ -56,7 +56,7 @@ function fakeProcess(b: Built, pie: boolean, exe = b.exe): { proc: RawProcess; e
     version: 1,
     info: { pid: 1, ppid: 0, node: 0, flags: 0, startNs: 0n, stopNs: 0n, metrics: ['TIME'], attributes: [] },
     events: [],
-    contexts: new Map(),
+    contexts: RawContexts.of([]),
     threads: [],
     userEvents: new Map(),
     maps,
@@ -68,7 +68,7 @@ function fakeProcess(b: Built, pie: boolean, exe = b.exe): { proc: RawProcess; e
 function withSamples(proc: RawProcess, pcs: bigint[][]): RawProcess {
   proc.threads = [
     {
-      index: 0, tid: 1, name: '', startNs: 0n, stopNs: 0n, flags: 0, stats: [], open: [], userStats: [], drops: [], warnings: [],
+      index: 0, tid: 1, name: '', startNs: 0n, stopNs: 0n, flags: 0, stats: RawStats.of(proc.contexts, 1, []), open: [], userStats: [], drops: [], warnings: [],
       samples: pcs.map((p) => ({ context: 1n, count: 1, values: [1], state: 0, pcs: p })),
     },
   ];

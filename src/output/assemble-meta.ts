@@ -57,7 +57,7 @@ export function threadMetadata(proc: RawProcess, t: RawThread, metric: string, t
   if (taken > 0 && !meta.has(`TAU_EBS_SAMPLES_TAKEN_${t.index}`)) meta.set(`TAU_EBS_SAMPLES_TAKEN_${t.index}`, String(taken));
   t.warnings.forEach((w, i) => meta.set(`hyprof warning ${i + 1}`, w));
   if (t.open.length > 0) {
-    const names = [...new Set(t.open.map((c) => tree.name(tree.context(c).event)))];
+    const names = [...new Set(t.open.map((c) => tree.name(tree.event(tree.row(c)))))];
     meta.set('hyprof timers closed at exit', names.join(', '));
   }
   return [...meta.entries()];

@@ -158,7 +158,7 @@ export function addSamples(
     const values = f ? r.values.map((v, m) => v * f[m]) : r.values;
     // The specialised name under its timer's path: samples of "matrixMultiply  [ <size> = <512> ]  "
     // stay apart per size, as a [CONTEXT] child of matrixMultiply.
-    const ctxName = tree.name(tree.context(r.context).event);
+    const ctxName = tree.name(tree.event(tree.row(r.context)));
     // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
     const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`;
     const stack = framesOf(r, opts);

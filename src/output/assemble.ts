@@ -205,22 +205,23 @@ function threadTable(
   opts: AssembleOptions,
   stacks: { chainDepth: number; frames: FrameTable; tree: StackTree },
 ): { table: EntryTable; added: ReturnType<typeof addSamples> } {
-  const table = new EntryTable(proc.info.metrics.length);
+  const table = new EntryTable(proc.info.metrics.length, (r) => tree.pathText(r), (ev) => tree.name(ev));
   const values = threadValues(proc, tree, t, opts.dropStatistics);
   addTimers(proc, tree, values, table, cp);
   // A sample context hangs under its timer's path; a parameter specialisation keeps its own
   // [CONTEXT] node there, so samples stay partitioned by value (docs/assembly.md).
   const contextPath = (c: bigint): string => {
-    if (cp.on) return tree.pathName(c, cp.depth);
-    if (tree.hasPhases) return tree.phasePathName(c) ?? tree.name(tree.base(tree.context(c).event));
-    return tree.name(tree.base(tree.context(c).event));
+    const r = tree.row(c);
+    if (cp.on) return tree.pathName(r, cp.depth);
+    if (tree.hasPhases) return tree.phasePathName(r) ?? tree.name(tree.base(tree.event(r)));
+    return tree.name(tree.base(tree.event(r)));
   };
   const added = addSamples(proc, tree, t.samples, table, {
     contextPath,
     keepAddresses: opts.keepAddresses ?? false,
     unwind: proc.sampling?.unwind ?? t.samples.some((s) => s.pcs.length > 1),
     resolve: opts.resolve,
-    scale: (c) => values.sampleScale.get(c),
+    scale: (c) => values.sampleScale.get(tree.row(c)),
     modules: opts.modules,
     chainDepth: stacks.chainDepth,
     stacks: { frames: stacks.frames, tree: stacks.tree },
@@ -230,33 +231,60 @@ function threadTable(
 }
 
 function addTimers(proc: RawProcess, tree: ContextTree, values: ThreadValues, table: EntryTable, cp: { on: boolean; depth: number }): void {
-  for (const v of values.contexts) {
-    const ctx = tree.context(v.context);
-    const ev = ctx.event;
+  const nm = proc.info.metrics.length;
+  const { order, row, calls, subrs, excl, incl, derived } = values;
+  // Path entries are held by path class (no name string per context) when every path of the thread
+  // is within the depth and names cannot collide (ContextTree.classifiable).
+  let deepest = 0;
+  for (let i = 0; i < order.length; i++) deepest = Math.max(deepest, tree.pathLength(row[order[i]]));
+  const byClass = cp.on && cp.depth > 1 && deepest <= cp.depth && tree.classifiable();
+  // Room for every entry the timers can make (a flat entry per event, a path entry per context) at once.
+  const seen = new Uint8Array(proc.events.length);
+  let events = 0;
+  for (let i = 0; i < order.length; i++) {
+    const ev = tree.event(row[order[i]]);
+    if (seen[ev] === 0) events++;
+    seen[ev] = 1;
+  }
+  table.reserve(events + (cp.on || tree.hasPhases ? order.length : 0));
+  for (let i = 0; i < order.length; i++) {
+    const v = order[i];
+    const r = row[v];
+    const ev = tree.event(r);
     const kind = proc.events[ev].kind;
     const isParam = kind === EventKind.PARAM;
     const baseEv = tree.base(ev);
+    const at = v * nm;
+    const isDerived = derived[v] === 1;
     // Recursion: an ancestor of the same event already holds this context's inclusive value.
-    const nested = tree.hasAncestor(v.context, (a) => (isParam ? a.event === ev : tree.base(a.event) === ev));
-    table.add(tree.name(ev), tree.group(ev), kind === EventKind.ROOT ? -1 : ev, v.calls, v.subrs, v.excl, nested ? null : v.incl, v.derived);
+    const nested = tree.hasAncestor(r, (a) => (isParam ? tree.event(a) === ev : tree.base(tree.event(a)) === ev));
+    const flatOrder = kind === EventKind.ROOT ? -1 : ev;
+    if (byClass) table.addNamed(tree.nameId(ev), ev, tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
+    else table.add(tree.name(ev), tree.group(ev), flatOrder, calls[v], subrs[v], excl, nested ? null : incl, isDerived, at);
     if (isParam || kind === EventKind.ROOT) continue;
 
+    if (byClass) {
+      // Paths no longer than the depth, named by their events alone: one class, one name; an
+      // ancestor's path is shorter, so never the same name (no recursion to subtract).
+      if (tree.pathLength(r) > 1) table.addPath(tree.pathClass(r), r, tree.pathGroup(baseEv), baseEv, calls[v], subrs[v], excl, incl, isDerived, at);
+      continue;
+    }
     let pathName: string | null = null;
-    let sameAs: ((c: bigint) => string | null) | null = null;
+    let sameAs: ((a: number) => string | null) | null = null;
     if (cp.on) {
-      if (tree.pathLength(v.context) > 1 && cp.depth > 1) {
-        pathName = tree.pathName(v.context, cp.depth);
-        sameAs = (c) => tree.pathName(c, cp.depth);
+      if (tree.pathLength(r) > 1 && cp.depth > 1) {
+        pathName = tree.pathName(r, cp.depth);
+        sameAs = (a) => tree.pathName(a, cp.depth);
       }
     } else if (tree.hasPhases) {
-      pathName = tree.phasePathName(v.context);
-      sameAs = (c) => tree.phasePathName(c);
+      pathName = tree.phasePathName(r);
+      sameAs = (a) => tree.phasePathName(a);
     }
     if (pathName === null || sameAs === null) continue;
     const name = pathName;
     const key = sameAs;
-    const pathNested = tree.hasAncestor(v.context, (a) => key(a.context) === name);
-    table.add(name, tree.pathGroup(baseEv), baseEv, v.calls, v.subrs, v.excl, pathNested ? null : v.incl, v.derived);
+    const pathNested = tree.hasAncestor(r, (a) => key(a) === name);
+    table.add(name, tree.pathGroup(baseEv), baseEv, calls[v], subrs[v], excl, pathNested ? null : incl, isDerived, at);
   }
 }
 

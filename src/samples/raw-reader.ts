@@ -14,14 +14,15 @@ import {
   EventKind,
   RAW_VERSION,
   SectionTag,
-  type RawContext,
+  RawContexts,
+  RawStats,
+  noStats,
   type RawEvent,
   type RawInfo,
   type RawMapping,
   type RawProcess,
   type RawSample,
   type RawSampling,
-  type RawStat,
   type RawThread,
   type RawUserStat,
 } from './raw-model.js';
@@ -227,6 +228,8 @@ function readInfo(c: Cursor): RawInfo {
 function readEvents(c: Cursor): RawEvent[] {
   const n = c.count('events', 20);
   const events: RawEvent[] = [];
+  // A few groups name millions of events: each group string is held once.
+  const groups = new Map<string, string>();
   for (let i = 0; i < n; i++) {
     const at = c.pos;
     const id = c.u32(`event ${i} id`);
@@ -236,7 +239,9 @@ function readEvents(c: Cursor): RawEvent[] {
     c.u8('reserved');
     const base = c.u32(`event ${i} base`);
     const name = c.str(`event ${i} name`);
-    const group = c.str(`event ${i} group`);
+    const read = c.str(`event ${i} group`);
+    let group = groups.get(read);
+    if (group === undefined) groups.set(read, (group = read));
     if (id !== i) c.fail(`expected event id ${i} (ids are dense from 0), found ${id}`, at);
     if (kind > EventKind.FUNCTION) c.fail(`event ${id} has unknown kind ${kind}`, at);
     if (flags & ~EVENT_THROTTLED) c.fail(`event ${id} has unknown flags 0x${flags.toString(16)}`, at);
@@ -254,46 +259,58 @@ function readEvents(c: Cursor): RawEvent[] {
 /** The deepest context path accepted: far beyond any nesting a runtime records. */
 export const MAX_CONTEXT_DEPTH = 10_000;
 
-function readContexts(c: Cursor, events: RawEvent[]): Map<bigint, RawContext> {
+function readContexts(c: Cursor, events: RawEvent[]): RawContexts {
   const n = c.count('contexts', 24);
-  const map = new Map<bigint, RawContext>();
+  const table = new RawContexts(n);
+  // Parents as read (ids), made rows once every context is in the table.
+  const parentLo = new Uint32Array(n);
+  const parentHi = new Uint32Array(n);
+  const hex = (lo: number, hi: number) => ((BigInt(hi) << 32n) | BigInt(lo)).toString(16);
   for (let i = 0; i < n; i++) {
     const at = c.pos;
-    const context = c.u64(`context ${i}`);
-    const parent = c.u64(`context ${i} parent`);
+    const lo = c.u32(`context ${i}`);
+    const hi = c.u32(`context ${i}`);
+    const plo = c.u32(`context ${i} parent`);
+    const phi = c.u32(`context ${i} parent`);
     const event = c.u32(`context ${i} event`);
     c.u32('reserved');
-    if (context === 0n) c.fail(`context ${i} has id 0`, at);
-    if (event >= events.length) c.fail(`context 0x${context.toString(16)} names event ${event}, which does not exist`, at);
-    map.set(context, { context, parent, event });
+    if (lo === 0 && hi === 0) c.fail(`context ${i} has id 0`, at);
+    if (event >= events.length) c.fail(`context 0x${hex(lo, hi)} names event ${event}, which does not exist`, at);
+    const r = table.add(lo, hi, event);
+    parentLo[r] = plo;
+    parentHi[r] = phi;
   }
   c.done();
   // Every parent must exist, and following parents must reach 0 (no cycles).
-  for (const ctx of map.values()) {
-    if (ctx.parent !== 0n && !map.has(ctx.parent)) {
-      c.fail(`context 0x${ctx.context.toString(16)} has parent 0x${ctx.parent.toString(16)}, which is not in the table`, c.end);
+  const size = table.size;
+  for (let r = 0; r < size; r++) {
+    if (parentLo[r] === 0 && parentHi[r] === 0) continue;
+    const p = table.rowOfHalves(parentLo[r], parentHi[r]);
+    if (p < 0) {
+      c.fail(`context 0x${hex(table.idLo[r], table.idHi[r])} has parent 0x${hex(parentLo[r], parentHi[r])}, which is not in the table`, c.end);
     }
+    table.parentRow[r] = p;
   }
   // Each context is walked once: a walk stops at the first context whose depth is known, so a crafted
   // file of long parent chains costs linear time, not chain length times contexts. The depth is
   // bounded too: everything after the reader may follow a path root to leaf, and no runtime nests
   // that deep (hyprof's stops at 256 timers per thread).
-  const depthOf = new Map<bigint, number>([[0n, 0]]);
-  const walk: bigint[] = [];
-  for (const ctx of map.values()) {
+  const depthOf = new Int32Array(size); // 0: not known yet
+  const walk: number[] = [];
+  for (let r = 0; r < size; r++) {
     walk.length = 0;
-    let p = ctx.context;
-    for (; !depthOf.has(p); p = map.get(p)!.parent) {
+    let p = r;
+    for (; p >= 0 && depthOf[p] === 0; p = table.parentRow[p]) {
       walk.push(p);
-      if (walk.length > map.size) c.fail(`context 0x${ctx.context.toString(16)} is part of a parent cycle`, c.end);
+      if (walk.length > size) c.fail(`context 0x${hex(table.idLo[r], table.idHi[r])} is part of a parent cycle`, c.end);
     }
-    let depth = depthOf.get(p)!;
-    for (let i = walk.length - 1; i >= 0; i--) depthOf.set(walk[i], ++depth);
+    let depth = p < 0 ? 0 : depthOf[p];
+    for (let i = walk.length - 1; i >= 0; i--) depthOf[walk[i]] = ++depth;
     if (depth > MAX_CONTEXT_DEPTH) {
-      c.fail(`context 0x${ctx.context.toString(16)} lies ${depth} levels deep; at most ${MAX_CONTEXT_DEPTH} are accepted (the file is corrupt)`, c.end);
+      c.fail(`context 0x${hex(table.idLo[r], table.idHi[r])} lies ${depth} levels deep; at most ${MAX_CONTEXT_DEPTH} are accepted (the file is corrupt)`, c.end);
     }
   }
-  return map;
+  return table;
 }
 
 /**
@@ -306,14 +323,14 @@ function values<T>(n: number, read: (i: number) => T): T[] {
   return out;
 }
 
-function checkContext(c: Cursor, contexts: Map<bigint, RawContext>, ctx: bigint, at: number, what: string): void {
+function checkContext(c: Cursor, contexts: RawContexts, ctx: bigint, at: number, what: string): void {
   if (!contexts.has(ctx)) c.fail(`${what} names context 0x${ctx.toString(16)}, which is not in the CONTEXTS table`, at);
 }
 
 function readThread(
   c: Cursor,
   nMetrics: number,
-  contexts: Map<bigint, RawContext>,
+  contexts: RawContexts,
   userEvents: Map<number, string>,
   keepStats: boolean,
 ): RawThread {
@@ -324,16 +341,28 @@ function readThread(
   const stopNs = c.u64('stop_ns');
   const flags = c.u32('flags');
   const nStats = c.count('statistics', 24 + 16 * nMetrics);
-  const stats: RawStat[] = [];
+  // Read into columns, or (without keepStats) only checked.
+  const stats = keepStats ? new RawStats(contexts, nStats, nMetrics) : noStats(contexts, nMetrics);
+  const one = new Float64Array(2 * nMetrics);
   for (let i = 0; i < nStats; i++) {
     const at = c.pos;
-    const context = c.u64(`statistic ${i} context`);
-    checkContext(c, contexts, context, at, `statistic ${i}`);
-    const calls = c.u64n(`statistic ${i} calls`);
-    const childCalls = c.u64n(`statistic ${i} child_calls`);
-    const incl = values(nMetrics, (m) => c.u64n(`statistic ${i} incl[${m}]`));
-    const excl = values(nMetrics, (m) => c.u64n(`statistic ${i} excl[${m}]`));
-    if (keepStats) stats.push({ context, calls, childCalls, incl, excl });
+    const lo = c.u32(`statistic ${i} context`);
+    const hi = c.u32(`statistic ${i} context`);
+    const row = contexts.rowOfHalves(lo, hi);
+    if (row < 0) checkContext(c, contexts, (BigInt(hi) << 32n) | BigInt(lo), at, `statistic ${i}`);
+    const calls = c.u64f(`statistic ${i} calls`);
+    const childCalls = c.u64f(`statistic ${i} child_calls`);
+    for (let m = 0; m < nMetrics; m++) one[m] = c.u64f(`statistic ${i} incl[${m}]`);
+    for (let m = 0; m < nMetrics; m++) one[nMetrics + m] = c.u64f(`statistic ${i} excl[${m}]`);
+    if (keepStats) {
+      stats.row[i] = row;
+      stats.calls[i] = calls;
+      stats.childCalls[i] = childCalls;
+      for (let m = 0; m < nMetrics; m++) {
+        stats.incl[i * nMetrics + m] = one[m];
+        stats.excl[i * nMetrics + m] = one[nMetrics + m];
+      }
+    }
   }
   const nOpen = c.count('open timers', 8);
   const open: bigint[] = [];
@@ -366,7 +395,7 @@ function readThread(
   return { index, tid, name, startNs, stopNs, flags, stats, open, userStats, drops, warnings, samples: [] };
 }
 
-function readSamples(c: Cursor, nMetrics: number, contexts: Map<bigint, RawContext>): RawSample[] {
+function readSamples(c: Cursor, nMetrics: number, contexts: RawContexts): RawSample[] {
   const n = c.count('sample records', 24 + 8 * nMetrics);
   const out: RawSample[] = [];
   for (let i = 0; i < n; i++) {
