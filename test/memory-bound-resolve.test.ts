@@ -54,3 +54,16 @@ test.serial(`resolve of ${2 * N} contexts fits a ${HEAP_MB} MB heap, in the main
   t.is(w.status, 0, failure(w));
   t.true(readFileSync(join(inWorker, 'profile.0.0.0'), 'utf8') === text, 'the worker wrote another profile');
 });
+
+test.serial('a resolve worker that runs out of heap is said as such, with what to change, not as a bug', (t) => {
+  // 16 MB is below what the column layout needs for these contexts (it needs 20 to 24 MB)
+  const out = join(tmpDir('membound-oom'), 'prof');
+  const w = spawnSync(process.execPath, ['--max-old-space-size=16', cliPath, 'resolve', raw, '-o', out], {
+    env: { ...process.env, HYPROF_RESOLVE_WORKERS: '1' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  t.is(w.status, 1, failure(w));
+  t.regex(w.stderr, /a resolve worker ran out of memory \(its JavaScript heap reached its limit\): resolve with fewer workers/);
+  t.notRegex(w.stderr, /bug in hyprof|\n\s+at /);
+});

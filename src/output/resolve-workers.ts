@@ -53,12 +53,25 @@ export async function assembleInWorkers(
         }
       });
       w.on('error', (e) => {
-        failed ??= e;
-        reject(e);
+        failed ??= outOfMemory(e) ?? e;
+        reject(failed);
       });
       w.on('exit', () => resolvePromise());
     });
   await Promise.all(Array.from({ length: workers }, runOne));
   if (failed) throw failed;
   return [...new Set(warnings)];
+}
+
+/**
+ * A worker whose V8 heap ran out is the machine's or the heap limit's doing, not a bug: said as such,
+ * with what to change (the main thread running out aborts node itself, with V8's own message).
+ */
+function outOfMemory(e: Error): UserError | null {
+  if ((e as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') return null;
+  return new UserError(
+    'a resolve worker ran out of memory (its JavaScript heap reached its limit): resolve with fewer workers ' +
+      '(HYPROF_RESOLVE_WORKERS=1, or 0 for the main thread alone) or a larger heap (NODE_OPTIONS=--max-old-space-size=<MB>)',
+    1,
+  );
 }
