@@ -9,27 +9,74 @@
  * TAU counts them (samples, for sampled code) and the metric (nanoseconds for time metrics).
  */
 import { gzipSync } from 'node:zlib';
-import { Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
+import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from './modules-file.js';
 import type { TauProfile } from './tau-model.js';
-import { isTimeMetric, selectThreads, stacksOf, threadName, threadTree, type ExportFrame, type ExportSelection } from './export-common.js';
+import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {
   const v = profile.threads[0]?.[0]?.metadata.find(([k]) => k === key)?.[1];
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
-/** Functions, locations and mappings, each created once. */
+/** Records per encoded piece. */
+const BATCH = 4096;
+
+/**
+ * The bytes pprof-format writes for these top-level fields alone: a profile holding only them (and
+ * an empty string table) encodes to exactly its part of the whole profile's encoding, which is its
+ * fields one after another in a fixed order (sample types, samples, mappings, locations, functions,
+ * strings, then the single values).
+ */
+function encodePart(fields: ConstructorParameters<typeof Profile>[0]): Uint8Array {
+  return new Profile({ ...fields, stringTable: new StringTable(emptyTableToken) }).encode();
+}
+
+/** The string table: each string once, numbered in the order first asked for. */
+class Strings {
+  readonly list: string[] = [''];
+  private readonly ids = new Map<string, number>([['', 0]]);
+  dedup(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.length;
+      this.list.push(s);
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+  /** Its encoding in pieces. */
+  *encoded(): Generator<Uint8Array> {
+    for (let i = 0; i < this.list.length; i += BATCH) {
+      const part = new StringTable(emptyTableToken);
+      for (const s of this.list.slice(i, i + BATCH)) part.dedup(s);
+      yield part.encode();
+    }
+  }
+}
+
+/**
+ * Functions, locations and mappings, each created once, kept as numbers (a profile of 10^6 phases
+ * has 10^6 functions and locations); made into pprof-format objects only to be encoded.
+ */
 class Tables {
-  readonly functions: PFunction[] = [];
-  readonly locations: Location[] = [];
   readonly mappings: Mapping[] = [];
-  private readonly functionIds = new Map<string, number>();
-  private readonly locationIds = new Map<string, number>();
   private readonly mappingIds = new Map<number, number>();
+  private readonly fnName: number[] = [];
+  private readonly fnFile: number[] = [];
+  private readonly fnStart: number[] = [];
+  private readonly locMapping: number[] = [];
+  private readonly locFunction: number[] = [];
+  private readonly locLine: number[] = [];
+  /** Functions without a file or first line (timers), by name; the others by name, file and first line. */
+  private readonly plainFunctions = new Map<number, number>();
+  private readonly functionIds = new Map<string, number>();
+  /** Locations of timer path frames (no file, line, module), by name; sampled code's by its key. */
+  private readonly timerLocations = new Map<number, number>();
+  private readonly codeLocations = new Map<string, number>();
 
   constructor(
-    private readonly strings: StringTable,
+    private readonly strings: Strings,
     private readonly modules: ModuleIndex | null,
   ) {}
 
@@ -56,83 +103,168 @@ class Tables {
   }
 
   private function(name: string, file: string, startLine: number): number {
-    const key = `${name}\u0000${file}\u0000${startLine}`;
-    let id = this.functionIds.get(key);
+    // The name and file are numbered first, as they were when each function was made on first use.
+    const n = this.strings.dedup(name);
+    const f = this.strings.dedup(file);
+    const plain = file === '' && startLine === 0;
+    const key = plain ? '' : `${n}\u0000${f}\u0000${startLine}`;
+    let id = plain ? this.plainFunctions.get(n) : this.functionIds.get(key);
     if (id === undefined) {
-      id = this.functions.length + 1;
-      const n = this.strings.dedup(name);
-      this.functions.push(new PFunction({ id, name: n, systemName: n, filename: this.strings.dedup(file), startLine }));
-      this.functionIds.set(key, id);
+      id = this.fnName.length + 1;
+      this.fnName.push(n);
+      this.fnFile.push(f);
+      this.fnStart.push(startLine);
+      if (plain) this.plainFunctions.set(n, id);
+      else this.functionIds.set(key, id);
     }
     return id;
+  }
+
+  private newLocation(functionId: number, mappingId: number, line: number): number {
+    this.locFunction.push(functionId);
+    this.locMapping.push(mappingId);
+    this.locLine.push(line);
+    return this.locFunction.length;
   }
 
   /** The location of a frame: sampled code at its line, in its module; a timer as a bare function. */
   location(f: ExportFrame): number {
+    if (f.kind !== 'code') {
+      const n = this.strings.dedup(f.name);
+      let id = this.timerLocations.get(n);
+      if (id === undefined) {
+        id = this.newLocation(this.function(f.name, '', 0), 0, 0);
+        this.timerLocations.set(n, id);
+      }
+      return id;
+    }
     const file = f.file ?? '';
     const line = f.line ?? 0;
     let module: number | undefined;
-    if (f.kind === 'code' && this.modules) {
+    if (this.modules) {
       const unresolved = /^UNRESOLVED (\/\S+)/.exec(f.name);
       module = unresolved ? this.modules.ofPath(unresolved[1]) : this.modules.ofFunction(f.name, file);
     }
-    const key = `${f.kind === 'code' ? 'c' : 't'}\u0000${f.name}\u0000${file}\u0000${line}\u0000${module ?? ''}\u0000${f.startLine ?? 0}`;
-    let id = this.locationIds.get(key);
+    const key = `${f.name}\u0000${file}\u0000${line}\u0000${module ?? ''}\u0000${f.startLine ?? 0}`;
+    let id = this.codeLocations.get(key);
     if (id === undefined) {
-      id = this.locations.length + 1;
       const functionId = this.function(f.name, file, f.startLine ?? 0);
-      this.locations.push(new Location({ id, mappingId: this.mapping(module), line: [new Line({ functionId, line })] }));
-      this.locationIds.set(key, id);
+      id = this.newLocation(functionId, this.mapping(module), line);
+      this.codeLocations.set(key, id);
     }
     return id;
+  }
+
+  *encodedLocations(): Generator<Uint8Array> {
+    for (let i = 0; i < this.locFunction.length; i += BATCH) {
+      const location: Location[] = [];
+      for (let j = i; j < Math.min(i + BATCH, this.locFunction.length); j++) {
+        location.push(new Location({ id: j + 1, mappingId: this.locMapping[j], line: [new Line({ functionId: this.locFunction[j], line: this.locLine[j] })] }));
+      }
+      yield encodePart({ location });
+    }
+  }
+
+  *encodedFunctions(): Generator<Uint8Array> {
+    for (let i = 0; i < this.fnName.length; i += BATCH) {
+      const fns: PFunction[] = [];
+      for (let j = i; j < Math.min(i + BATCH, this.fnName.length); j++) {
+        fns.push(new PFunction({ id: j + 1, name: this.fnName[j], systemName: this.fnName[j], filename: this.fnFile[j], startLine: this.fnStart[j] }));
+      }
+      yield encodePart({ function: fns });
+    }
+  }
+}
+
+/**
+ * The profile, not yet compressed, in pieces: the bytes Profile.encode() gives for the whole profile.
+ * Samples are encoded as they are made (a few bytes each instead of objects); they are handed out
+ * after the sample types, whose string numbers are known only when every sample is made.
+ * The selection is checked at once, before any piece is asked for. `eventsOf` gives a thread's
+ * events (export-source.ts).
+ */
+export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, eventsOf?: EventsOf): Generator<Uint8Array> {
+  const { metric, threads } = selectThreads(profile, sel);
+  return pieces();
+
+  function* pieces(): Generator<Uint8Array> {
+    const strings = new Strings();
+    const time = isTimeMetric(metric);
+    const tables = new Tables(strings, readModulesFile(profile.dir));
+    const encodedSamples: Uint8Array[] = [];
+    let batch: Sample[] = [];
+    const threadKey = strings.dedup('thread');
+    const contextKey = strings.dedup('context');
+    for (const t of threads) {
+      const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
+      // Per depth of the walk's path: the frame's location, and the timer path (the context label)
+      // down to it, with how many frames it names.
+      const ids: number[] = [];
+      const contexts: string[] = [];
+      const named: number[] = [];
+      for (const s of stacksIn(threadTree(t, eventsOf))) {
+        ids.length = s.fresh;
+        contexts.length = s.fresh;
+        named.length = s.fresh;
+        for (let d = s.fresh; d < s.frames.length; d++) {
+          const f = s.frames[d];
+          const before = d > 0 ? contexts[d - 1] : '';
+          const count = d > 0 ? named[d - 1] : 0;
+          if (f.kind === 'code') {
+            contexts.push(before);
+            named.push(count);
+          } else {
+            contexts.push(count === 0 ? f.name : `${before} => ${f.name}`);
+            named.push(count + 1);
+          }
+          ids.push(tables.location(f));
+        }
+        const context = s.frames.length > 0 ? contexts[s.frames.length - 1] : '';
+        batch.push(
+          new Sample({
+            locationId: ids.slice().reverse(), // pprof lists the leaf first
+            value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)],
+            label: [thread, new Label({ key: contextKey, str: strings.dedup(context) })],
+          }),
+        );
+        if (batch.length === BATCH) {
+          encodedSamples.push(encodePart({ sample: batch }));
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) encodedSamples.push(encodePart({ sample: batch }));
+    batch = [];
+    const sampleType = [
+      new ValueType({ type: strings.dedup('calls'), unit: strings.dedup('count') }),
+      new ValueType({ type: strings.dedup(time ? metric.toLowerCase() : metric), unit: strings.dedup(time ? 'nanoseconds' : 'count') }),
+    ];
+    const start = metaNumber(profile, 'Starting Timestamp');
+    const end = metaNumber(profile, 'Ending Timestamp');
+    const comment = [strings.dedup(`hyprof export of ${profile.dir}`)];
+    yield encodePart({ sampleType });
+    for (let i = 0; i < encodedSamples.length; i++) {
+      yield encodedSamples[i];
+      encodedSamples[i] = new Uint8Array(0); // handed out: it can go
+    }
+    yield encodePart({ mapping: tables.mappings });
+    yield* tables.encodedLocations();
+    yield* tables.encodedFunctions();
+    yield* strings.encoded();
+    yield encodePart({
+      timeNanos: start !== undefined ? BigInt(start) * 1000n : 0,
+      durationNanos: start !== undefined && end !== undefined && end >= start ? BigInt(end - start) * 1000n : 0,
+      defaultSampleType: sampleType[1].type,
+      comment,
+    });
   }
 }
 
 /** The profile, not yet compressed (tests decode it back). */
-export function buildPprof(profile: TauProfile, sel: ExportSelection = {}): Profile {
-  const { metric, threads } = selectThreads(profile, sel);
-  const strings = new StringTable();
-  const time = isTimeMetric(metric);
-  const tables = new Tables(strings, readModulesFile(profile.dir));
-  const samples: Sample[] = [];
-  const threadKey = strings.dedup('thread');
-  const contextKey = strings.dedup('context');
-  for (const t of threads) {
-    const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
-    // The stacks are made first, so the thread's tree (larger than its stacks) is dropped before
-    // the samples are built; walking the tree while building them kept both.
-    for (const s of stacksOf(threadTree(t))) {
-      const context = s.frames.filter((f) => f.kind !== 'code').map((f) => f.name).join(' => ');
-      const ids = s.frames.map((f) => tables.location(f)).reverse(); // pprof lists the leaf first
-      samples.push(
-        new Sample({
-          locationId: ids,
-          value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)],
-          label: [thread, new Label({ key: contextKey, str: strings.dedup(context) })],
-        }),
-      );
-    }
-  }
-  const sampleType = [
-    new ValueType({ type: strings.dedup('calls'), unit: strings.dedup('count') }),
-    new ValueType({ type: strings.dedup(time ? metric.toLowerCase() : metric), unit: strings.dedup(time ? 'nanoseconds' : 'count') }),
-  ];
-  const start = metaNumber(profile, 'Starting Timestamp');
-  const end = metaNumber(profile, 'Ending Timestamp');
-  return new Profile({
-    sampleType,
-    sample: samples,
-    mapping: tables.mappings,
-    location: tables.locations,
-    function: tables.functions,
-    stringTable: strings,
-    timeNanos: start !== undefined ? BigInt(start) * 1000n : 0,
-    durationNanos: start !== undefined && end !== undefined && end >= start ? BigInt(end - start) * 1000n : 0,
-    defaultSampleType: sampleType[1].type,
-    comment: [strings.dedup(`hyprof export of ${profile.dir}`)],
-  });
+export function buildPprof(profile: TauProfile, sel: ExportSelection = {}, eventsOf?: EventsOf): Profile {
+  return Profile.decode(Buffer.concat([...pprofPieces(profile, sel, eventsOf)]));
 }
 
-export function exportPprof(profile: TauProfile, sel: ExportSelection = {}): Buffer {
-  return gzipSync(buildPprof(profile, sel).encode());
+export function exportPprof(profile: TauProfile, sel: ExportSelection = {}, eventsOf?: EventsOf): Buffer {
+  return gzipSync(Buffer.concat([...pprofPieces(profile, sel, eventsOf)]));
 }
