@@ -11,6 +11,7 @@
 import { gzipSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from './modules-file.js';
+import { ownString } from './export-tree.js';
 import type { TauProfile } from './tau-model.js';
 import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
@@ -32,6 +33,17 @@ function encodePart(fields: ConstructorParameters<typeof Profile>[0]): Uint8Arra
   return new Profile({ ...fields, stringTable: new StringTable(emptyTableToken) }).encode();
 }
 
+/** `a` with a[i] = v, grown (doubled, zeros) when i is past its end. */
+function setAt(a: Int32Array, i: number, v: number): Int32Array {
+  if (i >= a.length) {
+    const more = new Int32Array(Math.max(a.length * 2, i + 1));
+    more.set(a);
+    a = more;
+  }
+  a[i] = v;
+  return a;
+}
+
 /** The string table: each string once, numbered in the order first asked for. */
 class Strings {
   readonly list: string[] = [''];
@@ -40,8 +52,10 @@ class Strings {
     let id = this.ids.get(s);
     if (id === undefined) {
       id = this.list.length;
-      this.list.push(s);
-      this.ids.set(s, id);
+      // Kept as a flat copy: a context label is built by concatenation, a tree of pieces.
+      const own = ownString(s);
+      this.list.push(own);
+      this.ids.set(own, id);
     }
     return id;
   }
@@ -68,11 +82,14 @@ class Tables {
   private readonly locMapping: number[] = [];
   private readonly locFunction: number[] = [];
   private readonly locLine: number[] = [];
-  /** Functions without a file or first line (timers), by name; the others by name, file and first line. */
-  private readonly plainFunctions = new Map<number, number>();
+  /**
+   * Functions without a file or first line (timers), by the number of their name in the string
+   * table (0: none yet); the others by name, file and first line.
+   */
+  private plainFunctions: Int32Array = new Int32Array(1024);
   private readonly functionIds = new Map<string, number>();
-  /** Locations of timer path frames (no file, line, module), by name; sampled code's by its key. */
-  private readonly timerLocations = new Map<number, number>();
+  /** Locations of timer path frames (no file, line, module), by the number of their name; sampled code's by its key. */
+  private timerLocations: Int32Array = new Int32Array(1024);
   private readonly codeLocations = new Map<string, number>();
 
   constructor(
@@ -108,13 +125,13 @@ class Tables {
     const f = this.strings.dedup(file);
     const plain = file === '' && startLine === 0;
     const key = plain ? '' : `${n}\u0000${f}\u0000${startLine}`;
-    let id = plain ? this.plainFunctions.get(n) : this.functionIds.get(key);
+    let id = plain ? this.plainFunctions[n] || undefined : this.functionIds.get(key);
     if (id === undefined) {
       id = this.fnName.length + 1;
       this.fnName.push(n);
       this.fnFile.push(f);
       this.fnStart.push(startLine);
-      if (plain) this.plainFunctions.set(n, id);
+      if (plain) this.plainFunctions = setAt(this.plainFunctions, n, id);
       else this.functionIds.set(key, id);
     }
     return id;
@@ -131,10 +148,10 @@ class Tables {
   location(f: ExportFrame): number {
     if (f.kind !== 'code') {
       const n = this.strings.dedup(f.name);
-      let id = this.timerLocations.get(n);
-      if (id === undefined) {
+      let id = this.timerLocations[n];
+      if (!id) {
         id = this.newLocation(this.function(f.name, '', 0), 0, 0);
-        this.timerLocations.set(n, id);
+        this.timerLocations = setAt(this.timerLocations, n, id);
       }
       return id;
     }
