@@ -44,26 +44,97 @@ function setAt(a: Int32Array, i: number, v: number): Int32Array {
   return a;
 }
 
-/** The string table: each string once, numbered in the order first asked for. */
+/** Label keys: (the label above + 1) times this, plus the number of the frame's name. */
+const KEY_SCALE = 2 ** 26;
+/** A label that is not kept as numbers (string numbers past KEY_SCALE): its text is looked up whole. */
+const NOT_KEPT = -2;
+
+/**
+ * The string table: each string once, numbered in the order first asked for. Context labels (the
+ * timer path of a sample, `a => b => c`) are most of a large profile's strings, one per context, so
+ * labels are kept as a tree: a label is the label above it (its frames but the last) and the number
+ * of its last frame's name. A label given to a sample takes a number in the table like any string;
+ * its text is spelled out only when the table is encoded.
+ */
 class Strings {
-  readonly list: string[] = [''];
+  /** The string of each number; undefined for a label's (see `labelOf`). */
+  private readonly list: Array<string | undefined> = [''];
   private readonly ids = new Map<string, number>([['', 0]]);
+  /** Labels: the label above (-1: none) and the number of the last frame's name. */
+  private above: Int32Array = new Int32Array(1024);
+  private lastName: Int32Array = new Int32Array(1024);
+  private labelCount = 0;
+  private readonly labelIds = new Map<number, number>();
+  /** The string number of each label + 1 (0: it has none yet), and the label of each string number. */
+  private stringOfLabel: Int32Array = new Int32Array(1024);
+  private labelOf: Int32Array = new Int32Array(1024);
+
   dedup(s: string): number {
-    let id = this.ids.get(s);
+    let id = this.ids.get(s) ?? (s.includes(' => ') ? this.labelString(s) : undefined);
     if (id === undefined) {
       id = this.list.length;
-      // Kept as a flat copy: a context label is built by concatenation, a tree of pieces.
+      // Kept as a flat copy: a string built by concatenation is a tree of pieces.
       const own = ownString(s);
       this.list.push(own);
       this.ids.set(own, id);
     }
     return id;
   }
+
+  /** The label of the label `above` (-1: none) and then the frame whose name is string number `name`. */
+  label(above: number, name: number): number {
+    if (above === NOT_KEPT || name >= KEY_SCALE || above + 1 >= KEY_SCALE) return NOT_KEPT;
+    const key = (above + 1) * KEY_SCALE + name;
+    let id = this.labelIds.get(key);
+    if (id === undefined) {
+      id = this.labelCount++;
+      this.above = setAt(this.above, id, above);
+      this.lastName = setAt(this.lastName, id, name);
+      this.labelIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** The string number of a label whose text is `text`. */
+  labelNumber(label: number, text: string): number {
+    if (label === NOT_KEPT || this.above[label] < 0) return this.dedup(text);
+    const had = this.stringOfLabel[label];
+    if (had > 0) return had - 1;
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.list.length;
+      this.list.push(undefined);
+      this.labelOf = setAt(this.labelOf, id, label);
+    }
+    this.stringOfLabel = setAt(this.stringOfLabel, label, id + 1);
+    return id;
+  }
+
+  /** The string number of a label whose text is `s`, or undefined (frame names never hold ` => `). */
+  private labelString(s: string): number | undefined {
+    let label = -1;
+    for (const part of s.split(' => ')) {
+      const name = this.ids.get(part);
+      label = name === undefined ? -1 : (this.labelIds.get((label + 1) * KEY_SCALE + name) ?? -1);
+      if (label < 0) return undefined;
+    }
+    const id = this.stringOfLabel[label] - 1;
+    return id >= 0 && this.list[id] === undefined ? id : undefined;
+  }
+
+  private text(id: number): string {
+    const own = this.list[id];
+    if (own !== undefined) return own;
+    const names: string[] = [];
+    for (let l = this.labelOf[id]; l >= 0; l = this.above[l]) names.push(this.list[this.lastName[l]]!);
+    return names.reverse().join(' => ');
+  }
+
   /** Its encoding in pieces. */
   *encoded(): Generator<Uint8Array> {
     for (let i = 0; i < this.list.length; i += BATCH) {
       const part = new StringTable(emptyTableToken);
-      for (const s of this.list.slice(i, i + BATCH)) part.dedup(s);
+      for (let j = i; j < Math.min(i + BATCH, this.list.length); j++) part.dedup(this.text(j));
       yield part.encode();
     }
   }
@@ -210,19 +281,43 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
     const tables = new Tables(strings, readModulesFile(profile.dir));
     const encodedSamples: Uint8Array[] = [];
     let batch: Sample[] = [];
+    /**
+     * The string number of the context label of a path whose deepest frame is at depth d: the
+     * names of the frames down to d that are not code. Labels of the frames above are looked up
+     * as labels only (numbered in the table only when a sample has them, as the table always did).
+     */
+    const labelNumber = (frames: readonly ExportFrame[], d: number): number => {
+      let at = d;
+      while (at >= 0 && frames[at].kind === 'code') at--;
+      return at < 0 ? strings.dedup('') : strings.labelNumber(labelAt(frames, at), contexts[at]);
+    };
+    /** The label of the frames down to depth `at` (a frame that is not code), remembered per depth. */
+    const labelAt = (frames: readonly ExportFrame[], at: number): number => {
+      if (labels[at] === undefined) {
+        let up = at - 1;
+        while (up >= 0 && frames[up].kind === 'code') up--;
+        // The name has its number already: the frame's location was made first.
+        labels[at] = strings.label(up < 0 ? -1 : labelAt(frames, up), strings.dedup(frames[at].name));
+      }
+      return labels[at];
+    };
+    let labels: Array<number | undefined> = [];
+    let contexts: string[] = [];
     const threadKey = strings.dedup('thread');
     const contextKey = strings.dedup('context');
     for (const t of threads) {
       const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
       // Per depth of the walk's path: the frame's location, and the timer path (the context label)
-      // down to it, with how many frames it names.
+      // down to it: its text, and how many frames it names.
       const ids: number[] = [];
-      const contexts: string[] = [];
+      contexts = [];
       const named: number[] = [];
+      labels = [];
       for (const s of stacksIn(threadTree(t, eventsOf))) {
         ids.length = s.fresh;
         contexts.length = s.fresh;
         named.length = s.fresh;
+        labels.length = s.fresh;
         for (let d = s.fresh; d < s.frames.length; d++) {
           const f = s.frames[d];
           const before = d > 0 ? contexts[d - 1] : '';
@@ -235,13 +330,13 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
             named.push(count + 1);
           }
           ids.push(tables.location(f));
+          labels.push(undefined);
         }
-        const context = s.frames.length > 0 ? contexts[s.frames.length - 1] : '';
         batch.push(
           new Sample({
             locationId: ids.slice().reverse(), // pprof lists the leaf first
             value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)],
-            label: [thread, new Label({ key: contextKey, str: strings.dedup(context) })],
+            label: [thread, new Label({ key: contextKey, str: labelNumber(s.frames, s.frames.length - 1) })],
           }),
         );
         if (batch.length === BATCH) {
