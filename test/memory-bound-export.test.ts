@@ -5,7 +5,7 @@
  * each thread's tree in columns as its lines are read and write their output in pieces; when they held
  * the parsed thread, an object per tree node and per stack (and pprof's objects per sample, location
  * and string), the same exports needed a heap of 160-176 MB (collapsed), 192-256 MB (speedscope) and
- * more than 256 MB (pprof); now 48 MB, 48 MB and 80 MB are enough. The caps sit between the two.
+ * more than 256 MB (pprof); now 40 MB, 40 MB and 48 MB are enough. The cap sits between the two.
  * The 10^6-phase measurements are in bench/many-events.ts (bench/RESULTS.md).
  */
 import test from 'ava';
@@ -16,8 +16,8 @@ import { Profile } from 'pprof-format';
 import { cliPath, compileC, run, tmpDir } from './helpers/native.js';
 
 const N = 100_000;
-/** Heap caps in MB: about twice what each export needs now, and well below what it needed before. */
-const CAP_MB = { collapsed: 96, speedscope: 96, pprof: 160 } as const;
+/** Heap cap in MB: about twice what each export needs now, and well below what it needed before. */
+const CAP_MB = { collapsed: 96, speedscope: 96, pprof: 96 } as const;
 
 let dir = '';
 test.before(async () => {
