@@ -11,7 +11,7 @@
 import { gzipSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from './modules-file.js';
-import { ownString } from './export-tree.js';
+import { Column, setAt } from './export-columns.js';
 import type { TauProfile } from './tau-model.js';
 import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
@@ -33,21 +33,8 @@ function encodePart(fields: ConstructorParameters<typeof Profile>[0]): Uint8Arra
   return new Profile({ ...fields, stringTable: new StringTable(emptyTableToken) }).encode();
 }
 
-/** `a` with a[i] = v, grown (doubled, zeros) when i is past its end. */
-function setAt(a: Int32Array, i: number, v: number): Int32Array {
-  if (i >= a.length) {
-    const more = new Int32Array(Math.max(a.length * 2, i + 1));
-    more.set(a);
-    a = more;
-  }
-  a[i] = v;
-  return a;
-}
-
-/** Label keys: (the label above + 1) times this, plus the number of the frame's name. */
-const KEY_SCALE = 2 ** 26;
-/** A label that is not kept as numbers (string numbers past KEY_SCALE): its text is looked up whole. */
-const NOT_KEPT = -2;
+/** A label's labels below it are found by a scan up to this many, by a map beyond. */
+const SCAN_LABELS = 8;
 
 /**
  * The string table: each string once, numbered in the order first asked for. Context labels (the
@@ -64,7 +51,12 @@ class Strings {
   private above: Int32Array = new Int32Array(1024);
   private lastName: Int32Array = new Int32Array(1024);
   private labelCount = 0;
-  private readonly labelIds = new Map<number, number>();
+  /** Labels below a label (+ 1; 0: none): the first, each one's next, how many; a map when many. */
+  private firstBelow: Int32Array = new Int32Array(1024);
+  private nextBelow: Int32Array = new Int32Array(1024);
+  private countBelow: Int32Array = new Int32Array(1024);
+  private readonly belowMaps = new Map<number, Map<number, number>>();
+  private readonly topLabels = new Map<number, number>();
   /** The string number of each label + 1 (0: it has none yet), and the label of each string number. */
   private stringOfLabel: Int32Array = new Int32Array(1024);
   private labelOf: Int32Array = new Int32Array(1024);
@@ -73,31 +65,48 @@ class Strings {
     let id = this.ids.get(s) ?? (s.includes(' => ') ? this.labelString(s) : undefined);
     if (id === undefined) {
       id = this.list.length;
-      // Kept as a flat copy: a string built by concatenation is a tree of pieces.
-      const own = ownString(s);
-      this.list.push(own);
-      this.ids.set(own, id);
+      this.list.push(s);
+      this.ids.set(s, id);
     }
     return id;
   }
 
+  /** The label below `above` (-1: none) whose last name is string number `name`, or -1. */
+  private findLabel(above: number, name: number): number {
+    if (above < 0) return this.topLabels.get(name) ?? -1;
+    const map = this.belowMaps.get(above);
+    if (map) return map.get(name) ?? -1;
+    for (let c = (this.firstBelow[above] ?? 0) - 1; c >= 0; c = this.nextBelow[c] - 1) if (this.lastName[c] === name) return c;
+    return -1;
+  }
+
   /** The label of the label `above` (-1: none) and then the frame whose name is string number `name`. */
   label(above: number, name: number): number {
-    if (above === NOT_KEPT || name >= KEY_SCALE || above + 1 >= KEY_SCALE) return NOT_KEPT;
-    const key = (above + 1) * KEY_SCALE + name;
-    let id = this.labelIds.get(key);
-    if (id === undefined) {
-      id = this.labelCount++;
-      this.above = setAt(this.above, id, above);
-      this.lastName = setAt(this.lastName, id, name);
-      this.labelIds.set(key, id);
+    let id = this.findLabel(above, name);
+    if (id >= 0) return id;
+    id = this.labelCount++;
+    this.above = setAt(this.above, id, above);
+    this.lastName = setAt(this.lastName, id, name);
+    if (above < 0) {
+      this.topLabels.set(name, id);
+      return id;
     }
+    this.nextBelow = setAt(this.nextBelow, id, this.firstBelow[above] ?? 0);
+    this.firstBelow = setAt(this.firstBelow, above, id + 1);
+    const count = (this.countBelow[above] ?? 0) + 1;
+    this.countBelow = setAt(this.countBelow, above, count);
+    let map = this.belowMaps.get(above);
+    if (!map && count > SCAN_LABELS) {
+      map = new Map();
+      for (let c = (this.firstBelow[above] ?? 0) - 1; c >= 0; c = this.nextBelow[c] - 1) map.set(this.lastName[c], c);
+      this.belowMaps.set(above, map);
+    } else map?.set(name, id);
     return id;
   }
 
   /** The string number of a label whose text is `text`. */
   labelNumber(label: number, text: string): number {
-    if (label === NOT_KEPT || this.above[label] < 0) return this.dedup(text);
+    if (this.above[label] < 0) return this.dedup(text);
     const had = this.stringOfLabel[label];
     if (had > 0) return had - 1;
     let id = this.ids.get(text);
@@ -115,7 +124,7 @@ class Strings {
     let label = -1;
     for (const part of s.split(' => ')) {
       const name = this.ids.get(part);
-      label = name === undefined ? -1 : (this.labelIds.get((label + 1) * KEY_SCALE + name) ?? -1);
+      label = name === undefined ? -1 : this.findLabel(label, name);
       if (label < 0) return undefined;
     }
     const id = this.stringOfLabel[label] - 1;
@@ -147,12 +156,12 @@ class Strings {
 class Tables {
   readonly mappings: Mapping[] = [];
   private readonly mappingIds = new Map<number, number>();
-  private readonly fnName: number[] = [];
-  private readonly fnFile: number[] = [];
-  private readonly fnStart: number[] = [];
-  private readonly locMapping: number[] = [];
-  private readonly locFunction: number[] = [];
-  private readonly locLine: number[] = [];
+  private readonly fnName = new Column(new Int32Array(0));
+  private readonly fnFile = new Column(new Int32Array(0));
+  private readonly fnStart = new Column(new Float64Array(0));
+  private readonly locMapping = new Column(new Int32Array(0));
+  private readonly locFunction = new Column(new Int32Array(0));
+  private readonly locLine = new Column(new Float64Array(0));
   /**
    * Functions without a file or first line (timers), by the number of their name in the string
    * table (0: none yet); the others by name, file and first line.
@@ -247,7 +256,7 @@ class Tables {
     for (let i = 0; i < this.locFunction.length; i += BATCH) {
       const location: Location[] = [];
       for (let j = i; j < Math.min(i + BATCH, this.locFunction.length); j++) {
-        location.push(new Location({ id: j + 1, mappingId: this.locMapping[j], line: [new Line({ functionId: this.locFunction[j], line: this.locLine[j] })] }));
+        location.push(new Location({ id: j + 1, mappingId: this.locMapping.at(j), line: [new Line({ functionId: this.locFunction.at(j), line: this.locLine.at(j) })] }));
       }
       yield encodePart({ location });
     }
@@ -257,7 +266,7 @@ class Tables {
     for (let i = 0; i < this.fnName.length; i += BATCH) {
       const fns: PFunction[] = [];
       for (let j = i; j < Math.min(i + BATCH, this.fnName.length); j++) {
-        fns.push(new PFunction({ id: j + 1, name: this.fnName[j], systemName: this.fnName[j], filename: this.fnFile[j], startLine: this.fnStart[j] }));
+        fns.push(new PFunction({ id: j + 1, name: this.fnName.at(j), systemName: this.fnName.at(j), filename: this.fnFile.at(j), startLine: this.fnStart.at(j) }));
       }
       yield encodePart({ function: fns });
     }

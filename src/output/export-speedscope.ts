@@ -7,6 +7,7 @@
  * walked once, writing the frames it adds and keeping its stacks as frame numbers (a few numbers a
  * stack, not objects); the samples are written from those after the last thread.
  */
+import { Column } from './export-columns.js';
 import type { TauProfile } from './tau-model.js';
 import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
@@ -25,23 +26,6 @@ export interface SpeedscopeFile {
   name: string;
   activeProfileIndex: number;
   exporter: string;
-}
-
-/** Numbers that grow without an object each: a typed array, doubled when full. */
-class Column<T extends Int32Array | Float64Array> {
-  length = 0;
-  constructor(private data: T) {}
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const more = new (this.data.constructor as new (n: number) => T)(Math.max(1024, this.data.length * 2));
-      more.set(this.data);
-      this.data = more;
-    }
-    this.data[this.length++] = v;
-  }
-  at(i: number): number {
-    return this.data[i];
-  }
 }
 
 /** One thread's stacks as frame numbers: per stack, how many frames it shares with the one before, and its new frames. */

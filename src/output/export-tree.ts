@@ -210,6 +210,13 @@ export class ExportTree {
     this.childMaps = null;
   }
 
+  /** The tree is made: what only making it needed goes (the walk reads the rest). */
+  endBuild(): void {
+    this.last = new Int32Array(0);
+    this.nChildren = new Int32Array(0);
+    this.flags = new Uint8Array(0);
+  }
+
   /** event-tree.ts spliceStacks, in columns. */
   spliceStacks(s: ThreadStackView): void {
     const contexts = s.contexts.map((c) => this.find(splitPath(c)));
@@ -393,5 +400,6 @@ export function exportTree(events: Iterable<TauEvent>, stacks?: ThreadStackView)
   tree.endLookups();
   tree.graftTruncatedPaths();
   tree.fillDerived();
+  tree.endBuild();
   return tree;
 }
