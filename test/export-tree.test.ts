@@ -9,7 +9,7 @@
  * reader tells it, and `hyprof export` leaves no half-written file behind.
  */
 import test from 'ava';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { eventTree, selfValue, stackRoots, type TreeNode } from '../src/output/event-tree.js';
@@ -178,5 +178,10 @@ test('hyprof export of a profile whose thread file goes bad midway: the message,
     t.regex(r.stderr, /profile\.0\.0\.1:5: not a TAU profile: expected an event line/, format);
     t.notRegex(r.stderr, /\n\s+at /, `${format}: no stack trace`);
     t.false(existsSync(out), `${format}: no half-written ${out}`);
+    // Only a regular file is removed: a device the output went to stays (here it also fails to take
+    // the bytes; either failure comes first).
+    const dev = await hyprof(['export', dir, '--format', format, '-o', '/dev/full']);
+    t.not(dev.code, 0, format);
+    t.true(statSync('/dev/full').isCharacterDevice(), `${format}: /dev/full is still a device`);
   }
 });

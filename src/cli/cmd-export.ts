@@ -3,7 +3,7 @@
  * speedscope, collapsed stacks — with contexts, unwound frames and samples kept as
  * frames below the timers.
  */
-import { closeSync, createWriteStream, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -82,18 +82,23 @@ function cannotWrite(file: string, e: unknown): UserError {
   return new UserError(`${file}: cannot write: ${systemErrorText(e) ?? (e as Error).message}`, 1);
 }
 
+function openOutput(file: string): number {
+  try {
+    return openSync(file, 'w');
+  } catch (e) {
+    throw cannotWrite(file, e);
+  }
+}
+
 /** Write text pieces to `file`, or to standard output (synchronous on Linux for files, pipes and terminals). */
 function writePieces(file: string | undefined, pieces: Iterable<string>): void {
   if (!file) {
     for (const piece of pieces) process.stdout.write(piece);
     return;
   }
-  let fd: number;
-  try {
-    fd = openSync(file, 'w');
-  } catch (e) {
-    throw cannotWrite(file, e);
-  }
+  const fd = openOutput(file);
+  // Only a regular file is removed when the export stops midway, never a device or a pipe (/dev/null).
+  const regular = fstatSync(fd).isFile();
   let ok = false;
   try {
     for (const piece of pieces) {
@@ -108,27 +113,24 @@ function writePieces(file: string | undefined, pieces: Iterable<string>): void {
   } finally {
     closeSync(fd);
     // A thread's file is read as it is exported, so a bad one can stop the export midway: no half file is left.
-    if (!ok) rmSync(file, { force: true });
+    if (!ok && regular) rmSync(file, { force: true });
   }
 }
 
 /** Gzip the pieces into `file`, or to standard output (pprof's files are gzip-compressed). */
 async function writeGzipped(file: string | undefined, pieces: Iterable<Uint8Array>): Promise<void> {
   let out: Writable = process.stdout;
+  let regular = false;
   if (file) {
     // Opened here, so a path that cannot be written is told before anything is read.
-    let fd: number;
-    try {
-      fd = openSync(file, 'w');
-    } catch (e) {
-      throw cannotWrite(file, e);
-    }
+    const fd = openOutput(file);
+    regular = fstatSync(fd).isFile();
     out = createWriteStream('', { fd });
   }
   try {
     await pipeline(Readable.from(pieces), createGzip(), out, { end: file !== undefined });
   } catch (e) {
-    if (file) rmSync(file, { force: true });
+    if (file && regular) rmSync(file, { force: true });
     if (e instanceof UserError) throw e;
     throw file ? cannotWrite(file, e) : e;
   }
