@@ -55,6 +55,8 @@ export class ExportTree {
   /** Roots in the order they were made (sorted by rootsInOrder). */
   private roots: number[] = [];
   private rootByName: Map<string, number> | null = new Map();
+  /** Short names met so far, one string each ("work" under a million phases is one string). */
+  private shortNames = new Map<string, string>();
   private childMaps: Map<number, Map<string, number>> | null = new Map();
 
   private grow(): void {
@@ -166,13 +168,23 @@ export class ExportTree {
     for (const part of parts) {
       let c = this.findChild(at, part);
       if (c < 0) {
-        const name = ownString(part);
+        const name = this.own(part);
         c = this.add(name, KIND_ID[kindOf(name)], at, true);
         this.remember(at, name, c);
       }
       at = c;
     }
     return at;
+  }
+
+  /** `s` as a string of its own, one string for each short name (bounded: the map is emptied when large). */
+  private own(s: string): string {
+    if (s.length >= 13) return ownString(s);
+    const had = this.shortNames.get(s);
+    if (had !== undefined) return had;
+    if (this.shortNames.size >= 1 << 16) this.shortNames.clear();
+    this.shortNames.set(s, s);
+    return s;
   }
 
   /** The node of a path, or -1. */
@@ -208,6 +220,7 @@ export class ExportTree {
   endLookups(): void {
     this.rootByName = null;
     this.childMaps = null;
+    this.shortNames = new Map();
   }
 
   /** The tree is made: what only making it needed goes (the walk reads the rest). */
