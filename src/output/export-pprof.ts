@@ -8,7 +8,7 @@
  * (`pprof -tagfocus`). Every stack of every selected thread is one sample with two values: calls as
  * TAU counts them (samples, for sampled code) and the metric (nanoseconds for time metrics).
  */
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from './modules-file.js';
 import { Column, setAt } from './export-columns.js';
@@ -288,7 +288,10 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
     const strings = new Strings();
     const time = isTimeMetric(metric);
     const tables = new Tables(strings, readModulesFile(profile.dir));
+    // Encoded samples wait for the sample types (first in the file); compressed meanwhile (about a
+    // fifth of their size: 60 MB at 10^6 phases), as the file will be.
     const encodedSamples: Uint8Array[] = [];
+    const keep = (part: Uint8Array): void => void encodedSamples.push(deflateRawSync(part, { level: 1 }));
     let batch: Sample[] = [];
     /**
      * The string number of the context label of a path whose deepest frame is at depth d: the
@@ -349,12 +352,12 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
           }),
         );
         if (batch.length === BATCH) {
-          encodedSamples.push(encodePart({ sample: batch }));
+          keep(encodePart({ sample: batch }));
           batch = [];
         }
       }
     }
-    if (batch.length > 0) encodedSamples.push(encodePart({ sample: batch }));
+    if (batch.length > 0) keep(encodePart({ sample: batch }));
     batch = [];
     const sampleType = [
       new ValueType({ type: strings.dedup('calls'), unit: strings.dedup('count') }),
@@ -365,8 +368,9 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
     const comment = [strings.dedup(`hyprof export of ${profile.dir}`)];
     yield encodePart({ sampleType });
     for (let i = 0; i < encodedSamples.length; i++) {
-      yield encodedSamples[i];
+      const part = inflateRawSync(encodedSamples[i]);
       encodedSamples[i] = new Uint8Array(0); // handed out: it can go
+      yield part;
     }
     yield encodePart({ mapping: tables.mappings });
     yield* tables.encodedLocations();
