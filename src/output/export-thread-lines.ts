@@ -2,7 +2,7 @@
  * A thread's profile file read line by line, its events handed out one at a time: an export of a
  * thread of millions of events holds neither the file's text (249 MB at 10^6 phases) nor an object
  * per event. The same rules and messages as tau-reader.ts parseThreadProfile, which reads the file
- * whole (test/export-stream.test.ts checks that both reject the same files the same way).
+ * whole (test/export-tree.test.ts checks that both reject the same files the same way).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { systemErrorText, UserError } from '../base/errors.js';
