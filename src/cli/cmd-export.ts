@@ -3,16 +3,19 @@
  * speedscope, collapsed stacks — with contexts, unwound frames and samples kept as
  * frames below the timers.
  */
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import type { Command } from 'commander';
 import { DROPPED_FORMATS, EXPORT_FORMATS, type ExportFormat, type ExportSelection } from '../output/export-common.js';
-import { collapsedPieces, exportCollapsed } from '../output/export-collapsed.js';
-import { exportPprof } from '../output/export-pprof.js';
-import { exportSpeedscope } from '../output/export-speedscope.js';
-import type { TauProfile } from '../output/tau-model.js';
+import { collapsedPieces } from '../output/export-collapsed.js';
+import { pprofPieces } from '../output/export-pprof.js';
+import { speedscopePieces } from '../output/export-speedscope.js';
+import { openExportSource, type ExportSource } from '../output/export-source.js';
+import { createProgress } from '../base/progress.js';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
-import { readProfileWithProgress } from '../view/read-profile.js';
 
 interface ExportCliOptions {
   format?: string;
@@ -21,14 +24,28 @@ interface ExportCliOptions {
   metric?: string;
 }
 
-export function renderExport(profile: TauProfile, format: ExportFormat, sel: ExportSelection): Buffer | string {
+/**
+ * The export's pieces: text for collapsed and speedscope, the uncompressed profile for pprof. Each
+ * thread's events are read from its file when the export comes to it (export-source.ts).
+ */
+export function exportPieces(source: ExportSource, format: ExportFormat, sel: ExportSelection): Iterable<string> | Iterable<Uint8Array> {
+  const { profile, eventsOf } = source;
   switch (format) {
     case 'pprof':
-      return exportPprof(profile, sel);
+      return pprofPieces(profile, sel, eventsOf);
     case 'speedscope':
-      return `${JSON.stringify(exportSpeedscope(profile, sel, packageVersion()))}\n`;
+      return speedscopePieces(profile, sel, packageVersion(), eventsOf);
     case 'collapsed':
-      return exportCollapsed(profile, sel);
+      return collapsedPieces(profile, sel, eventsOf);
+  }
+}
+
+function openSource(dir: string): ExportSource {
+  const progress = createProgress();
+  try {
+    return openExportSource(dir, (_file, index, total) => progress.update(`hyprof: reading ${dir}: file ${index + 1} of ${total}`));
+  } finally {
+    progress.done();
   }
 }
 
@@ -41,7 +58,7 @@ export function register(program: Command): void {
     .option('-o, --output <file>', 'write to this file (default: standard output; pprof needs a file unless stdout is redirected)')
     .option('--thread <sel>', 'only this thread: <node>,<context>,<thread> or a thread number (default: all)')
     .option('--metric <name>', 'metric to export (default: the first)')
-    .action((dir: string, opts: ExportCliOptions) => {
+    .action(async (dir: string, opts: ExportCliOptions) => {
       const format = opts.format as ExportFormat;
       const dropped = DROPPED_FORMATS[opts.format ?? ''];
       if (dropped !== undefined) throw new UserError(`--format ${opts.format}: not written: ${dropped}`, 2);
@@ -51,27 +68,26 @@ export function register(program: Command): void {
       if (format === 'pprof' && !opts.output && process.stdout.isTTY) {
         throw new UserError('--format pprof writes binary data: give -o FILE or redirect standard output', 2);
       }
-      const profile = readProfileWithProgress(dir);
+      const source = openSource(dir);
       const sel = { thread: opts.thread, metric: opts.metric };
-      // Collapsed stacks are written piece by piece as they are made: millions of lines never
-      // become one string.
-      if (format === 'collapsed') {
-        writePieces(opts.output, collapsedPieces(profile, sel));
-        return;
-      }
-      const data = renderExport(profile, format, sel);
-      if (opts.output) {
-        try {
-          writeFileSync(opts.output, data);
-        } catch (e) {
-          throw cannotWrite(opts.output, e);
-        }
-      } else process.stdout.write(data);
+      // Every format is written piece by piece as it is made: millions of stacks never become one
+      // string, and a thread's events are read as it is exported.
+      const pieces = exportPieces(source, format, sel);
+      if (format === 'pprof') await writeGzipped(opts.output, pieces as Iterable<Uint8Array>);
+      else writePieces(opts.output, pieces as Iterable<string>);
     });
 }
 
 function cannotWrite(file: string, e: unknown): UserError {
   return new UserError(`${file}: cannot write: ${systemErrorText(e) ?? (e as Error).message}`, 1);
+}
+
+function openOutput(file: string): number {
+  try {
+    return openSync(file, 'w');
+  } catch (e) {
+    throw cannotWrite(file, e);
+  }
 }
 
 /** Write text pieces to `file`, or to standard output (synchronous on Linux for files, pipes and terminals). */
@@ -80,22 +96,42 @@ function writePieces(file: string | undefined, pieces: Iterable<string>): void {
     for (const piece of pieces) process.stdout.write(piece);
     return;
   }
-  let fd: number;
-  try {
-    fd = openSync(file, 'w');
-  } catch (e) {
-    throw cannotWrite(file, e);
-  }
+  const fd = openOutput(file);
+  // Only a regular file is removed when the export stops midway, never a device or a pipe (/dev/null).
+  const regular = fstatSync(fd).isFile();
+  let ok = false;
   try {
     for (const piece of pieces) {
       const bytes = Buffer.from(piece);
       // writeSync may write less than asked (a file size limit reached): loop to the error.
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
     }
+    ok = true;
   } catch (e) {
     if (e instanceof UserError) throw e;
     throw cannotWrite(file, e);
   } finally {
     closeSync(fd);
+    // A thread's file is read as it is exported, so a bad one can stop the export midway: no half file is left.
+    if (!ok && regular) rmSync(file, { force: true });
+  }
+}
+
+/** Gzip the pieces into `file`, or to standard output (pprof's files are gzip-compressed). */
+async function writeGzipped(file: string | undefined, pieces: Iterable<Uint8Array>): Promise<void> {
+  let out: Writable = process.stdout;
+  let regular = false;
+  if (file) {
+    // Opened here, so a path that cannot be written is told before anything is read.
+    const fd = openOutput(file);
+    regular = fstatSync(fd).isFile();
+    out = createWriteStream('', { fd });
+  }
+  try {
+    await pipeline(Readable.from(pieces), createGzip(), out, { end: file !== undefined });
+  } catch (e) {
+    if (file && regular) rmSync(file, { force: true });
+    if (e instanceof UserError) throw e;
+    throw file ? cannotWrite(file, e) : e;
   }
 }

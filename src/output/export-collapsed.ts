@@ -3,7 +3,7 @@
  * With several threads the first frame names the thread, so one file still tells them apart.
  */
 import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { stacksIn, selectThreads, threadName, threadTree, type ExportSelection } from './export-common.js';
+import { stacksIn, selectThreads, threadName, threadTree, type EventsOf, type ExportSelection } from './export-common.js';
 
 /** A frame may not hold the separator or a line break. */
 function frameText(name: string): string {
@@ -20,16 +20,17 @@ const LINES_PER_PIECE = 4096;
 /**
  * The collapsed text in pieces of whole lines (each ends with a newline). The selection is checked
  * at once, before any piece is asked for (nothing is written for a bad --thread or --metric).
+ * `eventsOf` gives a thread's events (export-source.ts: read from its file one at a time).
  */
-export function collapsedPieces(profile: TauProfile, sel: ExportSelection = {}): Generator<string> {
-  return pieces(selectThreads(profile, sel).threads);
+export function collapsedPieces(profile: TauProfile, sel: ExportSelection = {}, eventsOf?: EventsOf): Generator<string> {
+  return pieces(selectThreads(profile, sel).threads, eventsOf);
 }
 
-function* pieces(threads: TauThreadProfile[]): Generator<string> {
+function* pieces(threads: TauThreadProfile[], eventsOf?: EventsOf): Generator<string> {
   let lines: string[] = [];
   for (const t of threads) {
     const prefix = threads.length > 1 ? [frameText(threadName(t))] : [];
-    for (const s of stacksIn(threadTree(t))) {
+    for (const s of stacksIn(threadTree(t, eventsOf))) {
       lines.push(`${[...prefix, ...s.frames.map((f) => frameText(f.name))].join(';')} ${num(s.value)}`);
       if (lines.length >= LINES_PER_PIECE) {
         yield lines.join('\n') + '\n';

@@ -4,11 +4,16 @@
  * the unwound callers and the sampled function, named by function with their source lines (no TAU
  * `[CONTEXT]` / `[UNWIND]` / `[SAMPLE]` prefixes), so the hybrid structure survives in tools that
  * only know call stacks. Each stack carries the value no deeper frame explains (event-tree.ts
- * selfValue), so stacks sum to the thread's total without counting a sample twice.
+ * selfValue), so stacks sum to the thread's total without counting a sample twice. The tree is
+ * export-tree.ts's columns, built as the thread's events are read, so a thread of millions of
+ * contexts is exported without an object per event, per node or per stack.
  */
 import { UserError } from '../base/errors.js';
-import { selfValue, stackRoots, eventTree, type EventTree, type TreeNode } from './event-tree.js';
-import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { isParamEvent } from './event-tree.js';
+import { exportTree, KINDS, type ExportTree } from './export-tree.js';
+import { displayName, namedThreadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from './tau-model.js';
+
+const KIND_TIMER = KINDS.indexOf('timer');
 
 export const EXPORT_FORMATS = ['pprof', 'speedscope', 'collapsed'] as const;
 
@@ -79,14 +84,6 @@ export interface ExportFrame {
   kind: 'timer' | 'context' | 'code';
 }
 
-export interface Stack {
-  /** Root first. */
-  frames: ExportFrame[];
-  /** Value no deeper frame explains. */
-  value: number;
-  calls: number;
-}
-
 /** `f [{file} {line}]` → its parts (TAU's way of writing a source position). */
 function codeFrame(text: string): ExportFrame {
   const m = /^(.*?) \[\{([^{}]*)\} \{(\d+)(?:, *\d+)?\}\]\s*$/.exec(text);
@@ -115,66 +112,96 @@ export function sampledCode(name: string): ExportFrame | null {
  * site; `[CONTEXT] t` under timer t is t itself (left out), a parameter specialisation
  * `[CONTEXT] t [ <p> = <v> ]` is a frame of its own, so the value stays visible.
  */
-export function exportFrame(n: TreeNode): ExportFrame | null {
-  const strip = (prefix: string) => n.name.slice(prefix.length).trim();
-  switch (n.kind) {
+export function exportFrame(tree: ExportTree, n: number): ExportFrame | null {
+  const name = tree.names[n];
+  switch (KINDS[tree.kind[n]]) {
     case 'timer':
-      return { name: n.name, kind: 'timer' };
+      return { name, kind: 'timer' };
     case 'context': {
-      const name = strip('[CONTEXT]');
-      return n.parent && n.parent.name === name ? null : { name, kind: 'context' };
+      const own = name.slice('[CONTEXT]'.length).trim();
+      const p = tree.parent[n];
+      return p >= 0 && tree.names[p] === own ? null : { name: own, kind: 'context' };
     }
-    case 'sample':
-    case 'unwind': {
-      const f = sampledCode(n.name);
+    default: {
+      const f = sampledCode(name);
       // A frame of a complete stack: JIT code (no object file) is named by its function's first line.
-      if (f && n.frame && n.frame[3] === '' && n.frame[1] !== '' && f.file !== undefined) f.startLine = n.frame[2];
+      const fr = tree.frame[n] >= 0 ? tree.frames[tree.frame[n]] : undefined;
+      if (f && fr && fr[3] === '' && fr[1] !== '' && f.file !== undefined) f.startLine = fr[2];
       return f;
     }
   }
 }
 
-/** Every node with a value of its own, as a stack; deterministic order (tree order). */
-export function stacksOf(tree: EventTree): Stack[] {
-  const out: Stack[] = [];
-  for (const s of stacksIn(tree)) out.push({ frames: [...s.frames], value: s.value, calls: s.calls });
-  return out;
+/** A stack as the walk hands it out; `frames` is valid until the next one is asked for. */
+export interface WalkedStack {
+  /** Root first: the walk's own path (copy what is kept). */
+  frames: readonly ExportFrame[];
+  /** Value no deeper frame explains. */
+  value: number;
+  calls: number;
+  /** frames[0 .. fresh) are the frames of the stack before this one (what was worked out for them holds). */
+  fresh: number;
 }
 
-const LEAVE = null;
+const LEAVE = -1;
 
 /**
- * Every node with a value of its own, in tree order, one at a time: `frames` is the walk's own path,
- * valid until the next stack is asked for (copy what is kept), so a tree of millions of nodes is
- * exported without a stack object per node. An explicit stack, not recursion: paths may be deeper
- * than the call stack allows.
+ * Every node with a value of its own, in tree order (children by inclusive value), one at a time,
+ * without a stack object per node. An explicit stack, not recursion: paths may be deeper than the
+ * call stack allows. The value a node keeps is the part no child accounts for: a timer's children
+ * are timers (inside its inclusive time) and [CONTEXT] nodes (its samples, inside its exclusive
+ * time), so the timer keeps what its samples do not explain; sample nodes keep their own value
+ * (event-tree.ts selfValue).
  */
-export function* stacksIn(tree: EventTree): Generator<{ frames: readonly ExportFrame[]; value: number; calls: number }> {
+export function* stacksIn(tree: ExportTree): Generator<WalkedStack> {
   const path: ExportFrame[] = [];
+  const out: WalkedStack = { frames: path, value: 0, calls: 0, fresh: 0 };
+  let low = 0;
   // Nodes to enter, and LEAVE where the frame pushed on entering a node is popped again.
-  const pending: Array<TreeNode | typeof LEAVE> = [];
-  const roots = stackRoots(tree);
+  const pending: number[] = [];
+  const roots = tree.sortedRoots().filter((r) => !isParamEvent(tree.groupOf(r)));
   for (let i = roots.length - 1; i >= 0; i--) pending.push(roots[i]);
   while (pending.length > 0) {
     const n = pending.pop()!;
     if (n === LEAVE) {
       path.pop();
+      if (path.length < low) low = path.length;
       continue;
     }
-    const f = exportFrame(n);
+    const f = exportFrame(tree, n);
     if (f) {
       path.push(f);
       pending.push(LEAVE);
     }
-    const v = selfValue(n);
-    if (v > 0) yield { frames: path, value: v, calls: n.calls };
-    for (let i = n.children.length - 1; i >= 0; i--) pending.push(n.children[i]);
+    const children = tree.sortedChildren(n);
+    let v: number;
+    if (tree.kind[n] === KIND_TIMER) {
+      let sampled = 0;
+      for (const c of children) if (tree.kind[c] !== KIND_TIMER) sampled += tree.incl[c];
+      v = Math.max(0, tree.excl[n] - sampled);
+    } else {
+      let below = 0;
+      for (const c of children) below += tree.incl[c];
+      v = Math.max(0, tree.incl[n] - below);
+    }
+    if (v > 0) {
+      out.value = v;
+      out.calls = tree.calls[n];
+      out.fresh = low;
+      yield out;
+      low = path.length;
+    }
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
   }
 }
 
-export function threadTree(t: TauThreadProfile): EventTree {
-  return eventTree(t.events, t.stacks);
+/** The thread's tree, from its events as `eventsOf` gives them (read from its file as they are needed, or in memory). */
+export function threadTree(t: TauThreadProfile, eventsOf: EventsOf = (x) => x.events): ExportTree {
+  return exportTree(eventsOf(t), t.stacks);
 }
+
+/** A thread's events: from the profile in memory, or read from its file as the export walks it. */
+export type EventsOf = (t: TauThreadProfile) => Iterable<TauEvent>;
 
 export function threadName(t: TauThreadProfile): string {
   return namedThreadLabel(t);

@@ -1,5 +1,5 @@
 /**
- * Reading a profile directory for `view` and `export`, with a progress line on a terminal (a
+ * Reading a profile directory for `view` and `diff`, with a progress line on a terminal (a
  * directory can hold thousands of thread files) and silence when stderr is a file or a pipe.
  */
 import { createProgress } from '../base/progress.js';
