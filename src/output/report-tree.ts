@@ -70,7 +70,10 @@ export class CallTreeBuilder {
   /** A path line, as its parts in display form (at least two). */
   path(parts: string[], calls: number, subrs: number, excl: number, incl: number): void {
     let at = this.firstParts.get(parts[0]);
-    if (at === undefined) this.firstParts.set(parts[0], (at = this.node(parts[0], -1)));
+    if (at === undefined) {
+      at = this.node(parts[0], -1);
+      this.firstParts.set(this.part[at], at);
+    }
     for (let i = 1; i < parts.length; i++) at = this.child(at, parts[i]);
     if (this.isEntry.data[at] === 0) {
       this.isEntry.data[at] = 1;
@@ -83,6 +86,7 @@ export class CallTreeBuilder {
     this.incl.data[at] += incl;
   }
 
+  /** A new node; its part is copied (the maps are keyed by the copy: a part cut from a line holds the line). */
   private node(part: string, parent: number): number {
     this.part.push(ownString(part));
     this.parent.push(parent);
@@ -98,7 +102,10 @@ export class CallTreeBuilder {
     const kids = this.many.get(at);
     if (kids) {
       let c = kids.get(part);
-      if (c === undefined) kids.set(part, (c = this.node(part, at)));
+      if (c === undefined) {
+        c = this.node(part, at);
+        kids.set(this.part[c], c);
+      }
       return c;
     }
     const only = this.only.data[at];
@@ -113,7 +120,7 @@ export class CallTreeBuilder {
       at,
       new Map([
         [this.part[only], only],
-        [part, c],
+        [this.part[c], c],
       ]),
     );
     return c;

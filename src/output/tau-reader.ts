@@ -255,7 +255,7 @@ export function parseThreadProfile(
  * one string. Lines are split as LineReader splits a text read whole.
  */
 class FileLines implements Lines {
-  private buf = Buffer.alloc(1 << 20);
+  private buf: Buffer;
   /** Unread bytes are buf[start, end). */
   private start = 0;
   private end = 0;
@@ -265,7 +265,10 @@ class FileLines implements Lines {
   constructor(
     private readonly file: string,
     private readonly fd: number,
-  ) {}
+    chunkBytes: number,
+  ) {
+    this.buf = Buffer.alloc(chunkBytes);
+  }
 
   get(i: number): string | undefined {
     while (this.index < i) {
@@ -318,8 +321,11 @@ class FileLines implements Lines {
   }
 }
 
-/** Read one profile file found by listProfileFiles line by line, handing its lines to `sink`. */
-export function readThreadLines(f: { file: string; node: number; context: number; thread: number }, sink: ThreadSink): void {
+/**
+ * Read one profile file found by listProfileFiles line by line, handing its lines to `sink`;
+ * `chunkBytes` read at a time (the buffer grows for a longer line).
+ */
+export function readThreadLines(f: { file: string; node: number; context: number; thread: number }, sink: ThreadSink, chunkBytes = 1 << 20): void {
   let fd: number;
   try {
     fd = openSync(f.file, 'r');
@@ -327,7 +333,7 @@ export function readThreadLines(f: { file: string; node: number; context: number
     throw readError(f.file, e);
   }
   try {
-    parseLines(f.file, new FileLines(f.file, fd), f, sink);
+    parseLines(f.file, new FileLines(f.file, fd, chunkBytes), f, sink);
   } finally {
     closeSync(fd);
   }
