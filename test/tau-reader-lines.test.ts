@@ -10,7 +10,7 @@ import test from 'ava';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TauThreadProfile } from '../src/output/tau-model.js';
-import { parseThreadProfile, readThreadFile, readThreadLines, type ThreadHead } from '../src/output/tau-reader.js';
+import { ownString, parseThreadProfile, readThreadFile, readThreadLines, type ThreadHead } from '../src/output/tau-reader.js';
 import { tauReferenceDir, tmpDir } from './helpers/native.js';
 
 const IDS = { node: 0, context: 0, thread: 0 };
@@ -107,4 +107,10 @@ test('a file that cannot be read is refused by name, as the whole-text reader re
   t.is(byLines(missing, 64), refusal(missing));
   t.is(byLines(dir, 64), `refused: ${dir}: a directory where a profile file should be`);
   t.is(byLines(dir, 64), refusal(dir));
+});
+
+test('a kept name is the same text: short, long, multi-byte, and with a lone surrogate (a merged file\'s XML may hold one)', (t) => {
+  for (const s of ['', 'main', 'Iteration 123456 => work', `ä€😀 ${'x'.repeat(40)}`, `${'y'.repeat(20)}\ud800`, `\udc00${'z'.repeat(20)}`]) {
+    t.is(ownString(s), s);
+  }
 });

@@ -167,7 +167,10 @@ interface Lines {
  * a whole file's text) by a regular expression is a slice that holds the whole line.
  */
 export function ownString(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+  // Shorter strings are copies already; one with a lone surrogate (possible from a merged file's XML)
+  // would not survive UTF-8, so it is kept as it is.
+  if (s.length < 13 || !(s as { isWellFormed(): boolean } & string).isWellFormed()) return s;
+  return Buffer.from(s, 'utf8').toString('utf8');
 }
 
 /** Parse one profile file's lines, handing each to `sink` (and failing on the first bad line). */
