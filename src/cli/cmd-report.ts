@@ -107,12 +107,13 @@ function report(dir: string, opts: ReportCliOptions): void {
   const printed: ThreadReport[] = [];
   let firstMetadata: Array<[string, string]> | undefined;
   const unresolved = unresolvedRaw(dir);
+  // --mpi and --diagnose print the cross-rank views only, not the sections of threads or the mean.
+  const sectionsWanted = !opts.mpi && !opts.diagnose;
   // What is summed over threads costs an entry per event: only what this report prints is.
   const needs = {
-    mean: sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1)),
+    mean: sectionsWanted && (sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1))),
     spreads: opts.mpi === true || opts.diagnose === true || unresolved !== null || mayBeMultiRank(set),
   };
-  const sectionsWanted = !opts.mpi && !opts.diagnose;
   // One pass over the files: the threads printed in full get their sections, the rest is summed as it goes.
   const scan = scanRanks(
     set,
