@@ -11,7 +11,8 @@ import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
 import { mpiAccounting, mpiDiagnoses, ranksReport, type RanksReport } from '../output/mpi-report.js';
 import { scanRanks, workOf } from '../output/rank-scan.js';
-import { buildReport, parseThreadSelector } from '../output/report-data.js';
+import { assembleReport, parseThreadSelector, sampleCounts, selectThreads, ThreadReportBuilder, threadOptions } from '../output/report-data.js';
+import type { ThreadReport } from '../output/report-data.js';
 import type { SortKey, ThreadSelector } from '../output/report-data.js';
 import { renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../output/report-mpi.js';
 import { renderDiagnoses, renderOpenmpReport } from '../output/report-openmp.js';
@@ -21,7 +22,7 @@ import { buildFunctionReport, renderFunctionReport } from '../output/report-func
 import { eventAcrossThreads } from '../output/event-threads.js';
 import { renderEventBars } from '../output/event-threads-text.js';
 import { colourWanted } from '../output/term-colour.js';
-import type { TauThreadProfile } from '../output/tau-model.js';
+import { threadLabel } from '../output/tau-model.js';
 import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../output/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
 import { rawFilesUnder } from './raw-inputs.js';
@@ -100,19 +101,34 @@ function report(dir: string, opts: ReportCliOptions): void {
     }
   }
   const progress = createProgress();
-  const kept: TauThreadProfile[] = [];
+  const common = threadOptions({ sort: opts.sort, limit: opts.limit, callpath: opts.callpath ?? false, hotLines: opts.hot });
+  // The threads printed in full: each section is made as its file is read, line by line, and
+  // finished at the file's end (what it needed only while reading is dropped then).
+  const printed: ThreadReport[] = [];
+  let firstMetadata: Array<[string, string]> | undefined;
   const unresolved = unresolvedRaw(dir);
+  // --mpi and --diagnose print the cross-rank views only, not the sections of threads or the mean.
+  const sectionsWanted = !opts.mpi && !opts.diagnose;
   // What is summed over threads costs an entry per event: only what this report prints is.
   const needs = {
-    mean: sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1)),
+    mean: sectionsWanted && (sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1))),
     spreads: opts.mpi === true || opts.diagnose === true || unresolved !== null || mayBeMultiRank(set),
   };
-  // One pass over the files: the threads printed in full are kept, the rest is summed as it goes.
+  // One pass over the files: the threads printed in full get their sections, the rest is summed as it goes.
   const scan = scanRanks(
     set,
     (i, n) => progress.update(`hyprof: reading ${dir} (${i}/${n})`),
     (t) => {
-      if (selects(sel, t)) kept.push(t);
+      if (!sectionsWanted || !selects(sel, t)) return undefined;
+      const b = new ThreadReportBuilder(common);
+      b.begin(t);
+      firstMetadata ??= t.metadata;
+      return {
+        begin: () => undefined,
+        event: (name, calls, subrs, excl, incl, group) => b.event(name, calls, subrs, excl, incl, group),
+        userEvent: (u) => b.userEvent(u),
+        end: () => printed.push(b.finish(threadLabel(t), sampleCounts(t))),
+      };
     },
     needs,
   );
@@ -152,19 +168,23 @@ function report(dir: string, opts: ReportCliOptions): void {
     return;
   }
 
-  const profile = { dir, metrics: sets.map((x) => x.metric), threads: sets.map((x) => (x === set ? kept : [])) };
-  const built = buildReport(profile, {
+  // A merged file's threads are known only once read: a thread not there is named now.
+  if (printed.length === 0) selectThreads([], sel);
+  const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && scan.threads > 1);
+  let mean;
+  if (wantMean) {
+    const b = new ThreadReportBuilder(common);
+    scan.meanSums.feed(b, set.metric, scan.threads);
+    mean = b.finish('mean', { taken: scan.samples.taken, drops: [...scan.samples.drops].map(([reason, count]) => ({ reason, count })) });
+  }
+  const built = assembleReport({
+    dir,
+    metrics: sets.map((x) => x.metric),
     metric: set.metric,
-    thread: sel,
-    sort: opts.sort,
-    limit: opts.limit,
-    callpath: opts.callpath ?? false,
-    hotLines: opts.hot,
-    mean: {
-      thread: scan.meanSums,
-      counts: { taken: scan.samples.taken, drops: [...scan.samples.drops].map(([reason, count]) => ({ reason, count })) },
-      threads: scan.threads,
-    },
+    sort: common.sort,
+    firstMetadata,
+    threads: printed,
+    mean,
   });
   const ranks = multiRank || unresolved ? withNote(ranksReport(scan, opts.limit ?? 20), unresolved) : undefined;
   // In pieces: the text of millions of events may exceed what one string can hold. Standard output

@@ -7,10 +7,10 @@
  */
 import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
 import { RANK_SETTINGS, type RankRecord } from './mpi-ranks.js';
-import { isSampleNode, sampleCounts } from './report-data.js';
-import { displayName, isCallpath, threadLabel } from './tau-model.js';
-import type { TauEvent, TauThreadProfile, TauUserEvent } from './tau-model.js';
-import { forEachThread, type MetricFiles } from './tau-reader.js';
+import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
+import { displayName, threadLabel } from './tau-model.js';
+import type { TauUserEvent } from './tau-model.js';
+import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from './tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {
@@ -55,8 +55,8 @@ export interface RankScan {
   metric: string;
   threads: number;
   events: Map<string, EventSpread>;
-  /** pprof's mean thread: every value summed over threads and divided by `threads`. */
-  meanSums: TauThreadProfile;
+  /** pprof's mean thread: every value summed over threads (divided by `threads` when read). */
+  meanSums: MeanSums;
   ranks: Map<number, RankAcc>;
   records: RankRecord[];
   /** The metadata of the first file (configuration of the run, callpath depth). */
@@ -65,7 +65,6 @@ export interface RankScan {
   samples: { taken?: number; drops: Map<string, number> };
 }
 
-const SPLIT_RE = /\s+=>\s+/;
 const ROOT = '.TAU application';
 
 function spread(): Spread {
@@ -78,10 +77,6 @@ function add(s: Spread, v: number, at: string): void {
   s.sumsq += v * v;
   if (v < s.min) [s.min, s.minAt] = [v, at];
   if (v > s.max) [s.max, s.maxAt] = [v, at];
-}
-
-function isMpi(e: TauEvent): boolean {
-  return e.group.split('|').some((g) => g.trim() === 'MPI');
 }
 
 function rankAcc(node: number): RankAcc {
@@ -108,10 +103,61 @@ function userTotal(u: TauUserEvent): number {
   return u.mean * u.count;
 }
 
-/** Sums of every entry over threads, by name: pprof's mean thread once divided. */
-interface MeanSums {
-  events: Map<string, TauEvent>;
-  users: Map<string, TauUserEvent>;
+/**
+ * Sums of every entry over threads, by name, in columns (one map entry and a few numbers per
+ * distinct name, however many threads): pprof's mean thread once divided.
+ */
+export class MeanSums {
+  private readonly index = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly groups: string[] = [];
+  private readonly calls: number[] = [];
+  private readonly subrs: number[] = [];
+  private readonly excl: number[] = [];
+  private readonly incl: number[] = [];
+  readonly users = new Map<string, TauUserEvent>();
+
+  add(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void {
+    const i = this.index.get(name);
+    if (i === undefined) {
+      const own = ownString(name);
+      this.index.set(own, this.names.length);
+      this.names.push(own);
+      this.groups.push(group);
+      this.calls.push(calls);
+      this.subrs.push(subrs);
+      this.excl.push(excl);
+      this.incl.push(incl);
+      return;
+    }
+    this.calls[i] += calls;
+    this.subrs[i] += subrs;
+    this.excl[i] += excl;
+    this.incl[i] += incl;
+  }
+
+  addUser(u: TauUserEvent): void {
+    const mu = this.users.get(u.name);
+    if (!mu) this.users.set(ownString(u.name), { ...u, name: ownString(u.name), mean: u.mean * u.count });
+    else {
+      mu.count += u.count;
+      mu.max = Math.max(mu.max, u.max);
+      mu.min = Math.min(mu.min, u.min);
+      mu.mean += u.mean * u.count;
+      mu.sumsqr += u.sumsqr;
+    }
+  }
+
+  /** The mean over `threads` threads, handed to `sink` line by line (in the order names came). */
+  feed(sink: ThreadSink, metric: string, threads: number): void {
+    const n = Math.max(1, threads);
+    sink.begin({ node: -1, context: -1, thread: -1, metric, metadata: [] });
+    for (let i = 0; i < this.names.length; i++) {
+      sink.event(this.names[i], this.calls[i] / n, this.subrs[i] / n, this.excl[i] / n, this.incl[i] / n, this.groups[i]);
+    }
+    for (const u of this.users.values()) sink.userEvent({ ...u, mean: u.count > 0 ? u.mean / u.count : 0 });
+    sink.end();
+  }
 }
 
 /** What a scan may leave out when its reader does not need it (each costs an entry per event). */
@@ -122,118 +168,132 @@ export interface ScanNeeds {
   spreads?: boolean;
 }
 
-/** Add one thread's file to the scan. */
-function addThread(scan: RankScan, mean: MeanSums | null, t: TauThreadProfile, spreads: boolean): void {
-  scan.threads++;
-  const at = threadLabel(t).replace(/^n,c,t /, '');
-  let r = scan.ranks.get(t.node);
-  if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
-  r.threads++;
-  if (t.context === 0 && t.thread === 0) {
-    // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
-    const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
-    scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
-  }
-  // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
-  r.sites.push(...callSitesOf(t.metadata));
-  if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
-  for (const e of t.events) {
-    // pprof's mean: every entry summed (divided by the threads at the end).
-    const m = mean?.events.get(e.name);
-    if (m) {
-      m.calls += e.calls;
-      m.subrs += e.subrs;
-      m.excl += e.excl;
-      m.incl += e.incl;
-    } else mean?.events.set(e.name, { ...e });
-    // A name without a path separator is one part: no array of parts is made for it.
-    const parts = e.name.includes('=>') ? displayName(e.name).split(SPLIT_RE).map((p) => p.trim()) : [displayName(e.name)];
-    if (parts.length === 1 && !isSampleNode(e)) {
-      if (spreads) {
-        let s = scan.events.get(e.name);
-        if (!s) scan.events.set(e.name, (s = { name: e.name, group: e.group, calls: 0, excl: spread(), incl: spread() }));
-        s.calls += e.calls;
-        add(s.excl, e.excl, at);
-        add(s.incl, e.incl, at);
-      }
-      if (parts[0] === ROOT) r.total = Math.max(r.total, e.incl);
-      if (isMpi(e)) {
-        r.mpi += e.excl;
-        r.mpiCalls += e.calls;
-        const c = r.byCall.get(parts[0]) ?? { calls: 0, incl: 0 };
-        c.calls += e.calls;
-        c.incl += e.incl;
-        r.byCall.set(parts[0], c);
-      }
-      continue;
+/** The scan's part of reading one thread's file. */
+class ThreadScan implements ThreadSink {
+  private r!: RankAcc;
+  private at = '';
+
+  constructor(
+    private readonly scan: RankScan,
+    private readonly mean: MeanSums | null,
+    private readonly spreads: boolean,
+    /** Also told every line (a thread the report prints in full). */
+    private readonly also: ThreadSink | undefined,
+  ) {}
+
+  begin(t: ThreadHead): void {
+    const scan = this.scan;
+    scan.threads++;
+    this.at = threadLabel(t).replace(/^n,c,t /, '');
+    let r = scan.ranks.get(t.node);
+    if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
+    this.r = r;
+    r.threads++;
+    if (t.context === 0 && t.thread === 0) {
+      // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
+      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
+      scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     }
-    if (parts.length === 1 || isSampleNode(e) || !isCallpath(e) || !isMpi(e)) continue;
+    // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
+    r.sites.push(...callSitesOf(t.metadata));
+    if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
+    const c = sampleCounts(t);
+    if (c.taken !== undefined) scan.samples.taken = (scan.samples.taken ?? 0) + c.taken;
+    for (const d of c.drops) bump(scan.samples.drops, d.reason, d.count);
+    this.also?.begin(t);
+  }
+
+  event(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void {
+    this.also?.event(name, calls, subrs, excl, incl, group);
+    // pprof's mean: every entry summed (divided by the threads at the end).
+    this.mean?.add(name, calls, subrs, excl, incl, group);
+    const r = this.r;
+    const shown = displayName(name);
+    const parts = pathPartsOf(shown);
+    if (!parts) {
+      if (isSampleEvent(name, group)) return;
+      if (this.spreads) {
+        let s = this.scan.events.get(name);
+        if (!s) {
+          const own = ownString(name);
+          this.scan.events.set(own, (s = { name: own, group, calls: 0, excl: spread(), incl: spread() }));
+        }
+        s.calls += calls;
+        add(s.excl, excl, this.at);
+        add(s.incl, incl, this.at);
+      }
+      if (shown === ROOT) r.total = Math.max(r.total, incl);
+      if (mpiGroup(group)) {
+        r.mpi += excl;
+        r.mpiCalls += calls;
+        const c = r.byCall.get(shown) ?? { calls: 0, incl: 0 };
+        c.calls += calls;
+        c.incl += incl;
+        r.byCall.set(ownString(shown), c);
+      }
+      return;
+    }
+    if (isSampleEvent(name, group) || !callpathGroup(group) || !mpiGroup(group)) return;
     const caller = parts.slice(0, -1).join(' => ');
     const last = parts[parts.length - 1];
     let byCall = r.byCaller.get(caller);
     if (!byCall) r.byCaller.set(caller, (byCall = new Map()));
     const c = byCall.get(last) ?? { calls: 0, incl: 0 };
-    c.calls += e.calls;
-    c.incl += e.incl;
-    byCall.set(last, c);
+    c.calls += calls;
+    c.incl += incl;
+    byCall.set(ownString(last), c);
   }
-  for (const u of t.userEvents) {
+
+  userEvent(u: TauUserEvent): void {
+    this.also?.userEvent(u);
+    const r = this.r;
     const name = displayName(u.name);
     if (name === 'Message size sent to all nodes') r.bytesSent += userTotal(u);
     else if (name === 'Message size received from all nodes') r.bytesReceived += userTotal(u);
     else if (name.startsWith('Message size for ')) r.bytesCollective += userTotal(u);
-    if (!mean) continue;
-    const mu = mean.users.get(u.name);
-    if (!mu) mean.users.set(u.name, { ...u, mean: u.mean * u.count });
-    else {
-      mu.count += u.count;
-      mu.max = Math.max(mu.max, u.max);
-      mu.min = Math.min(mu.min, u.min);
-      mu.mean += u.mean * u.count;
-      mu.sumsqr += u.sumsqr;
-    }
+    this.mean?.addUser(u);
+  }
+
+  end(): void {
+    this.also?.end();
   }
 }
 
 /**
- * Scan every file of one metric. `onFile` is told before each file (progress), `onThread` gets each
- * parsed thread before it is dropped (for the few a report prints in full).
+ * Scan every file of one metric, line by line. `onFile` is told before each file (progress);
+ * `printFor` may give, per thread, a sink told its every line too (the few a report prints in full).
  */
 export function scanRanks(
   set: MetricFiles,
   onFile?: (index: number, total: number) => void,
-  onThread?: (t: TauThreadProfile) => void,
+  printFor?: (t: ThreadHead) => ThreadSink | undefined,
   needs: ScanNeeds = {},
 ): RankScan {
   const scan: RankScan = {
     metric: set.metric,
     threads: 0,
     events: new Map(),
-    meanSums: { node: -1, context: -1, thread: -1, metric: set.metric, events: [], userEvents: [], metadata: [] },
+    meanSums: new MeanSums(),
     ranks: new Map(),
     records: [],
     metadataOfFirst: [],
     samples: { drops: new Map() },
   };
-  const sums: MeanSums | null = needs.mean === false ? null : { events: new Map(), users: new Map() };
-  forEachThread(set, (t, i) => {
+  const sums = needs.mean === false ? null : scan.meanSums;
+  forEachThreadLines(set, (i) => {
     onFile?.(i, set.files.length);
-    onThread?.(t);
-    addThread(scan, sums, t, needs.spreads !== false);
-    const c = sampleCounts(t);
-    if (c.taken !== undefined) scan.samples.taken = (scan.samples.taken ?? 0) + c.taken;
-    for (const d of c.drops) bump(scan.samples.drops, d.reason, d.count);
+    // The printing sink is chosen once the thread's first lines say which thread it is.
+    let inner: ThreadScan | undefined;
+    return {
+      begin: (t) => {
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, printFor?.(t));
+        inner.begin(t);
+      },
+      event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),
+      userEvent: (u) => inner!.userEvent(u),
+      end: () => inner!.end(),
+    };
   });
-  if (!sums) return scan;
-  const n = Math.max(1, scan.threads);
-  scan.meanSums.events = [...sums.events.values()].map((e) => ({
-    ...e,
-    calls: e.calls / n,
-    subrs: e.subrs / n,
-    excl: e.excl / n,
-    incl: e.incl / n,
-  }));
-  scan.meanSums.userEvents = [...sums.users.values()].map((u) => ({ ...u, mean: u.count > 0 ? u.mean / u.count : 0 }));
   return scan;
 }
 
@@ -252,33 +312,42 @@ export function meanStd(s: Spread, threads: number): { mean: number; std: number
 export function workOf(set: MetricFiles, nodes: Set<number>, contexts: Set<string>): Map<number, Map<string, Map<string, number>>> {
   const out = new Map<number, Map<string, Map<string, number>>>();
   const pick = set.merged ? set : { ...set, files: set.files.filter((f) => nodes.has(f.node)) };
-  forEachThread(pick, (t) => {
-    if (!nodes.has(t.node)) return;
-    let rank = out.get(t.node);
-    if (!rank) out.set(t.node, (rank = new Map()));
+  forEachThreadLines(pick, () => {
+    let rank: Map<string, Map<string, number>> | undefined;
     const into = (ctx: string, item: string, v: number) => {
-      if (!contexts.has(ctx)) return;
-      let w = rank!.get(ctx);
-      if (!w) rank!.set(ctx, (w = new Map()));
-      bump(w, item, v);
+      if (!rank || !contexts.has(ctx)) return;
+      let w = rank.get(ctx);
+      if (!w) rank.set(ctx, (w = new Map()));
+      bump(w, ownString(item), v);
     };
-    for (const e of t.events) {
-      const parts = displayName(e.name).split(SPLIT_RE).map((p) => p.trim());
-      if (parts.length === 1) {
-        if (parts[0] === ROOT) into(ROOT, `${ROOT} (its own code)`, e.excl);
-        continue;
-      }
-      const last = parts[parts.length - 1];
-      if (last.startsWith('[SAMPLE]')) {
-        const ci = parts.findIndex((p) => p.startsWith('[CONTEXT]'));
-        if (ci > 0) into(parts.slice(0, ci).join(' => '), last, e.excl || e.incl);
-        continue;
-      }
-      if (isSampleNode(e) || !isCallpath(e) || isMpi(e)) continue;
-      into(parts.slice(0, -1).join(' => '), last, e.incl);
-      // A context's own code (its exclusive time) is work too, for programs measured without samples.
-      into(parts.join(' => '), `${last} (its own code)`, e.excl);
-    }
+    return {
+      begin: (t) => {
+        if (!nodes.has(t.node)) return;
+        rank = out.get(t.node);
+        if (!rank) out.set(t.node, (rank = new Map()));
+      },
+      event: (name, _calls, _subrs, excl, incl, group) => {
+        if (!rank) return;
+        const shown = displayName(name);
+        const parts = pathPartsOf(shown);
+        if (!parts) {
+          if (shown === ROOT) into(ROOT, `${ROOT} (its own code)`, excl);
+          return;
+        }
+        const last = parts[parts.length - 1];
+        if (last.startsWith('[SAMPLE]')) {
+          const ci = parts.findIndex((p) => p.startsWith('[CONTEXT]'));
+          if (ci > 0) into(parts.slice(0, ci).join(' => '), last, excl || incl);
+          return;
+        }
+        if (isSampleEvent(name, group) || !callpathGroup(group) || mpiGroup(group)) return;
+        into(parts.slice(0, -1).join(' => '), last, incl);
+        // A context's own code (its exclusive time) is work too, for programs measured without samples.
+        into(parts.join(' => '), `${last} (its own code)`, excl);
+      },
+      userEvent: () => undefined,
+      end: () => undefined,
+    };
   });
   return out;
 }

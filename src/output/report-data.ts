@@ -4,8 +4,10 @@
  * events. Pure functions, no I/O: the text renderer and `--json` print the same data.
  */
 import { UserError } from '../base/errors.js';
-import { displayName, inDisplayForm, isCallpath, threadLabel, threadNameOf } from './tau-model.js';
+import { CallTreeBuilder, type FlatValues } from './report-tree.js';
+import { displayName, threadLabel, threadNameOf } from './tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
+import { ownString, type ThreadSink } from './tau-reader.js';
 
 export type SortKey = 'excl' | 'incl' | 'calls' | 'name';
 
@@ -25,11 +27,6 @@ export interface ReportOptions {
   callpath?: boolean;
   /** Sampled lines shown per context (hot lines section and under [CONTEXT] in the tree). */
   hotLines?: number;
-  /**
-   * When the profile holds only the threads to print (a streamed report of many threads): the mean
-   * over all threads, their sample counts, and how many there are (rank-scan.ts computes them).
-   */
-  mean?: { thread: TauThreadProfile; counts: { taken?: number; drops: DropCount[] }; threads: number };
 }
 
 export interface ReportRow {
@@ -62,18 +59,19 @@ export interface ContextHotLines {
   more: number;
 }
 
+/** One node of the event-path tree (report-tree.ts makes them as they are walked). */
 export interface CallTreeNode {
   /** The last event of the path, as displayed. */
-  name: string;
+  readonly name: string;
   /** The full event path (display form), or the flat name for a root without a path entry. */
-  path: string;
-  calls: number;
-  subrs: number;
-  excl: number;
-  incl: number;
-  children: CallTreeNode[];
+  readonly path: string;
+  readonly calls: number;
+  readonly subrs: number;
+  readonly excl: number;
+  readonly incl: number;
+  readonly children: CallTreeNode[];
   /** Children left out (beyond the hot-lines limit under sample nodes), and their summed value. */
-  omitted?: { count: number; incl: number };
+  readonly omitted?: { count: number; incl: number };
 }
 
 export interface DropCount {
@@ -128,28 +126,63 @@ const SAMPLE_PREFIXES = ['[CONTEXT]', '[SAMPLE]', '[UNWIND]', '[SUMMARY]'];
 /** Path separator as TAU writes it, tolerating its extra spaces before `=>`. */
 const SPLIT_RE = /\s+=>\s+/;
 
-function groupHas(e: TauEvent, g: string): boolean {
-  return e.group.split('|').some((x) => x.trim() === g);
+const CALLPATH = 1;
+const SAMPLE = 2;
+const MPI = 4;
+const groupBits = new Map<string, number>();
+
+/** What a group string says of its event (TAU_CALLPATH, a sample group, MPI), worked out once per group. */
+export function groupFlags(group: string): number {
+  let bits = groupBits.get(group);
+  if (bits === undefined) {
+    const gs = group.split('|').map((x) => x.trim());
+    bits =
+      (gs.includes('TAU_CALLPATH') ? CALLPATH : 0) |
+      (gs.some((g) => g === 'TAU_SAMPLE' || g === 'TAU_SAMPLE_CONTEXT' || g === 'TAU_UNWIND') ? SAMPLE : 0) |
+      (gs.includes('MPI') ? MPI : 0);
+    if (groupBits.size < 10_000) groupBits.set(group, bits);
+  }
+  return bits;
+}
+
+/** The group is TAU_CALLPATH (the event is a path). */
+export function callpathGroup(group: string): boolean {
+  return (groupFlags(group) & CALLPATH) !== 0;
+}
+
+/** The group is MPI. */
+export function mpiGroup(group: string): boolean {
+  return (groupFlags(group) & MPI) !== 0;
+}
+
+/** A sample-derived node ([CONTEXT], [SAMPLE], [UNWIND]) by name or group. */
+export function isSampleEvent(name: string, group: string): boolean {
+  if ((groupFlags(group) & SAMPLE) !== 0) return true;
+  const n = name.trimStart();
+  return SAMPLE_PREFIXES.some((p) => n.startsWith(p));
 }
 
 /** A sample-derived node ([CONTEXT], [SAMPLE], [UNWIND]) by name or group. */
 export function isSampleNode(e: TauEvent): boolean {
-  const n = e.name.trimStart();
-  if (SAMPLE_PREFIXES.some((p) => n.startsWith(p))) return true;
-  return ['TAU_SAMPLE', 'TAU_SAMPLE_CONTEXT', 'TAU_UNWIND'].some((g) => groupHas(e, g));
+  return isSampleEvent(e.name, e.group);
 }
 
-function isPath(e: TauEvent): boolean {
-  return isCallpath(e) || SPLIT_RE.test(e.name);
+/** An event path: by group, or by a separator in its name. */
+function isPathEvent(name: string, group: string): boolean {
+  return callpathGroup(group) || (name.includes('=>') && SPLIT_RE.test(name));
 }
 
 /** Flat timers: what the main table shows. */
 export function flatTimers(t: TauThreadProfile): TauEvent[] {
-  return t.events.filter((e) => !isPath(e) && !isSampleNode(e));
+  return t.events.filter((e) => !isPathEvent(e.name, e.group) && !isSampleNode(e));
 }
 
-function pathParts(name: string): string[] {
-  return displayName(name).split(SPLIT_RE).map((p) => p.trim());
+/** The parts of a name in display form (one part for a flat event), or null for a flat event. */
+export function pathPartsOf(shown: string): string[] | null {
+  if (!shown.includes('=>')) return null;
+  const parts = shown.split(SPLIT_RE);
+  if (parts.length === 1) return null;
+  return parts.map((p) => p.trim());
 }
 
 function stripPrefix(name: string, prefix: string): string {
@@ -183,7 +216,7 @@ function sortRows(rows: ReportRow[], key: SortKey): ReportRow[] {
  * `hyprof dropped <reason>` keys, else TAU's `TAU_EBS_SAMPLES_DROPPED_<reason>_<tid>`; samples taken
  * from `TAU_EBS_SAMPLES_TAKEN_<tid>` (both write it). Process-wide totals are not per-thread numbers.
  */
-export function sampleCounts(t: TauThreadProfile): { taken?: number; drops: DropCount[] } {
+export function sampleCounts(t: Pick<TauThreadProfile, 'metadata' | 'thread'>): { taken?: number; drops: DropCount[] } {
   const drops = new Map<string, number>();
   const tauDrops = new Map<string, number>();
   const index = Number(t.metadata.find(([k]) => k === 'hyprof Thread Index')?.[1] ?? t.thread);
@@ -228,138 +261,90 @@ export function userEventStats(u: TauUserEvent): ReportUserEvent {
   return { name: displayName(u.name), count: u.count, max: u.max, min: u.min, mean: u.mean, std: Math.sqrt(Math.abs(variance)) };
 }
 
-/** Hot sampled lines per context, from the `… => [CONTEXT] c => … => [SAMPLE] s` path entries. */
-export function hotLinesOf(t: TauThreadProfile, limit: number): ContextHotLines[] {
-  const contexts = new Map<string, { samples: number; value: number; lines: Map<string, HotLine> }>();
-  const ctx = (name: string) => {
-    let c = contexts.get(name);
-    if (!c) contexts.set(name, (c = { samples: 0, value: 0, lines: new Map() }));
+/** Hot sampled lines per context, from the `… => [CONTEXT] c => … => [SAMPLE] s` path entries, line by line. */
+class HotLinesAcc {
+  private readonly contexts = new Map<string, { samples: number; value: number; lines: Map<string, HotLine> }>();
+  private readonly flatSamples: Array<{ shown: string; calls: number; excl: number; incl: number }> = [];
+  private sawPaths = false;
+
+  private ctx(name: string) {
+    let c = this.contexts.get(name);
+    if (!c) this.contexts.set(name, (c = { samples: 0, value: 0, lines: new Map() }));
     return c;
-  };
-  const flatSamples: TauEvent[] = [];
-  let sawPaths = false;
-  for (const e of t.events) {
-    const parts = pathParts(e.name);
-    if (parts.length === 1) {
-      if (parts[0].startsWith('[CONTEXT]')) {
-        const c = ctx(stripPrefix(parts[0], '[CONTEXT]'));
-        c.samples += e.calls;
-        c.value += e.incl;
-      } else if (parts[0].startsWith('[SAMPLE]')) flatSamples.push(e);
-      continue;
-    }
+  }
+
+  /** A flat event, by its name in display form. */
+  flat(shown: string, calls: number, excl: number, incl: number): void {
+    if (shown.startsWith('[CONTEXT]')) {
+      const c = this.ctx(ownString(stripPrefix(shown, '[CONTEXT]')));
+      c.samples += calls;
+      c.value += incl;
+    } else if (shown.startsWith('[SAMPLE]')) this.flatSamples.push({ shown: ownString(shown), calls, excl, incl });
+  }
+
+  /** An event path, by its parts. */
+  path(parts: string[], calls: number, excl: number, incl: number): void {
     const last = parts[parts.length - 1];
-    if (!last.startsWith('[SAMPLE]')) continue;
+    if (!last.startsWith('[SAMPLE]')) return;
     let ci = -1;
     for (let i = parts.length - 2; i >= 0; i--) if (parts[i].startsWith('[CONTEXT]')) { ci = i; break; }
-    if (ci < 0) continue;
-    sawPaths = true;
-    const c = ctx(stripPrefix(parts[ci], '[CONTEXT]'));
-    const line = stripPrefix(last, '[SAMPLE]');
-    const h = c.lines.get(line) ?? { name: line, samples: 0, value: 0, percent: 0 };
-    h.samples += e.calls;
-    h.value += e.excl || e.incl;
-    c.lines.set(line, h);
+    if (ci < 0) return;
+    this.sawPaths = true;
+    this.line(this.ctx(ownString(stripPrefix(parts[ci], '[CONTEXT]'))), stripPrefix(last, '[SAMPLE]'), calls, excl || incl);
   }
-  // Without event paths the samples cannot be split by context; with a single context they all belong to it.
-  if (!sawPaths && flatSamples.length > 0) {
-    const name = contexts.size === 1 ? [...contexts.keys()][0] : '(all contexts)';
-    const c = ctx(name);
-    for (const e of flatSamples) {
-      const line = stripPrefix(displayName(e.name), '[SAMPLE]');
-      const h = c.lines.get(line) ?? { name: line, samples: 0, value: 0, percent: 0 };
-      h.samples += e.calls;
-      h.value += e.excl || e.incl;
-      c.lines.set(line, h);
+
+  private line(c: { lines: Map<string, HotLine> }, line: string, samples: number, value: number): void {
+    let h = c.lines.get(line);
+    if (!h) c.lines.set(line, (h = { name: ownString(line), samples: 0, value: 0, percent: 0 }));
+    h.samples += samples;
+    h.value += value;
+  }
+
+  result(limit: number): ContextHotLines[] {
+    // Without event paths the samples cannot be split by context; with a single context they all belong to it.
+    if (!this.sawPaths && this.flatSamples.length > 0) {
+      const name = this.contexts.size === 1 ? [...this.contexts.keys()][0] : '(all contexts)';
+      const c = this.ctx(name);
+      for (const e of this.flatSamples) this.line(c, stripPrefix(e.shown, '[SAMPLE]'), e.calls, e.excl || e.incl);
     }
+    const out: ContextHotLines[] = [];
+    for (const [name, c] of this.contexts) {
+      const lines = [...c.lines.values()];
+      if (lines.length === 0) continue;
+      const sum = lines.reduce((s, l) => s + l.value, 0);
+      const base = c.value > 0 ? c.value : sum;
+      const samples = c.samples > 0 ? c.samples : lines.reduce((s, l) => s + l.samples, 0);
+      for (const l of lines) l.percent = base > 0 ? (100 * l.value) / base : 0;
+      lines.sort((a, b) => b.value - a.value || b.samples - a.samples || (a.name < b.name ? -1 : 1));
+      out.push({ context: name, samples, value: base, lines: lines.slice(0, limit), more: Math.max(0, lines.length - limit) });
+    }
+    out.sort((a, b) => b.value - a.value || (a.context < b.context ? -1 : 1));
+    return out;
   }
-  const out: ContextHotLines[] = [];
-  for (const [name, c] of contexts) {
-    const lines = [...c.lines.values()];
-    if (lines.length === 0) continue;
-    const sum = lines.reduce((s, l) => s + l.value, 0);
-    const base = c.value > 0 ? c.value : sum;
-    const samples = c.samples > 0 ? c.samples : lines.reduce((s, l) => s + l.samples, 0);
-    for (const l of lines) l.percent = base > 0 ? (100 * l.value) / base : 0;
-    lines.sort((a, b) => b.value - a.value || b.samples - a.samples || (a.name < b.name ? -1 : 1));
-    out.push({ context: name, samples, value: base, lines: lines.slice(0, limit), more: Math.max(0, lines.length - limit) });
-  }
-  out.sort((a, b) => b.value - a.value || (a.context < b.context ? -1 : 1));
-  return out;
 }
 
-/** Where the last ' => ' of a path starts and how many there are, counted as split counts them. */
-function separators(path: string): { last: number; count: number } {
-  let last = -1;
-  let count = 0;
-  for (let at = path.indexOf(' => '); at >= 0; at = path.indexOf(' => ', at + 4)) {
-    last = at;
-    count++;
-  }
-  return { last, count };
-}
-
-/**
- * The event-path tree. A path's parent is its prefix; a single-event prefix with no path entry of its
- * own is the flat event (TAU's depth-limited paths start below the root, so several roots appear).
- */
-export function callTreeOf(t: TauThreadProfile, hotLimit: number): CallTreeNode[] {
-  const nodes = new Map<string, CallTreeNode>();
-  const flat = new Map<string, TauEvent>();
+/** Hot sampled lines per context, from the `… => [CONTEXT] c => … => [SAMPLE] s` path entries. */
+export function hotLinesOf(t: TauThreadProfile, limit: number): ContextHotLines[] {
+  const acc = new HotLinesAcc();
   for (const e of t.events) {
-    const parts = pathParts(e.name);
-    if (parts.length === 1) {
-      flat.set(parts[0], e);
-      continue;
-    }
-    // A name already in display form is its own key: no second string per path.
-    const key = inDisplayForm(e.name) ? e.name : parts.join(' => ');
-    const prev = nodes.get(key);
-    if (prev) {
-      prev.calls += e.calls;
-      prev.subrs += e.subrs;
-      prev.excl += e.excl;
-      prev.incl += e.incl;
-    } else {
-      nodes.set(key, { name: parts[parts.length - 1], path: key, calls: e.calls, subrs: e.subrs, excl: e.excl, incl: e.incl, children: [] });
-    }
+    const shown = displayName(e.name);
+    const parts = pathPartsOf(shown);
+    if (parts) acc.path(parts, e.calls, e.excl, e.incl);
+    else acc.flat(shown, e.calls, e.excl, e.incl);
   }
-  if (nodes.size === 0) return [];
-  const roots: CallTreeNode[] = [];
-  for (const node of [...nodes.values()]) {
-    // The parent is the path up to its last separator (found as split finds them, left to right).
-    const { last, count } = separators(node.path);
-    const parentKey = node.path.slice(0, last);
-    let parent = nodes.get(parentKey);
-    if (!parent && count === 1) {
-      const f = flat.get(parentKey);
-      parent = f
-        ? { name: parentKey, path: parentKey, calls: f.calls, subrs: f.subrs, excl: f.excl, incl: f.incl, children: [] }
-        : { name: parentKey, path: parentKey, calls: 0, subrs: 0, excl: 0, incl: 0, children: [] };
-      nodes.set(parentKey, parent);
-      roots.push(parent);
-    }
-    if (parent) parent.children.push(node);
-    else {
-      // A path cut by the recording depth: show all of it, its start is not in the tree.
-      node.name = node.path;
-      roots.push(node);
-    }
+  return acc.result(limit);
+}
+
+/** The event-path tree of a thread (report-tree.ts). */
+export function callTreeOf(t: TauThreadProfile, hotLimit: number): CallTreeNode[] {
+  const tree = new CallTreeBuilder();
+  for (const e of t.events) {
+    const shown = displayName(e.name);
+    const parts = pathPartsOf(shown);
+    if (parts) tree.path(parts, e.calls, e.subrs, e.excl, e.incl);
+    else tree.flat({ name: shown, calls: e.calls, subrs: e.subrs, excl: e.excl, incl: e.incl });
   }
-  const order = (list: CallTreeNode[]) => list.sort((a, b) => b.incl - a.incl || (a.name < b.name ? -1 : 1));
-  // An explicit stack, not recursion: paths may be deeper than the call stack allows.
-  const pending = [...order(roots)];
-  while (pending.length > 0) {
-    const n = pending.pop()!;
-    order(n.children);
-    // Sample subtrees can be wide: keep the hottest children of context and unwind nodes.
-    if ((n.name.startsWith('[CONTEXT]') || n.name.startsWith('[UNWIND]')) && n.children.length > hotLimit) {
-      const cut = n.children.splice(hotLimit);
-      n.omitted = { count: cut.length, incl: cut.reduce((s, c) => s + c.incl, 0) };
-    }
-    for (const c of n.children) pending.push(c);
-  }
-  return roots;
+  return tree.finish(hotLimit);
 }
 
 /** The mean over threads as one synthetic thread: every value divided by the number of threads. */
@@ -400,42 +385,93 @@ export function meanThread(threads: TauThreadProfile[]): TauThreadProfile {
   };
 }
 
-function threadReport(
-  t: TauThreadProfile,
-  label: string,
-  opts: Required<Omit<ReportOptions, 'metric' | 'thread' | 'limit' | 'mean'>> & { limit?: number },
-  counts = sampleCounts(t),
-): ThreadReport {
-  const timers = flatTimers(t);
-  // A loop, not Math.max(...values): a spread of 100,000s of arguments overflows the stack.
-  let total = 0;
-  for (const e of t.events) if (!isPath(e) && e.incl > total) total = e.incl;
-  const rows = sortRows(
-    timers.map((e) => ({
-      name: displayName(e.name),
-      group: e.group,
-      calls: e.calls,
-      subrs: e.subrs,
-      excl: e.excl,
-      incl: e.incl,
-      percent: total > 0 ? (100 * e.incl) / total : 0,
-    })),
-    opts.sort,
-  );
-  const name = threadNameOf(t);
-  const ids = t.node >= 0 ? { node: t.node, context: t.context, thread: t.thread, ...(name ? { name } : {}) } : {};
-  return {
-    label,
-    ...ids,
-    total,
-    rows: opts.limit !== undefined ? rows.slice(0, opts.limit) : rows,
-    rowCount: rows.length,
-    ...(opts.callpath ? { callTree: callTreeOf(t, opts.hotLines) } : {}),
-    hotLines: hotLinesOf(t, opts.hotLines),
-    ...(counts.taken !== undefined ? { samplesTaken: counts.taken } : {}),
-    drops: counts.drops,
-    userEvents: t.userEvents.map(userEventStats).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-  };
+/** What shapes one thread's section of the report. */
+export interface ThreadOptions {
+  sort: SortKey;
+  callpath: boolean;
+  hotLines: number;
+  limit?: number;
+}
+
+/**
+ * One thread's section of the report, made line by line (ThreadSink): keeps per flat timer its row,
+ * the event-path tree when it is printed, the sampled lines and the user events; nothing per line
+ * beyond that.
+ */
+export class ThreadReportBuilder implements ThreadSink {
+  private readonly rows: ReportRow[] = [];
+  /** Largest inclusive value of a flat event (the 100% of the %Time column). */
+  private total = 0;
+  private readonly tree: CallTreeBuilder | undefined;
+  private readonly hot = new HotLinesAcc();
+  private readonly users: TauUserEvent[] = [];
+  /** The first lines of the thread (begin), for its name. */
+  private head: { node: number; context: number; thread: number; metadata: Array<[string, string]> } | undefined;
+
+  constructor(private readonly opts: ThreadOptions) {
+    this.tree = opts.callpath ? new CallTreeBuilder() : undefined;
+  }
+
+  begin(head: { node: number; context: number; thread: number; metadata: Array<[string, string]> }): void {
+    this.head = head;
+  }
+
+  event(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void {
+    const path = isPathEvent(name, group);
+    if (!path && incl > this.total) this.total = incl;
+    const shown = displayName(name);
+    const parts = pathPartsOf(shown);
+    if (parts) {
+      this.tree?.path(parts, calls, subrs, excl, incl);
+      this.hot.path(parts, calls, excl, incl);
+      return;
+    }
+    let flat: FlatValues | undefined;
+    if (!path && !isSampleEvent(name, group)) {
+      const row = { name: ownString(shown), group, calls, subrs, excl, incl, percent: 0 };
+      this.rows.push(row);
+      flat = row;
+    }
+    this.tree?.flat(flat ?? { name: ownString(shown), calls, subrs, excl, incl });
+    this.hot.flat(shown, calls, excl, incl);
+  }
+
+  userEvent(u: TauUserEvent): void {
+    this.users.push({ ...u, name: ownString(u.name) });
+  }
+
+  end(): void {}
+
+  /** The finished section; `counts` are the thread's samples taken and dropped. */
+  finish(label: string, counts: { taken?: number; drops: DropCount[] }): ThreadReport {
+    const { total, opts } = this;
+    for (const r of this.rows) r.percent = total > 0 ? (100 * r.incl) / total : 0;
+    const rows = sortRows(this.rows, opts.sort);
+    this.rows.length = 0;
+    const t = this.head;
+    const name = t ? threadNameOf(t) : undefined;
+    const ids = t && t.node >= 0 ? { node: t.node, context: t.context, thread: t.thread, ...(name ? { name } : {}) } : {};
+    return {
+      label,
+      ...ids,
+      total,
+      rows: opts.limit !== undefined ? rows.slice(0, opts.limit) : rows,
+      rowCount: rows.length,
+      ...(this.tree ? { callTree: this.tree.finish(opts.hotLines) } : {}),
+      hotLines: this.hot.result(opts.hotLines),
+      ...(counts.taken !== undefined ? { samplesTaken: counts.taken } : {}),
+      drops: counts.drops,
+      userEvents: this.users.map(userEventStats).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    };
+  }
+}
+
+function threadReport(t: TauThreadProfile, label: string, opts: ThreadOptions, counts = sampleCounts(t)): ThreadReport {
+  const b = new ThreadReportBuilder(opts);
+  b.begin(t);
+  for (const e of t.events) b.event(e.name, e.calls, e.subrs, e.excl, e.incl, e.group);
+  for (const u of t.userEvents) b.userEvent(u);
+  return b.finish(label, counts);
 }
 
 /** The threads a selector names (none for `mean`); an unknown thread is a UserError naming those there are. */
@@ -470,23 +506,49 @@ export function buildReport(profile: TauProfile, opts: ReportOptions = {}): Repo
     mi = profile.metrics.indexOf(opts.metric);
     if (mi < 0) throw new UserError(`--metric ${opts.metric}: not in this profile (it has ${profile.metrics.join(', ')})`);
   }
-  const metric = profile.metrics[mi];
   const all = profile.threads[mi];
   const sel = opts.thread ?? { kind: 'all' };
-  const common = { sort: opts.sort ?? 'excl', callpath: opts.callpath ?? false, hotLines: opts.hotLines ?? 5, limit: opts.limit };
+  const common = threadOptions(opts);
   const chosen = selectThreads(all, sel);
-  const depth = Number((all[0] ?? opts.mean?.thread)?.metadata.find(([k]) => k === 'HYPROF_CALLPATH_DEPTH' || k === 'TAU_CALLPATH_DEPTH')?.[1]);
-  const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && (opts.mean?.threads ?? all.length) > 1);
-  return {
+  const wantMean = sel.kind === 'mean' || (sel.kind === 'all' && all.length > 1);
+  return assembleReport({
     dir: profile.dir,
-    metric,
     metrics: profile.metrics,
-    unit: /TIME/i.test(metric) ? 'msec' : 'counts',
+    metric: profile.metrics[mi],
     sort: common.sort,
-    ...(Number.isFinite(depth) ? { callpathDepth: depth } : {}),
+    firstMetadata: all[0]?.metadata,
     threads: chosen.map((t) => threadReport(t, threadLabel(t), common)),
-    ...(wantMean
-      ? { mean: opts.mean ? threadReport(opts.mean.thread, 'mean', common, opts.mean.counts) : threadReport(meanThread(all), 'mean', common, sumCounts(all)) }
-      : {}),
+    ...(wantMean ? { mean: threadReport(meanThread(all), 'mean', common, sumCounts(all)) } : {}),
+  });
+}
+
+/** The options of each thread's section, defaults filled in. */
+export function threadOptions(opts: ReportOptions): ThreadOptions {
+  return { sort: opts.sort ?? 'excl', callpath: opts.callpath ?? false, hotLines: opts.hotLines ?? 5, limit: opts.limit };
+}
+
+/**
+ * The report from its sections (made by buildReport, or by `hyprof report` as it reads the files).
+ * `firstMetadata` is the first printed thread's, for the depth the paths were recorded to.
+ */
+export function assembleReport(r: {
+  dir: string;
+  metrics: string[];
+  metric: string;
+  sort: SortKey;
+  firstMetadata?: Array<[string, string]>;
+  threads: ThreadReport[];
+  mean?: ThreadReport;
+}): Report {
+  const depth = Number(r.firstMetadata?.find(([k]) => k === 'HYPROF_CALLPATH_DEPTH' || k === 'TAU_CALLPATH_DEPTH')?.[1]);
+  return {
+    dir: r.dir,
+    metric: r.metric,
+    metrics: r.metrics,
+    unit: /TIME/i.test(r.metric) ? 'msec' : 'counts',
+    sort: r.sort,
+    ...(Number.isFinite(depth) ? { callpathDepth: depth } : {}),
+    threads: r.threads,
+    ...(r.mean ? { mean: r.mean } : {}),
   };
 }

@@ -22,16 +22,13 @@ function unitsOf(report: Report): Units {
     : { scale: 1, excl: 'counts', incl: 'total counts', perCall: 'counts/call', short: 'counts' };
 }
 
-function flatTable(t: ThreadReport, u: Units): string[] {
-  const out = [
-    RULE,
-    '%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name',
-    `${padLeft(u.excl, 18)} ${padLeft(u.incl, 12)}${' '.repeat(25)}${padLeft(u.perCall, 10)} `,
-    RULE,
-  ];
+function* flatTable(t: ThreadReport, u: Units): Generator<string> {
+  yield RULE;
+  yield '%Time    Exclusive    Inclusive       #Call      #Subrs  Inclusive Name';
+  yield `${padLeft(u.excl, 18)} ${padLeft(u.incl, 12)}${' '.repeat(25)}${padLeft(u.perCall, 10)} `;
+  yield RULE;
   for (const r of t.rows) {
-    out.push(
-      [
+    yield [
         padLeft(formatPercent(r.percent), 5),
         padLeft(formatValue(r.excl, u.scale), 12),
         padLeft(formatValue(r.incl, u.scale), 12),
@@ -39,54 +36,46 @@ function flatTable(t: ThreadReport, u: Units): string[] {
         padLeft(formatCount(r.subrs), 11),
         padLeft(formatPerCall(r.incl, r.calls), 10),
         r.name,
-      ].join(' '),
-    );
+      ].join(' ');
   }
-  if (t.rows.length < t.rowCount) out.push(`(${t.rows.length} of ${t.rowCount} events shown; --limit)`);
-  if (t.rowCount === 0) out.push('(no timers)');
-  return out;
+  if (t.rows.length < t.rowCount) yield `(${t.rows.length} of ${t.rowCount} events shown; --limit)`;
+  if (t.rowCount === 0) yield '(no timers)';
 }
 
-/** The tree in depth-first order, with an explicit stack: a profile's paths may be deeper than the
- * call stack of a recursive walk allows. */
-function treeLines(roots: CallTreeNode[], u: Units, out: string[]): void {
-  type Item = { node: CallTreeNode; depth: number } | { omitted: NonNullable<CallTreeNode['omitted']>; depth: number };
-  const stack: Item[] = [];
-  const pushAll = (nodes: CallTreeNode[], depth: number): void => {
-    for (let i = nodes.length - 1; i >= 0; i--) stack.push({ node: nodes[i], depth });
-  };
-  pushAll(roots, 0);
+/** The tree in depth-first order, with an explicit stack (a profile's paths may be deeper than the
+ * call stack of a recursive walk allows) holding one list of children per level. */
+function* treeLines(roots: CallTreeNode[], u: Units): Generator<string> {
+  const stack: Array<{ nodes: CallTreeNode[]; i: number; depth: number; omitted?: CallTreeNode['omitted'] }> = [{ nodes: roots, i: 0, depth: 0 }];
   while (stack.length > 0) {
-    const item = stack.pop()!;
-    if ('omitted' in item) {
-      out.push(
-        `${padLeft(formatValue(item.omitted.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(item.depth)}(${item.omitted.count} more)`,
-      );
+    const level = stack[stack.length - 1];
+    if (level.i === level.nodes.length) {
+      stack.pop();
+      const o = level.omitted;
+      if (o) yield `${padLeft(formatValue(o.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(level.depth)}(${o.count} more)`;
       continue;
     }
-    const { node: n, depth } = item;
-    out.push(
-      `${padLeft(formatValue(n.incl, u.scale), 12)} ${padLeft(formatValue(n.excl, u.scale), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(depth)}${n.name}`,
-    );
-    if (n.omitted) stack.push({ omitted: n.omitted, depth: depth + 1 });
-    pushAll(n.children, depth + 1);
+    const n = level.nodes[level.i++];
+    yield `${padLeft(formatValue(n.incl, u.scale), 12)} ${padLeft(formatValue(n.excl, u.scale), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(level.depth)}${n.name}`;
+    const omitted = n.omitted;
+    const children = n.children;
+    if (children.length > 0 || omitted) stack.push({ nodes: children, i: 0, depth: level.depth + 1, omitted });
   }
 }
 
-function callTree(report: Report, t: ThreadReport, u: Units): string[] {
-  if (!t.callTree) return [];
-  const out = ['', 'Event paths (a => b), hottest first:'];
+function* callTree(report: Report, t: ThreadReport, u: Units): Generator<string> {
+  if (!t.callTree) return;
+  yield '';
+  yield 'Event paths (a => b), hottest first:';
   if (t.callTree.length === 0) {
-    out.push('  (none in this profile: measure with HYPROF_CALLPATH=1, or TAU_CALLPATH=1 under TAU)');
-    return out;
+    yield '  (none in this profile: measure with HYPROF_CALLPATH=1, or TAU_CALLPATH=1 under TAU)';
+    return;
   }
   if (report.callpathDepth !== undefined) {
-    out.push(`  (paths were recorded to depth ${report.callpathDepth}; deeper parts start new roots)`);
+    yield `  (paths were recorded to depth ${report.callpathDepth}; deeper parts start new roots)`;
   }
-  out.push(`${padLeft('Inclusive', 12)} ${padLeft('Exclusive', 12)} ${padLeft('#Call', 9)}  Name`);
-  out.push(`${padLeft(u.short, 12)} ${padLeft(u.short, 12)}`);
-  treeLines(t.callTree, u, out);
-  return out;
+  yield `${padLeft('Inclusive', 12)} ${padLeft('Exclusive', 12)} ${padLeft('#Call', 9)}  Name`;
+  yield `${padLeft(u.short, 12)} ${padLeft(u.short, 12)}`;
+  yield* treeLines(t.callTree, u);
 }
 
 function hotLines(t: ThreadReport, u: Units): string[] {
@@ -140,12 +129,17 @@ function userEvents(t: ThreadReport, mean: boolean): string[] {
   return out;
 }
 
-function threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean): string[] {
-  const title =
-    mean || t.node === undefined
-      ? 'FUNCTION SUMMARY (mean):'
-      : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}${t.name ? ` "${t.name}"` : ''}:`;
-  return ['', title].concat(flatTable(t, u), callTree(report, t, u), hotLines(t, u), samples(t, mean), userEvents(t, mean));
+/** One thread's lines, made as they are printed: the tables of millions of events are never held as lines. */
+function* threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean): Generator<string> {
+  yield '';
+  yield mean || t.node === undefined
+    ? 'FUNCTION SUMMARY (mean):'
+    : `NODE ${t.node};CONTEXT ${t.context};THREAD ${t.thread}${t.name ? ` "${t.name}"` : ''}:`;
+  yield* flatTable(t, u);
+  yield* callTree(report, t, u);
+  yield* hotLines(t, u);
+  yield* samples(t, mean);
+  yield* userEvents(t, mean);
 }
 
 const SORT_WORDS = { excl: 'exclusive', incl: 'inclusive', calls: 'calls', name: 'name' } as const;

@@ -135,44 +135,72 @@ function twoLines(text: string): [string | undefined, string | undefined] {
   return [lines.get(0), lines.get(1)];
 }
 
-/** Parse one profile file's text. */
-export function parseThreadProfile(
-  file: string,
-  text: string,
-  ids: { node: number; context: number; thread: number },
-): TauThreadProfile {
-  const lines = new LineReader(text);
+/** The first lines of one profile file: which thread it is, its metric and its metadata. */
+export interface ThreadHead {
+  node: number;
+  context: number;
+  thread: number;
+  metric: string;
+  metadata: Array<[string, string]>;
+}
+
+/**
+ * What a reader that keeps only part of a profile file is told, line by line: the head, then each
+ * event line, each user event, and the end. Strings handed over may share memory with their line:
+ * a reader that keeps one copies it with ownString.
+ */
+export interface ThreadSink {
+  begin(head: ThreadHead): void;
+  event(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void;
+  userEvent(u: TauUserEvent): void;
+  end(): void;
+}
+
+/** Lines by index, read forward only (LineReader over a text, FileLines over a file). */
+interface Lines {
+  get(i: number): string | undefined;
+  has(i: number): boolean;
+}
+
+/**
+ * A copy of a string that does not keep the text it was cut from alive: a name cut from a line (or
+ * a whole file's text) by a regular expression is a slice that holds the whole line.
+ */
+export function ownString(s: string): string {
+  // Shorter strings are copies already; one with a lone surrogate (possible from a merged file's XML)
+  // would not survive UTF-8, so it is kept as it is.
+  if (s.length < 13 || !(s as { isWellFormed(): boolean } & string).isWellFormed()) return s;
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
+/** Parse one profile file's lines, handing each to `sink` (and failing on the first bad line). */
+function parseLines(file: string, lines: Lines, ids: { node: number; context: number; thread: number }, sink: ThreadSink): void {
   const { n, metric, metadata } = parseHeader(file, lines.get(0), lines.get(1));
+  sink.begin({ node: ids.node, context: ids.context, thread: ids.thread, metric, metadata });
   // Groups repeat over thousands of events: one string each.
   const groups = new Map<string, string>();
   const group = (g: string): string => {
     let kept = groups.get(g);
-    if (kept === undefined) groups.set(g, (kept = g));
+    if (kept === undefined) groups.set(g, (kept = ownString(g)));
     return kept;
   };
-  const events: TauEvent[] = [];
   for (let i = 0; i < n; i++) {
     const lineNo = i + 3;
     const line = lines.get(i + 2);
     if (line === undefined) fail(file, lineNo, `expected ${n} event lines, found ${i}`);
     const m = EVENT_RE.exec(line);
     if (!m) fail(file, lineNo, 'expected an event line "<name>" <calls> <subrs> <excl> <incl> 0 GROUP="..."');
-    const values = [m[2], m[3], m[4], m[5]].map(Number);
-    if (values.some((v) => !(v >= 0))) fail(file, lineNo, 'negative or invalid value');
-    events.push({
-      name: m[1],
-      calls: values[0],
-      subrs: values[1],
-      excl: values[2],
-      incl: values[3],
-      group: group(m[7] ?? ''),
-    });
+    const calls = Number(m[2]);
+    const subrs = Number(m[3]);
+    const excl = Number(m[4]);
+    const incl = Number(m[5]);
+    if (!(calls >= 0) || !(subrs >= 0) || !(excl >= 0) || !(incl >= 0)) fail(file, lineNo, 'negative or invalid value');
+    sink.event(m[1], calls, subrs, excl, incl, group(m[7] ?? ''));
   }
   let at = n + 2;
   const agg = /^(\d+) aggregates\s*$/.exec(lines.get(at) ?? '');
   if (!agg) fail(file, at + 1, `expected "0 aggregates" after ${n} event lines`);
   at += 1 + Number(agg[1]);
-  const userEvents: TauUserEvent[] = [];
   if (lines.has(at)) {
     const ue = /^(\d+) userevents\s*$/.exec(lines.get(at)!);
     if (!ue) fail(file, at + 1, 'expected "<k> userevents" or the end of the file');
@@ -181,7 +209,7 @@ export function parseThreadProfile(
     for (let i = 0; i < k; i++, at++) {
       const m = USER_RE.exec(lines.get(at) ?? '');
       if (!m) fail(file, at + 1, 'expected a user event line "<name>" <count> <max> <min> <mean> <sumsqr>');
-      userEvents.push({
+      sink.userEvent({
         name: m[1],
         count: Number(m[2]),
         max: Number(m[3]),
@@ -192,15 +220,154 @@ export function parseThreadProfile(
     }
     if (lines.has(at)) fail(file, at + 1, 'unexpected text after the user events');
   }
-  return { ...ids, metric, events, userEvents, metadata };
+  sink.end();
+}
+
+/** A sink that keeps every line: the whole thread as objects. */
+function collect(): { sink: ThreadSink; thread: () => TauThreadProfile } {
+  let head: ThreadHead | undefined;
+  const events: TauEvent[] = [];
+  const userEvents: TauUserEvent[] = [];
+  return {
+    sink: {
+      begin: (h) => (head = h),
+      event: (name, calls, subrs, excl, incl, group) => events.push({ name, calls, subrs, excl, incl, group }),
+      userEvent: (u) => userEvents.push(u),
+      end: () => undefined,
+    },
+    thread: () => {
+      const { node, context, thread, metric, metadata } = head!;
+      return { node, context, thread, metric, events, userEvents, metadata };
+    },
+  };
+}
+
+/** Parse one profile file's text. */
+export function parseThreadProfile(
+  file: string,
+  text: string,
+  ids: { node: number; context: number; thread: number },
+): TauThreadProfile {
+  const c = collect();
+  parseLines(file, new LineReader(text), ids, c.sink);
+  return c.thread();
+}
+
+/**
+ * The lines of a file read in chunks, forward only: a profile file of millions of events is never
+ * one string. Lines are split as LineReader splits a text read whole.
+ */
+class FileLines implements Lines {
+  private buf: Buffer;
+  /** Unread bytes are buf[start, end). */
+  private start = 0;
+  private end = 0;
+  private eof = false;
+  private index = -1;
+  private line: string | undefined;
+  constructor(
+    private readonly file: string,
+    private readonly fd: number,
+    chunkBytes: number,
+  ) {
+    this.buf = Buffer.alloc(chunkBytes);
+  }
+
+  get(i: number): string | undefined {
+    while (this.index < i) {
+      const l = this.next();
+      if (l === undefined) return undefined;
+      this.line = l;
+      this.index++;
+    }
+    return this.line;
+  }
+
+  has(i: number): boolean {
+    return this.get(i) !== undefined;
+  }
+
+  private next(): string | undefined {
+    for (;;) {
+      const nl = this.buf.indexOf(10, this.start);
+      if (nl >= 0 && nl < this.end) {
+        const line = this.buf.toString('utf8', this.start, nl);
+        this.start = nl + 1;
+        return line;
+      }
+      if (this.eof) {
+        if (this.start >= this.end) return undefined;
+        const line = this.buf.toString('utf8', this.start, this.end);
+        this.start = this.end;
+        return line;
+      }
+      // Keep the unfinished line at the front (a larger buffer when it fills this one), read on.
+      const rest = this.end - this.start;
+      if (rest === this.buf.length) {
+        const bigger = Buffer.alloc(this.buf.length * 2);
+        this.buf.copy(bigger, 0, this.start, this.end);
+        this.buf = bigger;
+      } else this.buf.copy(this.buf, 0, this.start, this.end);
+      this.start = 0;
+      this.end = rest;
+      let got: number;
+      try {
+        got = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, null);
+      } catch (e) {
+        throw readError(this.file, e);
+      }
+      if (got === 0) this.eof = true;
+      // Bytes past `end` are left from earlier reads: clear them so indexOf finds no stale newline.
+      this.end += got;
+      if (this.end < this.buf.length) this.buf.fill(0, this.end);
+    }
+  }
+}
+
+/**
+ * Read one profile file found by listProfileFiles line by line, handing its lines to `sink`;
+ * `chunkBytes` read at a time (the buffer grows for a longer line).
+ */
+export function readThreadLines(f: { file: string; node: number; context: number; thread: number }, sink: ThreadSink, chunkBytes = 1 << 20): void {
+  let fd: number;
+  try {
+    fd = openSync(f.file, 'r');
+  } catch (e) {
+    throw readError(f.file, e);
+  }
+  try {
+    parseLines(f.file, new FileLines(f.file, fd, chunkBytes), f, sink);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every thread of one metric set, one at a time, line by line (a merged file's threads are read whole). */
+export function forEachThreadLines(set: MetricFiles, sinkFor: (index: number) => ThreadSink): void {
+  if (set.merged) {
+    let i = 0;
+    readMergedThreads(set.merged.path, set.merged.index, (t) => {
+      const sink = sinkFor(i++);
+      sink.begin(t);
+      for (const e of t.events) sink.event(e.name, e.calls, e.subrs, e.excl, e.incl, e.group);
+      for (const u of t.userEvents) sink.userEvent(u);
+      sink.end();
+    });
+    return;
+  }
+  set.files.forEach((f, i) => readThreadLines(f, sinkFor(i)));
+}
+
+function readError(file: string, e: unknown): UserError {
+  if ((e as NodeJS.ErrnoException).code === 'EISDIR') return new UserError(`${file}: a directory where a profile file should be`);
+  return new UserError(`${file}: cannot read the profile file: ${systemErrorText(e) ?? (e as Error).message}`);
 }
 
 function readProfileFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new UserError(`${file}: a directory where a profile file should be`);
-    throw new UserError(`${file}: cannot read the profile file: ${systemErrorText(e) ?? (e as Error).message}`);
+    throw readError(file, e);
   }
 }
 
