@@ -9,7 +9,7 @@
  * reader tells it, and `hyprof export` leaves no half-written file behind.
  */
 import test from 'ava';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { eventTree, selfValue, stackRoots, type TreeNode } from '../src/output/event-tree.js';
@@ -18,8 +18,7 @@ import { collapsedPieces } from '../src/output/export-collapsed.js';
 import { exportPprof, pprofPieces } from '../src/output/export-pprof.js';
 import { speedscopePieces } from '../src/output/export-speedscope.js';
 import { openExportSource } from '../src/output/export-source.js';
-import { threadEvents } from '../src/output/export-thread-lines.js';
-import type { TauProfile, TauThreadProfile } from '../src/output/tau-model.js';
+import type { TauEvent, TauProfile, TauThreadProfile } from '../src/output/tau-model.js';
 import { parseThreadProfile, readTauProfileDir } from '../src/output/tau-reader.js';
 import { cliPath, compileC, hyprof, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 
@@ -142,23 +141,36 @@ const BROKEN: Array<[string, (lines: string[]) => string[]]> = [
   ['a bad user events count', (l) => [...l, 'some userevents']],
 ];
 
-test('a thread file read line by line fails as the whole reader fails, naming the file and line', (t) => {
+/** Thread 0,0,0's events as an export reads them: its file read line by line when the export comes to it. */
+function exportedEvents(dir: string): TauEvent[] {
+  const source = openExportSource(dir);
+  const out: TauEvent[] = [];
+  source.eventsOf(source.profile.threads[0].find((x) => x.node === 0 && x.context === 0 && x.thread === 0)!, (e) => out.push(e));
+  return out;
+}
+
+test('a thread file read line by line by the export fails as the whole reader fails, naming the file and line', (t) => {
   const src = join(tauReferenceDir, 'probes_callpath', 'profile.0.0.0');
   const lines = readFileSync(src, 'utf8').replace(/\n$/, '').split('\n');
   const ids = { node: 0, context: 0, thread: 0 };
-  const dir = tmpDir('export-broken');
   // The intact file reads the same both ways.
-  t.deepEqual([...threadEvents(src)], parseThreadProfile(src, readFileSync(src, 'utf8'), ids).events);
+  t.deepEqual(exportedEvents(join(tauReferenceDir, 'probes_callpath')), parseThreadProfile(src, readFileSync(src, 'utf8'), ids).events);
   for (const [what, breakIt] of BROKEN) {
+    const dir = tmpDir('export-broken');
     const file = join(dir, 'profile.0.0.0');
     const text = breakIt(lines).join('\n') + '\n';
     writeFileSync(file, text);
     const whole = t.throws(() => parseThreadProfile(file, text, ids), undefined, what);
     t.regex(whole!.message, /profile\.0\.0\.0:\d+: not a TAU profile: /, what);
-    const streamed = t.throws(() => [...threadEvents(file)], undefined, what);
+    const streamed = t.throws(() => exportedEvents(dir), undefined, what);
     t.is(streamed!.message, whole!.message, what);
   }
-  t.throws(() => [...threadEvents(join(dir, 'missing'))], { message: /missing: cannot read the profile file: / });
+  // A file gone between listing the threads and reading the events.
+  const gone = tmpDir('export-gone');
+  writeFileSync(join(gone, 'profile.0.0.0'), readFileSync(src));
+  const source = openExportSource(gone);
+  rmSync(join(gone, 'profile.0.0.0'));
+  t.throws(() => source.eventsOf(source.profile.threads[0][0], () => {}), { message: /profile\.0\.0\.0: cannot read the profile file: / });
 });
 
 test('hyprof export of a profile whose thread file goes bad midway: the message, and no half-written output', async (t) => {

@@ -196,12 +196,17 @@ export function* stacksIn(tree: ExportTree): Generator<WalkedStack> {
 }
 
 /** The thread's tree, from its events as `eventsOf` gives them (read from its file as they are needed, or in memory). */
-export function threadTree(t: TauThreadProfile, eventsOf: EventsOf = (x) => x.events): ExportTree {
-  return exportTree(eventsOf(t), t.stacks);
+export function threadTree(t: TauThreadProfile, eventsOf: EventsOf = inMemory): ExportTree {
+  return exportTree((visit) => eventsOf(t, visit), t.stacks);
 }
 
-/** A thread's events: from the profile in memory, or read from its file as the export walks it. */
-export type EventsOf = (t: TauThreadProfile) => Iterable<TauEvent>;
+/**
+ * Hands a thread's events to `visit` in file order: from the profile in memory, or read from its file
+ * line by line as the export comes to it (export-source.ts).
+ */
+export type EventsOf = (t: TauThreadProfile, visit: (e: TauEvent) => void) => void;
+
+const inMemory: EventsOf = (t, visit) => t.events.forEach((e) => visit(e));
 
 export function threadName(t: TauThreadProfile): string {
   return namedThreadLabel(t);

@@ -1,15 +1,15 @@
 /**
  * A profile directory as `hyprof export` reads it: every thread's node, context, thread, metric and
  * metadata from its file's first two lines, its complete stacks from the stacks files, and its events
- * read from its file only when the export comes to it, one line at a time (export-thread-lines.ts).
+ * read from its file only when the export comes to it, one line at a time (tau-reader.ts
+ * readThreadLines, the reader report uses, with the same checks and messages as the whole-file one).
  * So an export holds one thread's tree at a time and never a parsed thread. TAU's merged format
  * (one file for every thread) is read whole, as the other readers read it.
  */
 import { attachStacks } from './stacks-file.js';
 import type { EventsOf } from './export-common.js';
-import { threadEvents } from './export-thread-lines.js';
 import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { listProfileFiles, readProfileHeader, readTauProfileDir } from './tau-reader.js';
+import { listProfileFiles, readProfileHeader, readTauProfileDir, readThreadLines } from './tau-reader.js';
 
 export interface ExportSource {
   /** The threads without their events (their `events` are empty), with their stacks. */
@@ -20,8 +20,8 @@ export interface ExportSource {
 /** `onFile` is told before each file's first lines are read (progress for thousands of threads). */
 export function openExportSource(dir: string, onFile?: (file: string, index: number, total: number) => void): ExportSource {
   const sets = listProfileFiles(dir);
-  if (sets.some((s) => s.merged)) return { profile: readTauProfileDir(dir, onFile), eventsOf: (t) => t.events };
-  const files = new Map<TauThreadProfile, string>();
+  if (sets.some((s) => s.merged)) return { profile: readTauProfileDir(dir, onFile), eventsOf: (t, visit) => t.events.forEach((e) => visit(e)) };
+  const files = new Map<TauThreadProfile, Parameters<typeof readThreadLines>[0]>();
   const profile: TauProfile = { dir, metrics: [], threads: [] };
   const total = sets.reduce((n, s) => n + s.files.length, 0);
   let index = 0;
@@ -30,12 +30,19 @@ export function openExportSource(dir: string, onFile?: (file: string, index: num
       onFile?.(f.file, index++, total);
       const { metric, metadata } = readProfileHeader(f.file);
       const t: TauThreadProfile = { node: f.node, context: f.context, thread: f.thread, metric, events: [], userEvents: [], metadata };
-      files.set(t, f.file);
+      files.set(t, f);
       return t;
     });
     profile.metrics.push(threads[0].metric);
     profile.threads.push(threads);
   }
   attachStacks(profile);
-  return { profile, eventsOf: (t) => threadEvents(files.get(t)!) };
+  const eventsOf: EventsOf = (t, visit) =>
+    readThreadLines(files.get(t)!, {
+      begin() {},
+      event: (name, calls, subrs, excl, incl, group) => visit({ name, calls, subrs, excl, incl, group }),
+      userEvent() {},
+      end() {},
+    });
+  return { profile, eventsOf };
 }

@@ -3,7 +3,7 @@
  * buildTree (same nodes, values, order), without an object per node. A thread of 10^6 phases has
  * 2,000,000 contexts; as TreeNode objects with their path strings the tree alone took ~280 bytes a
  * context, here it takes about 100 (a name string and a few typed-array slots). Built from events as
- * they are read (export-thread-lines.ts), so the parsed thread is never held either.
+ * they are read (tau-reader.ts readThreadLines), so the parsed thread is never held either.
  *
  * What buildTree does, step by step, and kept so here (the exports' output must not change):
  * path events make nodes (parents first); flat events give path roots their values, and those no
@@ -13,6 +13,7 @@
  */
 import { isParamEvent, kindOf, splitPath, type NodeKind } from './event-tree.js';
 import type { TauEvent, ThreadStackView } from './tau-model.js';
+import { ownString } from './tau-reader.js';
 
 export const KINDS: readonly NodeKind[] = ['timer', 'context', 'unwind', 'sample'];
 const TIMER = 0;
@@ -22,14 +23,6 @@ const REMOVED = 2;
 /** A parent's children are found by a scan up to this many, by a map beyond. */
 const SCAN_CHILDREN = 8;
 const STACK_GROUP = 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH';
-
-/**
- * A string that holds only its own characters. A name cut from a line is a slice that keeps the
- * whole line (or the whole read buffer) alive; V8 copies substrings shorter than 13 characters.
- */
-export function ownString(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
-}
 
 export class ExportTree {
   count = 0;
@@ -376,11 +369,11 @@ function stackFrameName(f: [string, string, number, string], inner: boolean): st
  * The tree of one thread's events (read one at a time) and complete stacks: event-tree.ts buildTree's
  * rules. Flat events are kept as values by name until every path is seen.
  */
-export function exportTree(events: Iterable<TauEvent>, stacks?: ThreadStackView): ExportTree {
+export function exportTree(forEachEvent: (visit: (e: TauEvent) => void) => void, stacks?: ThreadStackView): ExportTree {
   const tree = new ExportTree();
   const flatIndex = new Map<string, number>();
   const flat: Array<{ calls: number; excl: number; incl: number; group: number; inPaths: boolean }> = [];
-  for (const e of events) {
+  forEachEvent((e) => {
     const parts = splitPath(e.name);
     const group = tree.groupId(e.group);
     if (parts.length === 1) {
@@ -390,10 +383,10 @@ export function exportTree(events: Iterable<TauEvent>, stacks?: ThreadStackView)
         flatIndex.set(ownString(parts[0]), flat.length);
         flat.push(v);
       } else flat[i] = v;
-      continue;
+      return;
     }
     tree.assign(tree.nodeOf(parts), e.calls, e.excl, e.incl, group);
-  }
+  });
   // A flat name is "in paths" when some path part has it: every part made or found a node.
   for (let n = 0; n < tree.count; n++) {
     const i = flatIndex.get(tree.names[n]);
