@@ -175,12 +175,46 @@ test('ThreadSanitizer: a flush never reads a perf counter (HYPROF_METRICS) as it
   t.notRegex(r.stderr, /cannot be counted/, 'the perf counter opens (else nothing is read)');
   t.regex(r.stdout, /metrics done after \d+ flushes/);
   // ThreadSanitizer follows descriptors: a read racing the close of the same one is reported with
-  // both stacks. Its other reports on this program are not about the descriptors and not checked
-  // here: the extra metrics' frame values (hp_mframe) are written without the sequence count the
-  // dump reads by, a table's count is read as its thread adds to it, and an ending thread's frames
-  // are replaced while a flush reads them.
+  // both stacks. No other report either (the extra metrics' frames: the test below).
   const reports = r.stderr.split(/^WARNING: ThreadSanitizer: /m).slice(1);
   const fdRaces = reports.filter((rep) => /close_counters/.test(rep) && /hp_metrics_read/.test(rep));
   t.deepEqual(fdRaces, []);
+  t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+  t.notRegex(r.stderr, sanitizerReport);
   t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 1);
+});
+
+test('ThreadSanitizer: threads closing timers and ending with several metrics (HYPROF_METRICS) while another flushes, no report and no suppression', async (t) => {
+  const exe = compileC('metrics_end_flush_tsan', [...runtimeSources(), 'metrics_end_flush.c'], {
+    link: false,
+    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+  });
+  const dir = tmpDir('tsan-metrics-end');
+  const rounds = 30; // four threads at a time
+  const r = await run(exe, [String(rounds)], {
+    env: {
+      HYPROF_RAW_DIR: dir,
+      HYPROF_RESOLVE: '0',
+      HYPROF_SAMPLING: '0',
+      HYPROF_METRICS: 'TIME:context-switches',
+      TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
+    },
+  });
+  t.notRegex(r.stderr, /cannot be counted/, 'the perf counter opens (else no extra-metric frames are kept)');
+  // The extra metrics' frame values written by a closing or opening timer outside the sequence count
+  // the dump reads a thread by were reported here (hp_metrics_close, hp_metrics_push racing
+  // open_metrics); the replacement of an ending thread's stack by its open frames is made under it
+  // too, so a reading across it is read again rather than taken torn.
+  t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+  t.notRegex(r.stderr, sanitizerReport);
+  t.regex(r.stdout, /threads ended after \d+ flushes/);
+  const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
+  t.is(raws.length, 1);
+  const p = readRawFile(join(dir, raws[0]!));
+  t.is(p.info.metrics.length, 2);
+  // Each worker: its open timer (closed at its end), 200 outer and 200 inner.
+  const workers = p.threads.filter((th) => th.stats.length >= 3);
+  t.is(workers.length, rounds * 4);
+  for (const w of workers) t.is(Math.max(...w.stats.calls), 200);
 });

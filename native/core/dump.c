@@ -114,13 +114,15 @@ static void open_metrics(const hp_frame *frames, const hp_mframe *mframes, int32
                          const uint64_t *cur, uint64_t *inner) {
   const hp_mframe *mf = &mframes[i];
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
-    uint64_t incl = cur[m] > mf->start[m] ? cur[m] - mf->start[m] : 0;
-    uint64_t child = mf->child[m] + inner[m];
+    uint64_t start = HP_GET(mf->start[m]), child_so_far = HP_GET(mf->child[m]);
+    uint64_t incl = cur[m] > start ? cur[m] - start : 0;
+    uint64_t child = child_so_far + inner[m];
     a->incl[m] = incl;
     a->excl[m] = incl > child ? incl - child : 0;
     if (pa) {
-      uint64_t pincl = cur[m] > mf->param_start[m] ? cur[m] - mf->param_start[m] : 0;
-      uint64_t pchild = mf->child[m] - mf->child_at_param[m] + inner[m];
+      uint64_t param_start = HP_GET(mf->param_start[m]);
+      uint64_t pincl = cur[m] > param_start ? cur[m] - param_start : 0;
+      uint64_t pchild = child_so_far - HP_GET(mf->child_at_param[m]) + inner[m];
       pa->incl[m] = pincl;
       pa->excl[m] = pincl > pchild ? pincl - pchild : 0;
     }
@@ -193,14 +195,21 @@ static int collect_open(const hp_thread *t, uint64_t end) {
 static int collect_open_once(const hp_thread *t, uint64_t end) {
   int n = 0;
   uint64_t cur[HP_MAX_METRICS] = {0}, inner_m[HP_MAX_METRICS] = {0};
-  int multi = hp_n_metrics > 1 && t->mframes;
+  int multi = hp_n_metrics > 1 && __atomic_load_n(&t->mframes, __ATOMIC_ACQUIRE);
   if (multi) hp_metrics_read(t, cur);
   n_open_frames = 0;
   int32_t top = __atomic_load_n(&t->top, __ATOMIC_ACQUIRE);
-  if (top < 0 || top >= HP_MAX_FRAMES) return 0;
-  /* After top: a stack replaced to hold more frames is published before top rises (thread.h). */
+  /* The stack's capacity around its pointers: a stack that grows is published before its capacity
+   * rises, one that shrinks after its capacity falls (thread.c, resize_frames), so the smaller
+   * capacity read bounds the frames loaded. After top: a stack replaced to hold more frames is
+   * published before top rises (thread.h). A top beyond the capacity is a reading the stack was
+   * replaced in (seq moved): nothing is read from it, and it is read again. */
+  int32_t cap = __atomic_load_n(&t->frame_cap, __ATOMIC_ACQUIRE);
   const hp_frame *frames = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
   const hp_mframe *mframes = multi ? __atomic_load_n(&t->mframes, __ATOMIC_ACQUIRE) : NULL;
+  int32_t cap_after = __atomic_load_n(&t->frame_cap, __ATOMIC_ACQUIRE);
+  if (cap_after < cap) cap = cap_after;
+  if (top < 0 || top >= HP_MAX_FRAMES || top >= cap) return 0;
   for (int32_t i = 0; i <= top; i++) open_sub_at[i] = open_child_at[i] = 0;
   uint64_t inner_incl = 0; /* the open child's inclusive time so far (0 when it is detached) */
   uint64_t detached = HP_GET(t->detached_ns); /* closed detached time, and that of the open ones above */

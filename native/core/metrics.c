@@ -300,10 +300,14 @@ void hp_metrics_push(hp_thread *t, int32_t level) {
   uint64_t v[HP_MAX_METRICS];
   hp_metrics_read(t, v);
   hp_mframe *f = &t->mframes[level];
+  /* Before top rises to it (probe.c), but a dump that took an earlier, higher top may be reading
+   * this frame (thread.h). */
+  uint32_t seq = hp_write_begin(t);
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
-    f->start[m] = v[m];
-    f->child[m] = 0;
+    HP_PUT(f->start[m], v[m]);
+    HP_PUT(f->child[m], 0);
   }
+  hp_write_end(t, seq);
 }
 
 /* Close frame `level`: its inclusive values go to frame `to_level` as child values; `record`: add
@@ -317,8 +321,8 @@ void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record)
   hp_stat *s = record ? hp_stat_get(t, fr->base_context, fr->parent_context, fr->event) : NULL;
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
     uint64_t incl = v[m] > f->start[m] ? v[m] - f->start[m] : 0;
-    p->child[m] += incl;
-    if (s) { /* inside close_frame's write (probe.c, thread.h) */
+    HP_ADD(p->child[m], incl); /* inside close_frame's write (probe.c, thread.h) */
+    if (s) {
       HP_ADD(s->metric[m].incl, incl);
       HP_ADD(s->metric[m].excl, incl > f->child[m] ? incl - f->child[m] : 0);
     }
@@ -330,10 +334,12 @@ void hp_metrics_param_start(hp_thread *t, int32_t level) {
   uint64_t v[HP_MAX_METRICS];
   hp_metrics_read(t, v);
   hp_mframe *f = &t->mframes[level];
+  uint32_t seq = hp_write_begin(t);   /* a dump may be reading the frame (thread.h) */
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
-    f->param_start[m] = v[m];
-    f->child_at_param[m] = f->child[m];
+    HP_PUT(f->param_start[m], v[m]);
+    HP_PUT(f->child_at_param[m], f->child[m]);
   }
+  hp_write_end(t, seq);
 }
 
 void hp_metrics_param_close(hp_thread *t, int32_t level) {

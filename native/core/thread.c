@@ -190,10 +190,16 @@ static int resize_frames(hp_thread *t, int32_t cap) {
   hp_frame *old = t->frames;
   void *old_m = t->mframes;
   memcpy(frames, old, (size_t)(top + 1) * sizeof(hp_frame));
-  /* The new stack before its capacity; the thread's own signal handler reads frames[top] only. */
+  /* A dump on another thread reads the stack meanwhile (dump.c, collect_open): inside a write, so
+   * that a reading across the change is read again, and in the order that keeps each reading within
+   * the memory it loaded: a stack that grows is published before its capacity rises, one that
+   * shrinks after its capacity falls. The thread's own signal handler reads frames[top] only. */
+  uint32_t seq = hp_write_begin(t);
+  if (cap < t->frame_cap) __atomic_store_n(&t->frame_cap, cap, __ATOMIC_RELEASE);
   __atomic_store_n(&t->frames, frames, __ATOMIC_RELEASE);
   if (mframes) __atomic_store_n(&t->mframes, mframes, __ATOMIC_RELEASE);
-  t->frame_cap = cap;
+  __atomic_store_n(&t->frame_cap, cap, __ATOMIC_RELEASE);
+  hp_write_end(t, seq);
   hp_thread_retire(r, old, 0, NULL);
   if (old_m) hp_thread_retire(rm, old_m, 0, NULL);
   return 1;

@@ -121,7 +121,7 @@ typedef struct hp_thread {
    * frame_cap on an ended thread (a probe in a later thread-exit destructor) makes it whole again.
    * Published before top is raised above the old capacity: a reader loads top, then frames. */
   hp_frame *volatile frames;
-  int32_t frame_cap;
+  int32_t frame_cap;               /* atomic: a dump reads it to bound frames (thread.c, resize_frames) */
   uint32_t compacted;              /* 1 once its end released what only a running thread needs */
   uint64_t kept_bytes;             /* an ended thread: the memory its state keeps (thread.c) */
   uint64_t overflow_depth;         /* frames pushed beyond HP_MAX_FRAMES and not yet popped */
