@@ -148,7 +148,10 @@ test.serial('a linked program whose rank crashes: the others, stopped by the lau
   if (missing) return t.fail(missing);
   const dir = tmpDir('mpi-linked-crash');
   const env = { HYPROF_DIR: dir, HYPROF_SAMPLING: '0' };
-  const r = await run('mpirun', [...mpirunArgs(3), '-x', 'HYPROF_DIR', '-x', 'HYPROF_SAMPLING', linked, 'crash', '1'], { env });
+  // Open MPI kills the stopped ranks 1 s after its SIGTERM by default, too soon for their write on a
+  // loaded machine (docs/mpi.md): `hyprof run` gives its launcher 3 s; a linked program's user says so.
+  const grace = ['--mca', 'odls_base_sigkill_timeout', '3'];
+  const r = await run('mpirun', [...mpirunArgs(3), ...grace, '-x', 'HYPROF_DIR', '-x', 'HYPROF_SAMPLING', linked, 'crash', '1'], { env });
   t.not(r.code, 0);
   const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
   t.is(raws.length, 2, `ranks 0 and 2 wrote their measurements when the launcher stopped them: ${readdirSync(dir).join(' ')}`);
@@ -174,6 +177,18 @@ test.serial('a rank that calls MPI_Abort writes its measurements first; the rank
   t.deepEqual([...new Set(profile.threads[0].map((x) => x.node))].sort(), [0, 1, 2]);
   t.is(calls(rankMain(profile, 2), 'MPI_Abort()'), 1);
   t.true(readWithTau(dir).ok);
+});
+
+test.serial('hyprof run gives an Open MPI launcher 3 s between its SIGTERM and SIGKILL of stopped ranks, unless the user set it', async (t) => {
+  if (missing) return t.fail(missing);
+  // The ranks print what mpirun read: Open MPI passes OMPI_MCA_* on to them.
+  const show = ['sh', '-c', 'echo "grace=$OMPI_MCA_odls_base_sigkill_timeout"'];
+  const given = await hyprof(['run', '--dir', tmpDir('mpi-grace'), '--no-sampling', '--', 'mpirun', ...mpirunArgs(1), ...show], { env: { OMPI_MCA_odls_base_sigkill_timeout: undefined } });
+  t.is(given.code, 0, given.stderr);
+  t.regex(given.stdout, /^grace=3$/m);
+  const kept = await hyprof(['run', '--dir', tmpDir('mpi-grace-user'), '--no-sampling', '--', 'mpirun', ...mpirunArgs(1), ...show], { env: { OMPI_MCA_odls_base_sigkill_timeout: '5' } });
+  t.is(kept.code, 0, kept.stderr);
+  t.regex(kept.stdout, /^grace=5$/m);
 });
 
 test.serial('ranks measured with different settings: the difference is named with the ranks', async (t) => {

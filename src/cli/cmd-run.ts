@@ -11,7 +11,7 @@ import { Option, type Command } from 'commander';
 import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
 import { UserError } from '../base/errors.js';
-import { isMpiLauncher, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
+import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
@@ -193,6 +193,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts, jit);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     file = findProgram(program);
+    if (launcher) Object.assign(env, launcherEnv(process.env));
     if (launcher && !mpiLib) {
       const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
       process.stderr.write(`${note}\n`);
