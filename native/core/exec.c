@@ -146,9 +146,9 @@ static void hand_over(exec_plan *p, const char *raw) {
   p->map_len = bytes;
 }
 
-/* The earlier images' files, each followed by a space. */
-static void say_predecessors(void) {
-  for (const char *f = predecessors; f && *f;) {
+/* `earlier` (newline-separated files, or NULL) and `raw`, separated by spaces. */
+static void say_files(const char *earlier, const char *raw) {
+  for (const char *f = earlier; f && *f;) {
     const char *nl = strchr(f, '\n');
     size_t len = nl ? (size_t)(nl - f) : strlen(f);
     ssize_t w = write(2, f, len);
@@ -156,6 +156,17 @@ static void say_predecessors(void) {
     say(" ");
     f += len + (nl ? 1 : 0);
   }
+  say(raw);
+}
+
+void hp_exec_say_resolve(const char *what, const char *earlier, const char *raw) {
+  say(what);
+  say_files(earlier, raw);
+  say("; turn them into a TAU profile with: npx hyprof resolve ");
+  say_files(earlier, raw);
+  say(" -o ");
+  say(hp_cfg.dir);
+  say("\n");
 }
 
 /* The new image will not load the runtime: say (once) where this image's measurements went. */
@@ -163,16 +174,9 @@ static void tell_where(const char *raw) {
   static int told;
   if (told) return;
   told = 1;
-  say("hyprof: this program replaces itself by exec with a program that is not measured; its measurements so far "
-      "are written to ");
-  say_predecessors();
-  say(raw);
-  say("; turn them into a TAU profile with: npx hyprof resolve ");
-  say_predecessors();
-  say(raw);
-  say(" -o ");
-  say(hp_cfg.dir);
-  say("\n");
+  hp_exec_say_resolve("hyprof: this program replaces itself by exec with a program that is not measured; its "
+                      "measurements so far are written to ",
+                      predecessors, raw);
 }
 
 /* `target`: what the exec names (`search`: looked up on PATH as execvp does), for exec_target.c. */

@@ -11,6 +11,10 @@ void hp_exec_read_predecessors(void);
 /* Those files, newline-separated, or NULL. */
 const char *hp_exec_predecessors(void);
 
+/* Writes `what`, then the files (`earlier`, newline-separated or NULL, then `raw`) and the command that
+ * resolves them into the profile directory, as one line on stderr. Async-signal-safe: write(2) only. */
+void hp_exec_say_resolve(const char *what, const char *earlier, const char *raw);
+
 /* Whether the program an exec names will load the runtime (1: LD_PRELOAD of `envp` names it, or the
  * executable, or a script's interpreter, needs a libhyprof library, and `envp` does not turn
  * measurement or the resolve at exit off; 0: not; -1: there is no such

@@ -235,24 +235,6 @@ static void at_exit(void) {
 
 /* ---- quick_exit ---- */
 
-static void say(const char *s) {
-  ssize_t w = write(2, s, strlen(s));
-  (void)w;
-}
-
-/* The earlier images' raw files (newline-separated) and this one's, separated by spaces. */
-static void say_files(const char *earlier, const char *raw) {
-  for (const char *f = earlier; f && *f;) {
-    const char *nl = strchr(f, '\n');
-    size_t len = nl ? (size_t)(nl - f) : strlen(f);
-    ssize_t w = write(2, f, len);
-    (void)w;
-    say(" ");
-    f += len + (nl ? 1 : 0);
-  }
-  say(raw);
-}
-
 /* quick_exit runs the at_quick_exit handlers instead of the atexit ones. quick_exit is
  * async-signal-safe and programs call it from signal handlers, so this handler is too (no way tells
  * it whether it runs in one): the dump as on SIGTERM (no memory-map refresh under the loader's lock),
@@ -276,14 +258,9 @@ static void at_quick_exit_dump(void) {
   const char *raw = hp_dump_last_path();
   int orphaned = run_parent_gone();
   if (rc == 0 && raw[0] && (hp_cfg.resolve || orphaned)) {
-    say(orphaned ? "hyprof: the hyprof run that started this program has ended; measurements written to "
-                 : "hyprof: measurements written to ");
-    say_files(orphaned ? NULL : hp_exec_predecessors(), raw);
-    say("; turn them into a TAU profile with: npx hyprof resolve ");
-    say_files(orphaned ? NULL : hp_exec_predecessors(), raw);
-    say(" -o ");
-    say(hp_cfg.dir);
-    say("\n");
+    hp_exec_say_resolve(orphaned ? "hyprof: the hyprof run that started this program has ended; measurements written to "
+                                 : "hyprof: measurements written to ",
+                        orphaned ? NULL : hp_exec_predecessors(), raw);
   }
   errno = saved;
 }
