@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "small_stack.h"
 
 static volatile double sink;
 
@@ -81,19 +81,8 @@ static void exec_from_handler(char *path, char *mode, char *n) {
   handler_argv[0] = "run_exec";
   handler_argv[1] = mode;
   handler_argv[2] = n;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  char *alt = mmap(NULL, page + SIGSTKSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (alt == MAP_FAILED || mprotect(alt, page, PROT_NONE) != 0) abort();
-  stack_t ss = {.ss_sp = alt + page, .ss_size = SIGSTKSZ, .ss_flags = 0};
-  sigaltstack(&ss, NULL);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = exec_in_handler;
-  sa.sa_flags = SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGUSR1, &sa, NULL);
   fflush(stdout);
-  raise(SIGUSR1);
+  raise_on_small_stack(exec_in_handler);
 }
 
 static void exec_self(const char *mode, const char *n) {

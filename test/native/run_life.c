@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "small_stack.h"
 
 static volatile double sink;
 static volatile sig_atomic_t stop;
@@ -53,18 +53,7 @@ static void quick_exit_now(int sig) {
 /* SIGUSR1 runs quick_exit_now on a small alternate stack, with an inaccessible page below it: what
  * the at_quick_exit handlers do must fit, or the program ends with SIGSEGV. */
 static void quick_exit_from_handler(void) {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  char *alt = mmap(NULL, page + SIGSTKSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (alt == MAP_FAILED || mprotect(alt, page, PROT_NONE) != 0) abort();
-  stack_t ss = {.ss_sp = alt + page, .ss_size = SIGSTKSZ, .ss_flags = 0};
-  sigaltstack(&ss, NULL);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = quick_exit_now;
-  sa.sa_flags = SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGUSR1, &sa, NULL);
-  raise(SIGUSR1);
+  raise_on_small_stack(quick_exit_now);
 }
 
 int main(int argc, char **argv) {
