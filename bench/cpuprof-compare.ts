@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 export type Ranked = Array<[string, number]>;
 

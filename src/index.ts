@@ -7,5 +7,5 @@ export type { EventOptions, Group, ParamValues, Timer } from './events/api.js';
 export { HyprofUsageError } from './events/errors.js';
 export { loadAddon } from './events/addon.js';
 export type { HyprofAddon } from './events/addon.js';
-export type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './output/tau-model.js';
-export { readTauProfileDir } from './output/tau-reader.js';
+export type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './profile/tau-model.js';
+export { readTauProfileDir } from './profile/tau-reader.js';

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hyprof, includeDir, libDir, libPath, repoRoot, run, tmpDir } from './helpers/native.js';
-import { displayName } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 test('--cflags, --libs, --include-dir, --lib-dir and --preload', async (t) => {
   if (!existsSync(libPath)) return t.fail(`the native runtime is not built: ${libPath}`);

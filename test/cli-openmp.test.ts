@@ -7,8 +7,8 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findLibomp } from '../src/analysis/openmp-runtime.js';
 import { compileC, hyprof, libPath, tmpDir } from './helpers/native.js';
-import { displayName } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 const PROGRAM = `
 #include <stdio.h>

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { compileC, hyprof, libPath, run, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { displayName } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 /** A program that is not linked against hyprof: everything comes from the preloaded runtime. */
 const PROGRAM = `

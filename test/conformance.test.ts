@@ -4,7 +4,7 @@
  * whose samples add up to more than their timers; and it runs on the output of the hyprof command
  * however a test starts it (node's own flags, as size-limits.test.ts does; mpirun; a shell) and in
  * either of its formats (thread files, TAU's merged tauprofile.xml). A stacks file beside a profile
- * (complete stacks, output/stacks-file.ts) must hold the samples and values of its [CONTEXT] entries.
+ * (complete stacks, profile/stacks-file.ts) must hold the samples and values of its [CONTEXT] entries.
  */
 import test from 'ava';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';

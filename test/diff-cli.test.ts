@@ -11,7 +11,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hyprof, tauReferenceDir, tmpDir } from './helpers/native.js';
 import { compareRuns } from './helpers/compare-runs.js';
-import type { DiffReport } from '../src/output/diff.js';
+import type { DiffReport } from '../src/report/diff.js';
 
 const ref = (v: string): string => join(tauReferenceDir, v);
 const ESC = '\u001b[';

@@ -1,11 +1,11 @@
 /**
- * The numbering of images replaced by exec (src/output/exec-images.ts) on summaries of raw files:
+ * The numbering of images replaced by exec (src/resolve/exec-images.ts) on summaries of raw files:
  * the last image of a (host, pid) keeps its numbering, earlier flagged ones take the contexts after
  * the highest of their node, in an order that depends only on the files.
  */
 import test from 'ava';
 import { INFO_EXEC_REPLACED, INFO_FORKED_CHILD, INFO_RUN_ROOT } from '../src/samples/raw-model.js';
-import { replacedImages, type ImageSummary } from '../src/output/exec-images.js';
+import { replacedImages, type ImageSummary } from '../src/resolve/exec-images.js';
 
 function image(file: string, pid: number, startNs: bigint, flags: number, host = 'a', node = 0): ImageSummary {
   return { file, info: { node, flags, pid, startNs, attributes: [['Hostname', host], ['Executable', `/bin/${file}`]] } };

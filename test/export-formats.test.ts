@@ -7,11 +7,11 @@ import test from 'ava';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Profile, type Sample } from 'pprof-format';
-import { buildPprof, exportPprof } from '../src/output/export-pprof.js';
-import { exportSpeedscope } from '../src/output/export-speedscope.js';
-import { exportCollapsed } from '../src/output/export-collapsed.js';
-import type { TauEvent } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { buildPprof, exportPprof } from '../src/export/export-pprof.js';
+import { exportSpeedscope } from '../src/export/export-speedscope.js';
+import { exportCollapsed } from '../src/export/export-collapsed.js';
+import type { TauEvent } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
 const ref = (v: string): string => join(tauReferenceDir, v);

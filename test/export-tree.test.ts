@@ -1,6 +1,6 @@
 /**
- * The exporters' tree in columns (src/output/export-tree.ts) against the viewer's event tree
- * (src/output/event-tree.ts), whose rules it repeats without an object per node: walked the way the
+ * The exporters' tree in columns (src/export/export-tree.ts) against the viewer's event tree
+ * (src/profile/event-tree.ts), whose rules it repeats without an object per node: walked the way the
  * exporters walk it, both give the same stacks (frames, values, calls, order) on every thread and
  * metric of TAU's reference profiles (event paths, phases, parameter profiles, depth-limited paths,
  * OpenMP threads, samples and unwound chains) and on a real program's profile with a stacks file.
@@ -12,14 +12,14 @@ import test from 'ava';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { eventTree, selfValue, stackRoots, type TreeNode } from '../src/output/event-tree.js';
-import { sampledCode, stacksIn, threadTree, type ExportFrame } from '../src/output/export-common.js';
-import { collapsedPieces } from '../src/output/export-collapsed.js';
-import { exportPprof, pprofPieces } from '../src/output/export-pprof.js';
-import { speedscopePieces } from '../src/output/export-speedscope.js';
-import { openExportSource } from '../src/output/export-source.js';
-import type { TauEvent, TauProfile, TauThreadProfile } from '../src/output/tau-model.js';
-import { parseThreadProfile, readTauProfileDir } from '../src/output/tau-reader.js';
+import { eventTree, selfValue, stackRoots, type TreeNode } from '../src/profile/event-tree.js';
+import { sampledCode, stacksIn, threadTree, type ExportFrame } from '../src/export/export-common.js';
+import { collapsedPieces } from '../src/export/export-collapsed.js';
+import { exportPprof, pprofPieces } from '../src/export/export-pprof.js';
+import { speedscopePieces } from '../src/export/export-speedscope.js';
+import { openExportSource } from '../src/export/export-source.js';
+import type { TauEvent, TauProfile, TauThreadProfile } from '../src/profile/tau-model.js';
+import { parseThreadProfile, readTauProfileDir } from '../src/profile/tau-reader.js';
 import { cliPath, compileC, hyprof, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 
 interface Walked {

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { haveTool, hyprof, libDir, libPath, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
-import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
+import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
 import { calls, group, mainThread, userEvent } from './helpers/profile-queries.js';
 
 async function configWords(...opts: string[]): Promise<string[]> {

@@ -13,11 +13,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { UserError } from '../src/base/errors.js';
-import { assembleProcess } from '../src/output/assemble.js';
-import { buildReport } from '../src/output/report-data.js';
-import { renderReport } from '../src/output/report-text.js';
-import { parseThreadProfile } from '../src/output/tau-reader.js';
-import { formatThreadProfile } from '../src/output/tau-writer.js';
+import { assembleProcess } from '../src/resolve/assemble.js';
+import { buildReport } from '../src/report/report-data.js';
+import { renderReport } from '../src/report/report-text.js';
+import { parseThreadProfile } from '../src/profile/tau-reader.js';
+import { formatThreadProfile } from '../src/profile/tau-writer.js';
 import { parseRaw } from '../src/samples/raw-reader.js';
 import { compileC, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 

@@ -7,8 +7,8 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { TauEvent, TauThreadProfile } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { TauEvent, TauThreadProfile } from '../src/profile/tau-model.js';
 import { haveTool, hyprof, includeDir, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
 
 const LINK = [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof'];

@@ -2,8 +2,8 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { jsonPieces } from '../src/base/json-pieces.js';
-import { buildReport } from '../src/output/report-data.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { buildReport } from '../src/report/report-data.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { tauReferenceDir } from './helpers/native.js';
 
 const text = (v: unknown, indent = 2): string => [...jsonPieces(v, indent)].join('');

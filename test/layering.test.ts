@@ -23,9 +23,9 @@ test('native/core includes nothing but itself and the public API', (t) => {
   t.deepEqual(out.map((e) => `${e.file}:${e.line}: ${e.text}`), []);
 });
 
-test('src/: cli → view / output / analysis → symbolize → samples → events, base below all, no import cycle', (t) => {
+test('src/: cli → view / report / export → resolve → profile / analysis → symbolize → samples → events, base below all, no import cycle', (t) => {
   const edges = srcEdges(repoRoot);
-  t.true(edges.some((e) => e.from === 'src/cli' && e.to === 'src/output'), 'no cli → output import found');
+  t.true(edges.some((e) => e.from === 'src/cli' && e.to === 'src/report'), 'no cli → report import found');
   t.true(edges.some((e) => e.from === 'src/samples' && e.to === 'src/base'), 'no samples → base import found');
   t.deepEqual(checkLayering(edges, projectLayering), []);
 });
@@ -47,17 +47,17 @@ const edge = (file: string, line: number, toFolder: string): Edge => ({
 
 test('checker: a cycle between folders is reported with a file and line for each step', (t) => {
   const edges = [
-    edge('src/output/export-common.ts', 9, 'src/view'),
-    edge('src/view/tree.ts', 7, 'src/output'),
+    edge('src/export/export-common.ts', 9, 'src/view'),
+    edge('src/view/tree.ts', 7, 'src/export'),
     edge('src/view/api.ts', 3, 'src/base'),
   ];
   const cycles = folderCycles(edges);
   t.is(cycles.length, 1);
-  t.deepEqual(cycles[0]!.map((e) => e.from).sort(), ['src/output', 'src/view']);
+  t.deepEqual(cycles[0]!.map((e) => e.from).sort(), ['src/export', 'src/view']);
   const problems = checkLayering(edges, projectLayering);
   t.is(problems.length, 1);
-  t.regex(problems[0]!, /cycle between folders: src\/output → src\/view → src\/output/);
-  t.regex(problems[0]!, /src\/output\/export-common\.ts:9/);
+  t.regex(problems[0]!, /cycle between folders: src\/export → src\/view → src\/export/);
+  t.regex(problems[0]!, /src\/export\/export-common\.ts:9/);
   t.regex(problems[0]!, /src\/view\/tree\.ts:7/);
 });
 
@@ -92,7 +92,7 @@ test('checker: one module including another is refused, even one way', (t) => {
 
 test('checker: a folder in no layer is reported; peers of one layer may use each other one way', (t) => {
   t.regex(checkLayering([edge('src/newthing/a.ts', 2, 'src/base')], projectLayering)[0]!, /src\/newthing is in no layer/);
-  t.deepEqual(checkLayering([edge('src/output/resolve.ts', 10, 'src/analysis')], projectLayering), []);
+  t.deepEqual(checkLayering([edge('src/resolve/resolve.ts', 10, 'src/analysis')], projectLayering), []);
   t.deepEqual(checkLayering([edge('native/mpi/wrap.c', 5, 'native/core')], projectLayering), []);
 });
 

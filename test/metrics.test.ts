@@ -11,8 +11,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 import { conformanceProblems } from './helpers/conformance.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { TauProfile } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { TauProfile } from '../src/profile/tau-model.js';
 import { ProfileApi } from '../src/view/api.js';
 
 const exe = compileC('metrics_regions', ['metrics_regions.c'], { cflags: ['-O1', '-g'] });

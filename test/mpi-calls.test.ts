@@ -10,8 +10,8 @@ import test from 'ava';
 import { cliPath, hyprof, run, tmpDir } from './helpers/native.js';
 import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain, userEvent } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { TauProfile } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { TauProfile } from '../src/profile/tau-model.js';
 
 const missing = mpiMissing();
 

@@ -7,7 +7,7 @@ import test from 'ava';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { calls, compileMpiFortran, mpiMissing, mpirunArgs, rankMain, userEvent } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 const missing = mpiMissing();
 

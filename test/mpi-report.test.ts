@@ -11,9 +11,9 @@ import { cliPath, compileC, hyprof, run, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau } from './helpers/tau-reader.js';
 import { assertConformant } from './helpers/conformance.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { callSitesOf } from '../src/analysis/mpi-sites.js';
-import type { MpiAccounting, MpiDiagnosis, RanksReport } from '../src/output/mpi-report.js';
+import type { MpiAccounting, MpiDiagnosis, RanksReport } from '../src/report/mpi-report.js';
 
 const missing = mpiMissing();
 let exchangeDir = '';

@@ -12,8 +12,8 @@ import { hyprof, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
 import { calls, compileMpiC, mpiMissing, mpirunArgs, rankMain } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { RanksReport } from '../src/output/mpi-report.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { RanksReport } from '../src/report/mpi-report.js';
 import { encodeRaw, simpleFixture } from './raw-fixture.js';
 import { INFO_MPI_RANK } from '../src/samples/raw-model.js';
 

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { launchBrowser, openPage, startView } from './helpers/view-browser.js';
 import { generateRanks } from './helpers/gen-ranks.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
 
 let dir = '';

@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 
 for (const cc of ['gcc', 'clang'] as const) {

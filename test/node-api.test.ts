@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawProcess, RawThread } from '../src/samples/raw-model.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { perfMapPath } from '../src/symbolize/perf-map.js';
 import { hyprof, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
 

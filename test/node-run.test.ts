@@ -7,7 +7,7 @@
 import test from 'ava';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { perfMapPath } from '../src/symbolize/perf-map.js';
 import { hyprof, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';

@@ -10,14 +10,14 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { readStacksFiles, STACKS_FILE, type StacksFile } from '../src/output/stacks-file.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readStacksFiles, STACKS_FILE, type StacksFile } from '../src/profile/stacks-file.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { hyprof, repoRoot, testNativeDir, tmpDir } from './helpers/native.js';
 import { assertConformant } from './helpers/conformance.js';
 import { ProfileApi } from '../src/view/api.js';
 import type { FlameNode } from '../src/view/flame.js';
-import { buildFunctionReport } from '../src/output/report-functions.js';
-import { parseThreadSelector } from '../src/output/report-data.js';
+import { buildFunctionReport } from '../src/report/report-functions.js';
+import { parseThreadSelector } from '../src/report/report-data.js';
 
 const app = join(testNativeDir, 'node_deep.mjs');
 const DEPTH = 80;

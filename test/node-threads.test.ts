@@ -6,8 +6,8 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { TauThreadProfile } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { TauThreadProfile } from '../src/profile/tau-model.js';
 import { hyprof, testNativeDir, tmpDir } from './helpers/native.js';
 
 const app = join(testNativeDir, 'node_threads.mjs');

@@ -9,7 +9,7 @@
 import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { perfMapPath } from '../src/symbolize/perf-map.js';
 import { hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
 

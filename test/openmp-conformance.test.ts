@@ -7,8 +7,8 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 
 const regionLine = (name: string): number | null => {

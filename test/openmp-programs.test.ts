@@ -10,8 +10,8 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { readOpenmpFile, type OpenmpFile } from '../src/analysis/openmp.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { isCallpath, type TauProfile } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { isCallpath, type TauProfile } from '../src/profile/tau-model.js';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { buildOmp } from './openmp-helpers.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { OPENMP_FILE, readOpenmpFile } from '../src/analysis/openmp.js';
 import { parseOmptSection } from '../src/analysis/openmp-raw.js';
-import { renderDiagnoses, renderOpenmpReport } from '../src/output/report-openmp.js';
+import { renderDiagnoses, renderOpenmpReport } from '../src/report/report-openmp.js';
 import { tmpDir } from './helpers/native.js';
 import { encodeRaw } from './raw-fixture.js';
 import { buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';

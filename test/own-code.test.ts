@@ -8,8 +8,8 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { ThreadStackView } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { ThreadStackView } from '../src/profile/tau-model.js';
 import { readBuildId } from '../src/symbolize/elf-build-id.js';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';

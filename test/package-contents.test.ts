@@ -33,7 +33,7 @@ test('the package holds the license, the built CLI and viewer, and what a build 
     'dist/src/cli/main.js',
     'dist/src/index.js',
     'dist/src/index.d.ts',
-    'dist/src/output/resolve-worker.js',
+    'dist/src/resolve/resolve-worker.js',
     'dist/src/events/thread-preload.cjs',
     'dist/web/index.html',
     'native/include/hyprof.h',

@@ -6,8 +6,8 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { displayName, type TauEvent } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName, type TauEvent } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 
 for (const cc of ['gcc', 'clang'] as const) {

@@ -1,10 +1,10 @@
 /** Unit tests of the report's number formatting and of the sections no TAU reference file exercises. */
 import test from 'ava';
-import { formatCount, formatPerCall, formatValue, significant, withCommas } from '../src/output/report-format.js';
-import { buildReport, parseThreadSelector } from '../src/output/report-data.js';
-import { renderReport } from '../src/output/report-text.js';
-import { parseThreadProfile } from '../src/output/tau-reader.js';
-import type { TauProfile } from '../src/output/tau-model.js';
+import { formatCount, formatPerCall, formatValue, significant, withCommas } from '../src/report/report-format.js';
+import { buildReport, parseThreadSelector } from '../src/report/report-data.js';
+import { renderReport } from '../src/report/report-text.js';
+import { parseThreadProfile } from '../src/profile/tau-reader.js';
+import type { TauProfile } from '../src/profile/tau-model.js';
 
 test('msec as pprof prints them: below 1 three significant digits, above truncated with commas', (t) => {
   t.is(formatValue(255, 1000), '0.255');

@@ -6,7 +6,7 @@ import test from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hyprof, repoRoot, tauReferenceDir } from './helpers/native.js';
-import type { Report } from '../src/output/report-data.js';
+import type { Report } from '../src/report/report-data.js';
 
 const REF = tauReferenceDir;
 const refDirs = existsSync(REF) ? readdirSync(REF).filter((d) => existsSync(join(REF, d, 'profile.0.0.0'))) : [];

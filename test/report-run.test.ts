@@ -6,7 +6,7 @@ import test from 'ava';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, libPath, tmpDir } from './helpers/native.js';
-import type { Report } from '../src/output/report-data.js';
+import type { Report } from '../src/report/report-data.js';
 
 const PROGRAM = `
 #include <hyprof.h>

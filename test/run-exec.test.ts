@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { compileC, hyprof, run, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { calls } from './helpers/profile-queries.js';
-import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 let program = '';
 let staticProgram = '';

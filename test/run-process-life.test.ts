@@ -13,7 +13,7 @@ import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, run, tmpDir, type RunResult } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 let program = '';
 test.before(() => {

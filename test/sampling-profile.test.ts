@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
 

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { cliPath, compileC, run, tmpDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
-import { buildFunctionReport, renderFunctionReport } from '../src/output/report-functions.js';
+import { buildFunctionReport, renderFunctionReport } from '../src/report/report-functions.js';
 
 const N = 20_000;
 const SMALL_STACK = '--stack-size=150';

@@ -1,5 +1,5 @@
 /**
- * The stack tree of the stacks file (src/output/stacks-file.ts): identical stacks are one node, and a
+ * The stack tree of the stacks file (src/profile/stacks-file.ts): identical stacks are one node, and a
  * thread with more nodes than the bound folds its rarest stacks into their caller under one counted
  * marker frame, with every sample and value kept. A damaged stacks file is refused by its readers,
  * naming the file and what is wrong, for each kind of damage.
@@ -8,7 +8,7 @@ import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../src/base/errors.js';
-import { FrameTable, MERGED_FRAME, readStacksFiles, StackTree } from '../src/output/stacks-file.js';
+import { FrameTable, MERGED_FRAME, readStacksFiles, StackTree } from '../src/profile/stacks-file.js';
 import { tmpDir } from './helpers/native.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);

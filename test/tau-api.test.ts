@@ -9,7 +9,7 @@ import test from 'ava';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, hyprof, libPath, run, tmpDir } from './helpers/native.js';
-import type { TauThreadProfile } from '../src/output/tau-model.js';
+import type { TauThreadProfile } from '../src/profile/tau-model.js';
 import { calls, group, mainThread, userEvent } from './helpers/profile-queries.js';
 
 

@@ -9,8 +9,8 @@
 import test from 'ava';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TauThreadProfile } from '../src/output/tau-model.js';
-import { ownString, parseThreadProfile, readThreadFile, readThreadLines, type ThreadHead } from '../src/output/tau-reader.js';
+import type { TauThreadProfile } from '../src/profile/tau-model.js';
+import { ownString, parseThreadProfile, readThreadFile, readThreadLines, type ThreadHead } from '../src/profile/tau-reader.js';
 import { tauReferenceDir, tmpDir } from './helpers/native.js';
 
 const IDS = { node: 0, context: 0, thread: 0 };

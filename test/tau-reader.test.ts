@@ -4,7 +4,7 @@
 import test from 'ava';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { repoRoot, tmpDir, tauReferenceDir } from './helpers/native.js';
 
 const reference = join(tauReferenceDir, 'probes', 'profile.0.0.0');

@@ -2,8 +2,8 @@ import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { formatThreadProfile } from '../src/output/tau-writer.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { formatThreadProfile } from '../src/profile/tau-writer.js';
 import { repoRoot, tauReferenceDir } from './helpers/native.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 

@@ -2,10 +2,10 @@ import test from 'ava';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { formatG16 } from '../src/output/format-g.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { formatThreadProfile, writeTauProfile } from '../src/output/tau-writer.js';
-import type { TauProfile, TauThreadProfile } from '../src/output/tau-model.js';
+import { formatG16 } from '../src/profile/format-g.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { formatThreadProfile, writeTauProfile } from '../src/profile/tau-writer.js';
+import type { TauProfile, TauThreadProfile } from '../src/profile/tau-model.js';
 import { compileC, tmpDir } from './helpers/native.js';
 
 test('%.16G formatting: known cases', (t) => {

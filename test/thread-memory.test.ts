@@ -9,8 +9,8 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
-import { displayName, type TauThreadProfile } from '../src/output/tau-model.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 const exe = compileC('ended_threads', ['ended_threads.c'], { cflags: ['-O1', '-g'] });
 const THREADS = 2000;

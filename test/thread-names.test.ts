@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
 import { join } from 'node:path';
 

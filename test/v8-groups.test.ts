@@ -1,13 +1,13 @@
 /**
- * V8's own work in a Node sample's chain (src/output/v8-groups.ts): the collector and the compiler
+ * V8's own work in a Node sample's chain (src/resolve/v8-groups.ts): the collector and the compiler
  * each one frame, and a compilation the chain shows a JavaScript function asking for charged to that
  * function, as `node --cpu-prof` charges it. Frames innermost first, named as node's symbols name them;
  * then a real Node program that compiles from one function (test/native/node_compile.mjs).
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import { COMPILE_GROUP, GC_GROUP, v8GroupEntry, v8GroupFold } from '../src/output/v8-groups.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { COMPILE_GROUP, GC_GROUP, v8GroupEntry, v8GroupFold } from '../src/resolve/v8-groups.js';
 import { hyprof, testNativeDir, tmpDir } from './helpers/native.js';
 
 // a lazy compilation: the parser at work, under the compiler, under the builtin a call into a

@@ -6,7 +6,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ApiError, ProfileApi } from '../src/view/api.js';
 import { startViewServer, type ViewServer } from '../src/view/server.js';
 import { profileCopy, referenceDir, sourceLine } from './view-fixture.js';

@@ -8,7 +8,7 @@
 import test from 'ava';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 import { launchBrowser, openPage, startView, tab } from './helpers/view-browser.js';
 

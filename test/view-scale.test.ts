@@ -6,7 +6,7 @@
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
 import { tmpDir } from './helpers/native.js';
 

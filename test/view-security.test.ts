@@ -7,7 +7,7 @@ import test from 'ava';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { startViewServer, type ViewServer } from '../src/view/server.js';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { profileCopy, sourceLine } from './view-fixture.js';

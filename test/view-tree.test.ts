@@ -4,11 +4,11 @@
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { readTauProfileDir } from '../src/output/tau-reader.js';
-import type { TauEvent } from '../src/output/tau-model.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import type { TauEvent } from '../src/profile/tau-model.js';
 import { aggregateEvents } from '../src/view/aggregate.js';
 import { flameGraph, flameWidths } from '../src/view/flame.js';
-import { eventTree, selfValue, sourceOf, splitPath } from '../src/output/event-tree.js';
+import { eventTree, selfValue, sourceOf, splitPath } from '../src/profile/event-tree.js';
 import { repoRoot, tauReferenceDir } from './helpers/native.js';
 
 const ref = (v: string): string => join(tauReferenceDir, v);

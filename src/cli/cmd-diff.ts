@@ -6,11 +6,11 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
-import type { TauProfile } from '../output/tau-model.js';
-import { buildDiff } from '../output/diff.js';
-import { renderDiff } from '../output/diff-text.js';
-import { parseThreadSelector } from '../output/report-data.js';
-import { colourWanted } from '../output/term-colour.js';
+import type { TauProfile } from '../profile/tau-model.js';
+import { buildDiff } from '../report/diff.js';
+import { renderDiff } from '../report/diff-text.js';
+import { parseThreadSelector } from '../report/report-data.js';
+import { colourWanted } from '../report/term-colour.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 import { positiveInt } from './cmd-report.js';
 

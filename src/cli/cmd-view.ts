@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
 import { bundledWebFiles } from './bundled-web.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
-import { commonMetric } from '../output/diff.js';
+import { commonMetric } from '../report/diff.js';
 import { readRun } from './cmd-diff.js';
 
 interface ViewCliOptions {

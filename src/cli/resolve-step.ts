@@ -109,7 +109,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
   const progress = createProgress();
   try {
     // Loaded on use: `report` and `config` never pay for the symbolization machinery.
-    const { resolveRawFiles } = await import('../output/resolve.js');
+    const { resolveRawFiles } = await import('../resolve/resolve.js');
     const result = await resolveRawFiles(files, {
       ...opts,
       outDir,

@@ -2,7 +2,7 @@
  * Collapsed stacks (Brendan Gregg's `a;b;c value` lines, what flamegraph.pl and speedscope read).
  * With several threads the first frame names the thread, so one file still tells them apart.
  */
-import type { TauProfile, TauThreadProfile } from './tau-model.js';
+import type { TauProfile, TauThreadProfile } from '../profile/tau-model.js';
 import { stacksIn, selectThreads, threadName, threadTree, type EventsOf, type ExportSelection } from './export-common.js';
 
 /** A frame may not hold the separator or a line break. */

@@ -9,9 +9,9 @@
  * contexts is exported without an object per event, per node or per stack.
  */
 import { UserError } from '../base/errors.js';
-import { isParamEvent } from './event-tree.js';
+import { isParamEvent } from '../profile/event-tree.js';
 import { exportTree, KINDS, type ExportTree } from './export-tree.js';
-import { displayName, namedThreadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauEvent, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 
 const KIND_TIMER = KINDS.indexOf('timer');
 

@@ -10,9 +10,9 @@
  */
 import { deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
-import { readModulesFile, type ModuleIndex } from './modules-file.js';
+import { readModulesFile, type ModuleIndex } from '../profile/modules-file.js';
 import { Column, setAt } from './export-columns.js';
-import type { TauProfile } from './tau-model.js';
+import type { TauProfile } from '../profile/tau-model.js';
 import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {

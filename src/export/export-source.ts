@@ -6,10 +6,10 @@
  * So an export holds one thread's tree at a time and never a parsed thread. TAU's merged format
  * (one file for every thread) is read whole, as the other readers read it.
  */
-import { attachStacks } from './stacks-file.js';
+import { attachStacks } from '../profile/stacks-file.js';
 import type { EventsOf } from './export-common.js';
-import type { TauProfile, TauThreadProfile } from './tau-model.js';
-import { listProfileFiles, readProfileHeader, readTauProfileDir, readThreadLines } from './tau-reader.js';
+import type { TauProfile, TauThreadProfile } from '../profile/tau-model.js';
+import { listProfileFiles, readProfileHeader, readTauProfileDir, readThreadLines } from '../profile/tau-reader.js';
 
 export interface ExportSource {
   /** The threads without their events (their `events` are empty), with their stacks. */

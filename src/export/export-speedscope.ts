@@ -8,7 +8,7 @@
  * stack, not objects); the samples are written from those after the last thread.
  */
 import { Column } from './export-columns.js';
-import type { TauProfile } from './tau-model.js';
+import type { TauProfile } from '../profile/tau-model.js';
 import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
 export interface SpeedscopeFile {

@@ -11,9 +11,9 @@
  * contexts; depth-limited paths are grafted; derived nodes sum their children; children and roots
  * are ordered by inclusive value (stable). test/export-tree.test.ts compares the two.
  */
-import { isParamEvent, kindOf, splitPath, type NodeKind } from './event-tree.js';
-import type { TauEvent, ThreadStackView } from './tau-model.js';
-import { ownString } from './tau-reader.js';
+import { isParamEvent, kindOf, splitPath, type NodeKind } from '../profile/event-tree.js';
+import type { TauEvent, ThreadStackView } from '../profile/tau-model.js';
+import { ownString } from '../profile/tau-reader.js';
 
 export const KINDS: readonly NodeKind[] = ['timer', 'context', 'unwind', 'sample'];
 const TIMER = 0;

@@ -6,9 +6,9 @@
  * `--json` and the viewer's compare mode show the same data.
  */
 import { UserError } from '../base/errors.js';
-import { sampledCode } from './export-common.js';
+import { sampledCode } from '../export/export-common.js';
 import { flatTimers, isSampleNode, meanThread, selectThreads, userEventStats, type ThreadSelector } from './report-data.js';
-import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 
 /** One value in both runs. `a` / `b` undefined: the item exists in one run only. */
 export interface Compared {

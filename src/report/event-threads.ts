@@ -7,7 +7,7 @@
 import { UserError } from '../base/errors.js';
 import { functionsOf } from './report-functions.js';
 import { isSampleNode } from './report-data.js';
-import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 
 export interface EventOnThread {
   label: string;

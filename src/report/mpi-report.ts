@@ -10,9 +10,9 @@
  *   that differs most between the waiting ranks and the late one.
  * Pure functions; report-text and --json print the same data.
  */
-import { rankList, rankNotes, summarizeRanks } from './mpi-ranks.js';
+import { rankList, rankNotes, summarizeRanks } from '../profile/mpi-ranks.js';
 import { meanStd, type RankAcc, type RankScan } from './rank-scan.js';
-import { displayName } from './tau-model.js';
+import { displayName } from '../profile/tau-model.js';
 
 export interface RankStatRow {
   name: string;

@@ -6,11 +6,11 @@
  * may differ between ranks (child timers, sampled lines). Files are read one at a time.
  */
 import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
-import { RANK_SETTINGS, type RankRecord } from './mpi-ranks.js';
+import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
-import { displayName, threadLabel } from './tau-model.js';
-import type { TauUserEvent } from './tau-model.js';
-import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from './tau-reader.js';
+import { displayName, threadLabel } from '../profile/tau-model.js';
+import type { TauUserEvent } from '../profile/tau-model.js';
+import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {

@@ -5,9 +5,9 @@
  */
 import { UserError } from '../base/errors.js';
 import { CallTreeBuilder, type FlatValues } from './report-tree.js';
-import { displayName, threadLabel, threadNameOf } from './tau-model.js';
-import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
-import { ownString, type ThreadSink } from './tau-reader.js';
+import { displayName, threadLabel, threadNameOf } from '../profile/tau-model.js';
+import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from '../profile/tau-model.js';
+import { ownString, type ThreadSink } from '../profile/tau-reader.js';
 
 export type SortKey = 'excl' | 'incl' | 'calls' | 'name';
 

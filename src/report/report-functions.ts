@@ -8,10 +8,10 @@
  * profile) only the flat [SAMPLE] entries are known: self, and total = self.
  */
 import { UserError } from '../base/errors.js';
-import { sampledCode, type ExportFrame } from './export-common.js';
+import { sampledCode, type ExportFrame } from '../export/export-common.js';
 import { meanThread, parseThreadSelector, selectThreads, type ThreadSelector } from './report-data.js';
 import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
-import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from './tau-model.js';
+import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 
 /** Samples and values of one function. */
 interface FunctionCounts {

@@ -10,7 +10,7 @@
  * first (then by name), and sample subtrees keep only their hottest children.
  */
 import type { CallTreeNode } from './report-data.js';
-import { ownString } from './tau-reader.js';
+import { ownString } from '../profile/tau-reader.js';
 
 /** A column of numbers that grows as it is pushed to. */
 class Column<A extends Float64Array | Int32Array> {

@@ -12,7 +12,7 @@ import { singleExecutableText } from '../base/single-executable.js';
 
 let packageVersion: string | undefined;
 
-/** hyprof's version, from package.json (dist/src/output/ → the package root). */
+/** hyprof's version, from package.json (dist/src/resolve/ → the package root). */
 export function hyprofVersion(): string {
   packageVersion ??= singleExecutableText('version');
   if (packageVersion === undefined) {

@@ -13,10 +13,10 @@ import type { RawProcess, RawSample } from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
 import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
-import type { ModuleCollector } from './modules-file.js';
+import type { ModuleCollector } from '../profile/modules-file.js';
 import { safeName } from './event-names.js';
 import { builtinsOfJsCaller, v8GroupEntry, v8GroupFold } from './v8-groups.js';
-import { FrameTable, type StackFrame, type StackTree } from './stacks-file.js';
+import { FrameTable, type StackFrame, type StackTree } from '../profile/stacks-file.js';
 
 /** A chain (of its innermost frames) with fewer of the thread's samples than this share is cut shorter. */
 export const RARE_CHAIN_SHARE = 0.0005;

@@ -6,7 +6,7 @@
  * one object with two value arrays each: a thread of millions of contexts has millions of entries,
  * and an object per entry costs more than twice the columns.
  */
-import type { EventList, TauEvent } from './tau-model.js';
+import type { EventList, TauEvent } from '../profile/tau-model.js';
 
 /** A column of numbers with room for `size` (copied when it must grow). */
 function grown<T extends Float64Array | Int32Array | Uint8Array>(a: T, size: number): T {

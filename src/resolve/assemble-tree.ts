@@ -7,7 +7,7 @@
  */
 import { EventKind, type RawContexts, type RawProcess } from '../samples/raw-model.js';
 import { paramName, safeName, userName } from './event-names.js';
-import { sanitizeName } from './tau-writer.js';
+import { sanitizeName } from '../profile/tau-writer.js';
 
 export const PATH_JOIN = ' => ';
 /** How TAU's readers split an event path (TAU writes two spaces before a [CONTEXT] part). */

@@ -35,9 +35,9 @@ import { userEventName } from './event-names.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
-import type { ModuleCollector } from './modules-file.js';
-import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from './tau-model.js';
-import { FrameTable, MERGED_FRAME, StackTree, type StacksFile } from './stacks-file.js';
+import type { ModuleCollector } from '../profile/modules-file.js';
+import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from '../profile/tau-model.js';
+import { FrameTable, MERGED_FRAME, StackTree, type StacksFile } from '../profile/stacks-file.js';
 
 export interface AssembleOptions {
   /** Event paths on/off; default: the run's HYPROF_CALLPATH / TAU_CALLPATH setting, else on. */

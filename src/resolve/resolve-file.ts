@@ -10,9 +10,9 @@ import { readRawFile } from '../samples/raw-reader.js';
 import type { Symbolizer } from '../symbolize/symbolizer.js';
 import { assembleProcess } from './assemble.js';
 import { markThrottled, nameFunctions } from './function-names.js';
-import { ModuleCollector, type ModulesFile } from './modules-file.js';
-import { writeThreadFile, type ProfileWrite } from './tau-writer.js';
-import { stacksFileName, writeStacksFile } from './stacks-file.js';
+import { ModuleCollector, type ModulesFile } from '../profile/modules-file.js';
+import { writeThreadFile, type ProfileWrite } from '../profile/tau-writer.js';
+import { stacksFileName, writeStacksFile } from '../profile/stacks-file.js';
 import { join } from 'node:path';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */

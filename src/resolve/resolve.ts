@@ -18,12 +18,12 @@ import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
 import { replacedImages, type ReplacedImage } from './exec-images.js';
-import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from './modules-file.js';
-import { rankNotes, summarizeRanks, type RankSummary } from './mpi-ranks.js';
+import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../profile/modules-file.js';
+import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
-import { MERGED_FILE, writeMergedFile } from './tau-merged.js';
-import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from './tau-writer.js';
+import { MERGED_FILE, writeMergedFile } from '../profile/tau-merged.js';
+import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
 export interface ResolveOptions {
   outDir: string;

@@ -4,7 +4,7 @@
  * the total divided by the number of threads); min and max are over the threads that have it, so
  * a worker-only event does not show a min of 0 for the master.
  */
-import type { TauEvent, TauThreadProfile } from '../output/tau-model.js';
+import type { TauEvent, TauThreadProfile } from '../profile/tau-model.js';
 
 export const STATS = ['mean', 'min', 'max', 'std'] as const;
 export type Stat = (typeof STATS)[number];

@@ -4,15 +4,15 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../output/tau-model.js';
-import { functionsOf } from '../output/report-functions.js';
-import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../output/mpi-ranks.js';
+import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
+import { functionsOf } from '../report/report-functions.js';
+import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
-import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../output/event-tree.js';
+import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../profile/event-tree.js';
 import { SourceAccess } from './source-access.js';
-import { eventAcrossThreads, eventChoices, spread } from '../output/event-threads.js';
-import { meanThread, userEventStats } from '../output/report-data.js';
+import { eventAcrossThreads, eventChoices, spread } from '../report/event-threads.js';
+import { meanThread, userEventStats } from '../report/report-data.js';
 import { UserError } from '../base/errors.js';
 
 /** A request the page got wrong: answered with this status and message. */
@@ -319,7 +319,7 @@ export class ProfileApi {
   }
 
   /**
-   * The samples by function (output/report-functions.ts): self and total per function, over all
+   * The samples by function (report/report-functions.ts): self and total per function, over all
    * contexts or in one context (`context`: its timer's name), sorted by `sort` (self | total).
    */
   functions(q: Query): unknown {

@@ -1,14 +1,14 @@
 /**
  * The viewer's compare mode: run A (the baseline) beside run B. The differences per event, sampled
- * function and line (output/diff.ts, as `hyprof diff`), and a differential flame graph: the frames
+ * function and line (report/diff.ts, as `hyprof diff`), and a differential flame graph: the frames
  * and widths of one run, each frame carrying its value in the other run so the page colours it by
  * the change.
  */
 import { UserError } from '../base/errors.js';
-import { buildDiff } from '../output/diff.js';
-import { parseThreadSelector } from '../output/report-data.js';
-import { flameWidths, stackRoots } from '../output/event-tree.js';
-import type { TauProfile } from '../output/tau-model.js';
+import { buildDiff } from '../report/diff.js';
+import { parseThreadSelector } from '../report/report-data.js';
+import { flameWidths, stackRoots } from '../profile/event-tree.js';
+import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import type { Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';

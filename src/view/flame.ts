@@ -1,11 +1,11 @@
 /**
  * Flame graph data from the event tree: a node's width is its own unexplained value plus its
- * children's widths (output/event-tree.ts selfValue), so samples nest inside the timer they were
+ * children's widths (profile/event-tree.ts selfValue), so samples nest inside the timer they were
  * taken in.
  * The server prunes what would be narrower than a pixel and bounds the node count, so a profile
  * with 100,000 events still sends a small answer.
  */
-import { flameWidths, selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../output/event-tree.js';
+import { flameWidths, selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../profile/event-tree.js';
 
 export { flameWidths };
 

@@ -3,8 +3,8 @@
  * directory can hold thousands of thread files) and silence when stderr is a file or a pipe.
  */
 import { createProgress } from '../base/progress.js';
-import type { TauProfile } from '../output/tau-model.js';
-import { readTauProfileDir } from '../output/tau-reader.js';
+import type { TauProfile } from '../profile/tau-model.js';
+import { readTauProfileDir } from '../profile/tau-reader.js';
 
 export function readProfileWithProgress(dir: string): TauProfile {
   const progress = createProgress();

@@ -8,10 +8,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../base/errors.js';
-import type { TauProfile } from '../output/tau-model.js';
+import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
-import { readTauProfileDir } from '../output/tau-reader.js';
+import { readTauProfileDir } from '../profile/tau-reader.js';
 
 /** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
 export const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');

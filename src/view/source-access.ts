@@ -9,7 +9,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
-import type { TauProfile } from '../output/tau-model.js';
+import type { TauProfile } from '../profile/tau-model.js';
 
 /** The directories of the profile's runs: every thread's CWD and executable's directory. */
 export function runDirectories(profile: TauProfile): string[] {

@@ -18,19 +18,19 @@
  *    inclusive value, and no exported frame carries a `[SAMPLE]`, `[UNWIND]` or `[CONTEXT]` prefix.
  * 5. The viewer's tree (its root, under which everything hangs when there are event paths) and its
  *    flame graph of a thread show the same total.
- * 6. A stacks file (complete stacks, output/stacks-file.ts) holds the same samples as the profile:
+ * 6. A stacks file (complete stacks, profile/stacks-file.ts) holds the same samples as the profile:
  *    per thread, metric and sample context, its nodes add up to the `[CONTEXT]` path entry's calls
  *    (samples) and inclusive value, and every context it names is an entry of the thread.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Profile } from 'pprof-format';
-import { exportCollapsed } from '../../src/output/export-collapsed.js';
-import { buildPprof } from '../../src/output/export-pprof.js';
-import { exportSpeedscope } from '../../src/output/export-speedscope.js';
-import { MERGED_FILE } from '../../src/output/tau-merged.js';
-import { displayName, type TauEvent, type TauProfile, type TauThreadProfile } from '../../src/output/tau-model.js';
-import { readTauProfileDir } from '../../src/output/tau-reader.js';
+import { exportCollapsed } from '../../src/export/export-collapsed.js';
+import { buildPprof } from '../../src/export/export-pprof.js';
+import { exportSpeedscope } from '../../src/export/export-speedscope.js';
+import { MERGED_FILE } from '../../src/profile/tau-merged.js';
+import { displayName, type TauEvent, type TauProfile, type TauThreadProfile } from '../../src/profile/tau-model.js';
+import { readTauProfileDir } from '../../src/profile/tau-reader.js';
 import { ProfileApi } from '../../src/view/api.js';
 import { readWithTau, tauReaderComplaints } from './tau-reader.js';
 

@@ -36,10 +36,13 @@ const SRC_LAYERS: Record<string, Layer> = {
   'src/samples': { name: 'samples', rank: 2 },
   'src/symbolize': { name: 'symbolize', rank: 3 },
   'src/analysis': { name: 'analysis', rank: 4 },
-  'src/output': { name: 'output', rank: 4 },
-  'src/view': { name: 'view', rank: 4 },
-  'src/cli': { name: 'cli', rank: 5 },
-  src: { name: 'the package entry (src/index.ts)', rank: 5 },
+  'src/profile': { name: 'profile', rank: 4 },
+  'src/resolve': { name: 'resolve', rank: 5 },
+  'src/report': { name: 'report', rank: 6 },
+  'src/export': { name: 'export', rank: 6 },
+  'src/view': { name: 'view', rank: 6 },
+  'src/cli': { name: 'cli', rank: 7 },
+  src: { name: 'the package entry (src/index.ts)', rank: 7 },
 };
 
 /** The project's layers. Any native folder not named here is a module. */

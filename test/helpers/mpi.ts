@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { haveTool, libDir, testNativeDir, tmpDir } from './native.js';
-import type { TauProfile, TauThreadProfile } from '../../src/output/tau-model.js';
+import type { TauProfile, TauThreadProfile } from '../../src/profile/tau-model.js';
 
 /** Why the MPI tests cannot run here, or null when they can. */
 export function mpiMissing(): string | null {

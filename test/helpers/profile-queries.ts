@@ -3,8 +3,8 @@
  * and TAU's Fortran names) share: the main thread, an event's calls and group by its display name,
  * a user event's count and sum (rounded to 1/1000: the profile stores mean and count).
  */
-import { displayName, type TauThreadProfile } from '../../src/output/tau-model.js';
-import { readTauProfileDir } from '../../src/output/tau-reader.js';
+import { displayName, type TauThreadProfile } from '../../src/profile/tau-model.js';
+import { readTauProfileDir } from '../../src/profile/tau-reader.js';
 
 export function mainThread(dir: string): TauThreadProfile {
   return readTauProfileDir(dir).threads[0][0];
