@@ -134,6 +134,11 @@ static void *connect_later(void *arg) {
   close(s);
   return NULL;
 }
+static void *post_later(void *sem) {
+  usleep(SHORT_MS * 1000);
+  sem_post(sem);
+  return NULL;
+}
 static void *kill_later(void *arg) {
   usleep(SHORT_MS * 1000);
   pthread_kill(main_thread, (int)(long)arg);
@@ -228,7 +233,7 @@ static void timed_calls(long ms) {
 }
 
 /* Waits without a timeout that end when another thread acts after SHORT_MS (full mode only): what
- * SA_RESTART keeps whole (read, accept, waitpid) and what only a handler of the program ends
+ * SA_RESTART keeps whole (read, accept, sem_wait, waitpid) and what only a handler of the program ends
  * (pause, sigsuspend) or a signal waited for (sigwaitinfo). */
 static void untimed_calls(void) {
   pthread_t th;
@@ -252,6 +257,14 @@ static void untimed_calls(void) {
   pthread_join(th, NULL);
   close(ls);
   unlink(sock_path);
+
+  sem_t sem;
+  sem_init(&sem, 0, 0);
+  begin();
+  pthread_create(&th, NULL, post_later, &sem);
+  CALL_STARTED("sem_wait", sem_wait(&sem));
+  pthread_join(th, NULL);
+  sem_destroy(&sem);
 
   begin();
   pid_t child = fork();
