@@ -320,6 +320,7 @@ static int secure_execution(void) {
 }
 
 static void init_once_body(void) {
+  hp_stderr_note();
   if (secure_execution()) {
     hp_rt.disabled = 1;
     return;
@@ -337,6 +338,7 @@ static void init_once_body(void) {
     if (hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0)) hp_warn("%s is an MPI launcher: not measured", launcher);
     return;
   }
+  hp_stderr_keep();
   hp_clock_calibrate_begin(); /* the rest of initialisation is most of the calibration window */
   hp_rt.pid = getpid();
   hp_rt.ppid = getppid();
