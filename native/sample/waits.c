@@ -24,7 +24,10 @@
  * These functions are async-signal-safe where libc's are (programs call nanosleep, poll, select,
  * pause, sigsuspend from signal handlers): they only add clock_gettime (vDSO) and TLS reads; the
  * real functions are resolved in a constructor, never with dlsym on the way of a call (except for a
- * call made before the constructor ran, by another library's constructor). */
+ * call made before the constructor ran, by another library's constructor).
+ *
+ * Left out of a ThreadSanitizer build (HP_TSAN): TSan intercepts these calls itself and runs a
+ * handler only after its interceptor returned (deferred signals), so the counts cannot tell. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,6 +40,8 @@
 #include <unistd.h>
 
 #include "sample_int.h"
+
+#ifndef HP_TSAN
 
 #define HP_VISIBLE __attribute__((visibility("default")))
 
@@ -354,3 +359,5 @@ HP_VISIBLE int sigsuspend(const sigset_t *mask) {
   while (r < 0 && again(&w, errno));
   return r;
 }
+
+#endif /* HP_TSAN */
