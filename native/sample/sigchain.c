@@ -46,6 +46,7 @@ __thread hp_sig_counts hp_sigcounts __attribute__((tls_model("initial-exec")));
 /* The program's action for each wrapped signal, double-buffered like app[] for the trampoline. */
 static struct sigaction prog[NSIG][2];
 static volatile unsigned char prog_idx[NSIG];
+static int wrapping;   /* the program's handlers are wrapped (set once, before `installed`) */
 
 static sigaction_fn get_real(void) {
   if (!real_sigaction) real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
@@ -175,7 +176,13 @@ int hp_sigchain_install(void) {
   if (sa(hp_scfg.signo, &ours, &old) != 0) return -1;
   /* a handler the program installed before we started keeps receiving its signals */
   if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != hp_sample_handler) set_app(&old);
-  wrap_installed(sa);
+  /* Only where the program's sigaction calls reach ours (preloaded, linked): inside the Node addon
+   * (RTLD_LOCAL) they do not, the waits are not interposed either, and the program would read our
+   * trampoline back as its handler. */
+  if (dlsym(RTLD_DEFAULT, "sigaction") == (void *)sigaction) {
+    wrap_installed(sa);
+    wrapping = 1;
+  }
   __atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
   return 0;
 }
@@ -187,7 +194,7 @@ static int chain_sigaction(int sig, const struct sigaction *act, struct sigactio
     return -1;
   }
   if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE)) return sa(sig, act, old);
-  if (sig != hp_scfg.signo) return wrappable(sig) ? wrapped_sigaction(sa, sig, act, old) : sa(sig, act, old);
+  if (sig != hp_scfg.signo) return wrapping && wrappable(sig) ? wrapped_sigaction(sa, sig, act, old) : sa(sig, act, old);
   struct sigaction prev = app[app_idx];
   if (act) {
     if ((act->sa_flags & SA_SIGINFO) && act->sa_sigaction == hp_sample_handler) {
