@@ -138,6 +138,15 @@ test('bad metric names are named with the variable and its value; the valid ones
   t.regex(stderr, new RegExp(`^hyprof: TAU_METRICS=${value}: metric 'P_VIRTUAL_TIME' is listed twice \\(as 'CPU_TIME'\\); measured once$`, 'm'));
   t.deepEqual(readdirSync(dir).filter((f) => f.startsWith('MULTI__')).sort(), ['MULTI__CPU_TIME', 'MULTI__TIME']);
 
+  // only separators: one line for all the empty names, not one per name
+  const colons = await runWith({ HYPROF_METRICS: ':::' }, 'colons');
+  t.is(colons.code, 0, colons.stderr);
+  t.deepEqual(
+    colons.stderr.split('\n').filter((l) => l.startsWith('hyprof:') && !/profile .* written/.test(l)),
+    ["hyprof: HYPROF_METRICS=:::: 4 empty metric names (two ':' in a row, or one at an end); ignored"],
+  );
+  t.true(existsSync(join(colons.dir, 'profile.0.0.0')));
+
   const empty = await runWith({ HYPROF_METRICS: '' }, 'empty');
   t.is(empty.code, 0, empty.stderr);
   t.regex(empty.stderr, /^hyprof: HYPROF_METRICS is empty; measuring TIME only$/m);

@@ -218,3 +218,29 @@ test('ThreadSanitizer: threads closing timers and ending with several metrics (H
   t.is(workers.length, rounds * 4);
   for (const w of workers) t.is(Math.max(...w.stats.calls), 200);
 });
+
+// Not under ThreadSanitizer: it runs a handler only after its own interceptor of the interrupted call
+// has returned (deferred signals), so the runtime's waits see EINTR before the handler counted it.
+for (const [label, sanitize] of [['AddressSanitizer + UBSan', 'address,undefined']] as const) {
+  test(`${label}: the interposed waits and the counting of the program's signals at 10 kHz, no report, the same lines as without hyprof`, async (t) => {
+    // test/native/waits.c (test/waits.test.ts) built with the runtime's sources under the sanitizer
+    const plain = compileC('waits_plain', ['waits.c'], { link: false });
+    const exe = compileC(`waits_${sanitize.replace(/,/g, '_')}`, [...runtimeSources(), 'waits.c'], {
+      link: false,
+      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    });
+    for (const mode of ['full', 'program']) {
+      const sock = join(tmpDir('waits-san'), 's');
+      const expected = await run(plain, [mode, sock]);
+      const { result } = await runSampled(exe, [mode, sock], {
+        HYPROF_PERIOD_US: '100',
+        ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
+        UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+      });
+      t.is(result.code, 0, `${mode}: signal ${result.signal}\n${result.stderr}`);
+      t.notRegex(result.stderr, sanitizerReport);
+      t.is(result.stdout, expected.stdout, `${mode}:\n${result.stderr}`);
+    }
+  });
+}

@@ -48,8 +48,7 @@ void hp_warn(const char *fmt, ...) {
   }
   va_end(again);
   line[len++] = '\n';
-  ssize_t w = write(2, line, len); /* one write: lines of threads do not interleave */
-  (void)w;
+  hp_stderr_write(line, len); /* one write: lines of threads do not interleave */
 }
 
 const char *hp_env(const char *name, const char *alias, const char **used) {

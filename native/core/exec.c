@@ -111,10 +111,7 @@ typedef struct exec_plan {
   int saved_errno;
 } exec_plan;
 
-static void say(const char *s) {
-  ssize_t w = write(2, s, strlen(s));
-  (void)w;
-}
+static void say(const char *s) { hp_stderr_write(s, strlen(s)); }
 
 /* The old environment without HYPROF_EXEC_RAW, with HYPROF_EXEC_RAW=<earlier files>\n<this file>. */
 static void hand_over(exec_plan *p, const char *raw) {
@@ -151,8 +148,7 @@ static void say_files(const char *earlier, const char *raw) {
   for (const char *f = earlier; f && *f;) {
     const char *nl = strchr(f, '\n');
     size_t len = nl ? (size_t)(nl - f) : strlen(f);
-    ssize_t w = write(2, f, len);
-    (void)w;
+    hp_stderr_write(f, len);
     say(" ");
     f += len + (nl ? 1 : 0);
   }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -300,7 +301,30 @@ static void mark_started(void) {
   if (fd >= 0) close(fd);
 }
 
+/* Secure-execution mode (AT_SECURE: a setuid or setgid program, or one with file capabilities, run
+ * by someone its privileges are not theirs): the environment belongs to the caller, who must not get
+ * the program's privileges through it. hyprof's variables name files it writes (HYPROF_DIR,
+ * PROFILEDIR, HYPROF_RAW_DIR), files it reads (HYPROF_SELECT_FILE, HYPROF_EXEC_RAW) and a program it
+ * runs at exit (HYPROF_NODE, or `node` from the caller's PATH), and the current directory is the
+ * caller's too. Rather than decide variable by variable what is safe, the runtime measures nothing
+ * here (as glibc ignores LD_PRELOAD there): inert like HYPROF_DISABLE=1, nothing read, written or
+ * run, and says so once (the line's words are in docs/cli.md: `hyprof run` may read them). */
+static int secure_execution(void) {
+  if (!getauxval(AT_SECURE)) return 0;
+  char comm[32];
+  if (hp_read_small_file("/proc/self/comm", comm, sizeof comm) < 0) strcpy(comm, "the program");
+  hp_warn("secure-execution mode: %s (pid %ld) runs with privileges its caller does not have (setuid, setgid or "
+          "capabilities); hyprof measures nothing in it and ignores its HYPROF_* and TAU variables",
+          comm, (long)getpid());
+  return 1;
+}
+
 static void init_once_body(void) {
+  hp_stderr_note();
+  if (secure_execution()) {
+    hp_rt.disabled = 1;
+    return;
+  }
   if (hp_env_bool("HYPROF_DISABLE", NULL, 0)) {
     hp_rt.disabled = 1;
     return;
@@ -314,6 +338,7 @@ static void init_once_body(void) {
     if (hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0)) hp_warn("%s is an MPI launcher: not measured", launcher);
     return;
   }
+  hp_stderr_keep();
   hp_clock_calibrate_begin(); /* the rest of initialisation is most of the calibration window */
   hp_rt.pid = getpid();
   hp_rt.ppid = getppid();

@@ -158,13 +158,16 @@ void hp_metrics_configure(void) {
   char list[1024], dropped[2048] = "";
   snprintf(list, sizeof list, "%s", value);
   char *rest = list;
+  unsigned empty = 0;
   for (char *name; (name = strsep(&rest, ":"));) {
     if (!*name) {
-      hp_warn("%s=%s: an empty metric name (two ':' in a row, or one at an end); ignored", var, value);
+      empty++;   /* said once for the whole value, however many there are */
       continue;
     }
     add(var, value, name, dropped, sizeof dropped);
   }
+  if (empty == 1) hp_warn("%s=%s: an empty metric name (two ':' in a row, or one at an end); ignored", var, value);
+  else if (empty) hp_warn("%s=%s: %u empty metric names (two ':' in a row, or one at an end); ignored", var, value, empty);
   char kept[512] = "TIME";
   for (uint32_t i = 1; i < hp_n_metrics; i++) snprintf(kept + strlen(kept), sizeof kept - strlen(kept), ", %s", metrics[i].name);
   for (char *line = dropped, *nl; (nl = strchr(line, '\n')); line = nl + 1) {

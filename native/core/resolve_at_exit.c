@@ -4,6 +4,7 @@
  * prints the one command to run when neither can be found. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -142,7 +143,19 @@ static void resolve_files(char **files, const char *raw) {
   pid_t pid;
   int status = -1, rc = -1;
   const char *what = with_node ? node : exe;
-  if (env && argv) rc = posix_spawn(&pid, what, NULL, have_attr ? &attr : NULL, argv, env);
+  /* Its messages go where hyprof's go: the stderr the program started with, not a file the program
+   * has put on descriptor 2 since (stderr.c); nowhere when there is none left. */
+  posix_spawn_file_actions_t fa;
+  int have_fa = posix_spawn_file_actions_init(&fa) == 0, err_fd = hp_stderr_fd();
+  if (have_fa && err_fd != 2 &&
+      (err_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, err_fd, 2)
+                   : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    have_fa = 0;
+  }
+  if (env && argv && (have_fa || err_fd == 2))
+    rc = posix_spawn(&pid, what, have_fa ? &fa : NULL, have_attr ? &attr : NULL, argv, env);
+  if (have_fa) posix_spawn_file_actions_destroy(&fa);
   if (have_attr) posix_spawnattr_destroy(&attr);
   if (rc != 0 || waitpid(pid, &status, 0) < 0) {
     hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", what, raw, raw, hp_cfg.dir);

@@ -56,6 +56,14 @@ void hp_thread_after_fork_child(void);
  * program (pthread_setname_np). Fills out and returns 1, else 0. Async-signal-safe: open, read and
  * close only (the signal dump calls it). */
 int hp_thread_os_name(const hp_thread *t, char *out, size_t cap);
+/* stderr.c: the stderr the program started with. Noted once at initialisation; then the descriptor
+ * to write hyprof's messages to (2, or a private duplicate when the program put another file on 2),
+ * or -1 when none is left; async-signal-safe. */
+void hp_stderr_note(void);
+/* Keep the private duplicate (a measuring process only; not for an inert runtime). */
+void hp_stderr_keep(void);
+int hp_stderr_fd(void);
+void hp_stderr_write(const char *s, size_t n);
 /* Read a small file into out (NUL-terminated, trailing newline dropped); async-signal-safe. Length or -1. */
 int hp_read_small_file(const char *path, char *out, size_t cap);
 /* Mark the calling thread as ended (its pthread key destructor). */

@@ -13,7 +13,8 @@
  *   - the sample hook (core/module.h; set by the OpenMP tool, async-signal-safe by contract);
  *   - the own-code check reads two addresses set at process start (sample.c);
  *   - ioctl(PERF_EVENT_IOC_REFRESH) re-arms a counter: a system call;
- *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here.
+ *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here;
+ *   - the count of our own signals (hp_sigcounts) is an initial-exec TLS increment.
  * Nothing here allocates, locks, or prints. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -183,6 +184,7 @@ void hp_sample_handler(int sig, siginfo_t *si, void *uc) {
   if (!ours) {
     hp_sigchain_forward(sig, si, uc);
   } else {
+    hp_sigcounts.own++;   /* a wait this signal interrupted is waited again (waits.c) */
     hp_sample_take(uc);
     if (perf_fd >= 0) {
       hp_thread *t = hp_thread_current();

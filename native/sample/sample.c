@@ -220,8 +220,7 @@ static void exec_failed(hp_thread *t) {
 #endif
   if (rc != 0 && !__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL)) {
     static const char msg[] = "hyprof: cannot start sampling again after a failed exec; that thread is not sampled from here on\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
+    hp_stderr_write(msg, sizeof msg - 1);
   }
 }
 

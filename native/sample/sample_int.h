@@ -271,5 +271,16 @@ void hp_sigchain_init(void);
 int hp_sigchain_install(void);
 /* Hand a signal that is not ours to the program's handler (or its default action). */
 void hp_sigchain_forward(int sig, siginfo_t *si, void *uc);
+/* 1 once our handler owns the sampling signal (and the program's other handlers are wrapped). */
+int hp_sigchain_active(void);
+/* Signal deliveries on the calling thread, counted by the handlers that run on it: `own`, the
+ * sampling signals our handler took as its own (handler.c); `program`, the signals that reached a
+ * handler of the program (the trampoline and the forward path, sigchain.c). Only this thread's
+ * handlers write them, only this thread reads them (waits.c), so plain volatile accesses suffice. */
+typedef struct hp_sig_counts {
+  volatile unsigned long own;
+  volatile unsigned long program;
+} hp_sig_counts;
+extern __thread hp_sig_counts hp_sigcounts __attribute__((tls_model("initial-exec")));
 
 #endif

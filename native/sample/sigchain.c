@@ -9,7 +9,16 @@
  * SA_SIGINFO or plain calling convention, its sa_mask, SA_RESETHAND, and SIG_IGN / SIG_DFL
  * honoured. The program reads back its own handler, never ours, so it can never chain back into us
  * (and we check anyway).
- * Other signals pass straight through to libc. */
+ *
+ * The program's handlers of the other asynchronous signals are wrapped while sampling runs: a
+ * trampoline counts, per thread, every delivery that reaches one of them (hp_sigcounts, beside the
+ * count of our own sampling signals) and calls the program's handler with the same arguments; the
+ * kernel still applies the program's flags and sa_mask, and the program reads back its own handler.
+ * The waits (waits.c) compare the counts around a call that failed with EINTR, to tell an
+ * interruption by our sampling signal (waited again) from one by the program's own signals
+ * (returned). The synchronous signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) are never
+ * wrapped: they come from the thread's own instruction, never in the middle of a wait, and the
+ * handlers of sanitizers, JITs and crash reporters stay exactly as installed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,6 +39,15 @@ static volatile int installed;           /* our handler owns hp_scfg.signo */
 static struct sigaction app[2];          /* the program's action, double-buffered for the handler */
 static volatile int app_idx;
 
+/* Per-thread counts of signal deliveries (sample_int.h); each is written only by handlers running on
+ * its own thread and read by that thread. */
+__thread hp_sig_counts hp_sigcounts __attribute__((tls_model("initial-exec")));
+
+/* The program's action for each wrapped signal, double-buffered like app[] for the trampoline. */
+static struct sigaction prog[NSIG][2];
+static volatile unsigned char prog_idx[NSIG];
+static int wrapping;   /* the program's handlers are wrapped (set once, before `installed`) */
+
 static sigaction_fn get_real(void) {
   if (!real_sigaction) real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
   return real_sigaction;
@@ -47,6 +65,96 @@ static void set_app(const struct sigaction *a) {
 }
 
 void hp_sigchain_init(void) { get_real(); }
+
+int hp_sigchain_active(void) { return __atomic_load_n(&installed, __ATOMIC_ACQUIRE); }
+
+static int has_function(const struct sigaction *a) {
+  if (a->sa_flags & SA_SIGINFO) return a->sa_sigaction != NULL;
+  return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
+}
+
+/* Signals whose program handlers are wrapped: every catchable asynchronous signal but ours. */
+static int wrappable(int sig) {
+  switch (sig) {
+    case SIGKILL: case SIGSTOP:
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP: case SIGSYS:
+      return 0;
+    default:
+      return sig > 0 && sig < NSIG && sig != hp_scfg.signo;
+  }
+}
+
+static void set_prog(int sig, const struct sigaction *a) {
+  int next = 1 - prog_idx[sig];
+  prog[sig][next] = *a;
+  __atomic_store_n(&prog_idx[sig], (unsigned char)next, __ATOMIC_RELEASE);
+}
+
+/* Installed in place of a program's handler of a wrapped signal, with the program's own sa_mask and
+ * flags (plus SA_SIGINFO), so the kernel blocks, restarts and resets exactly as for the program's
+ * handler. Async-signal-safe: a TLS increment (initial-exec), two loads, the call. */
+static void trampoline(int sig, siginfo_t *si, void *uc) {
+  hp_sigcounts.program++;
+  const struct sigaction *a = &prog[sig][__atomic_load_n(&prog_idx[sig], __ATOMIC_ACQUIRE)];
+  void (*sa_sig)(int, siginfo_t *, void *) = a->sa_sigaction;
+  void (*h)(int) = a->sa_handler;
+  int siginfo = (a->sa_flags & SA_SIGINFO) != 0;
+  if (a->sa_flags & SA_RESETHAND) {
+    /* the kernel reset the disposition on delivery: the record follows (never a data race: the
+     * handler is the only writer of its own signal's record at this moment unless the program
+     * changes the action concurrently, when either order is one the program could see) */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    set_prog(sig, &dfl);
+  }
+  if (siginfo) {
+    if (sa_sig) sa_sig(sig, si, uc);
+  } else if (h != SIG_DFL && h != SIG_IGN) {
+    h(sig);
+  }
+}
+
+static int is_trampoline(const struct sigaction *a) {
+  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == trampoline;
+}
+
+/* sigaction for a wrapped signal while sampling runs: the program's action is recorded, and
+ * installed with the trampoline in place of its handler function; the previous action read back
+ * is the program's own (or whatever is installed, when it was set by a path we do not see). */
+static int wrapped_sigaction(sigaction_fn sa, int sig, const struct sigaction *act, struct sigaction *old) {
+  struct sigaction prev = prog[sig][prog_idx[sig]], now;
+  int rc;
+  if (act) {
+    struct sigaction put = *act;
+    if (has_function(act)) {
+      put.sa_sigaction = trampoline;
+      put.sa_flags |= SA_SIGINFO;
+    }
+    set_prog(sig, act);   /* before the handler is in place: a delivery right after finds it */
+    rc = sa(sig, &put, &now);
+    if (rc != 0) set_prog(sig, &prev);
+  } else {
+    rc = sa(sig, NULL, &now);
+  }
+  if (rc == 0 && old) *old = is_trampoline(&now) ? prev : now;
+  return rc;
+}
+
+/* Wrap the handlers already installed (before sampling started); later ones are wrapped by the
+ * interposed sigaction. */
+static void wrap_installed(sigaction_fn sa) {
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction cur;
+    if (!wrappable(sig) || sa(sig, NULL, &cur) != 0) continue;
+    set_prog(sig, &cur);
+    if (!has_function(&cur) || is_trampoline(&cur)) continue;
+    struct sigaction put = cur;
+    put.sa_sigaction = trampoline;
+    put.sa_flags |= SA_SIGINFO;
+    sa(sig, &put, NULL);
+  }
+}
 
 int hp_sigchain_install(void) {
   sigaction_fn sa = get_real();
@@ -68,17 +176,25 @@ int hp_sigchain_install(void) {
   if (sa(hp_scfg.signo, &ours, &old) != 0) return -1;
   /* a handler the program installed before we started keeps receiving its signals */
   if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != hp_sample_handler) set_app(&old);
+  /* Only where the program's sigaction calls reach ours (preloaded, linked): inside the Node addon
+   * (RTLD_LOCAL) they do not, the waits are not interposed either, and the program would read our
+   * trampoline back as its handler. */
+  if (dlsym(RTLD_DEFAULT, "sigaction") == (void *)sigaction) {
+    wrap_installed(sa);
+    wrapping = 1;
+  }
   __atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
   return 0;
 }
 
-HP_VISIBLE int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+static int chain_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   sigaction_fn sa = get_real();
   if (!sa) {
     errno = ENOSYS;
     return -1;
   }
-  if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || sig != hp_scfg.signo) return sa(sig, act, old);
+  if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE)) return sa(sig, act, old);
+  if (sig != hp_scfg.signo) return wrapping && wrappable(sig) ? wrapped_sigaction(sa, sig, act, old) : sa(sig, act, old);
   struct sigaction prev = app[app_idx];
   if (act) {
     if ((act->sa_flags & SA_SIGINFO) && act->sa_sigaction == hp_sample_handler) {
@@ -89,6 +205,10 @@ HP_VISIBLE int sigaction(int sig, const struct sigaction *act, struct sigaction 
   }
   if (old) *old = prev;
   return 0;
+}
+
+HP_VISIBLE int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  return chain_sigaction(sig, act, old);
 }
 
 /* signal() and its BSD / System V variants: glibc implements them with its internal sigaction,
@@ -109,8 +229,7 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags, int block_se
     set_app(&a);
     return (prev.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)prev.sa_sigaction : prev.sa_handler;
   }
-  sigaction_fn sa = get_real();
-  if (!sa || sa(sig, &a, &o) != 0) return SIG_ERR;
+  if (chain_sigaction(sig, &a, &o) != 0) return SIG_ERR;
   return (o.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)o.sa_sigaction : o.sa_handler;
 }
 
@@ -155,6 +274,7 @@ void hp_sigchain_forward(int sig, siginfo_t *si, void *uc) {
   if (a->sa_flags & SA_NODEFER) sigdelset(&want, sig);
   else sigaddset(&want, sig);
   pthread_sigmask(SIG_SETMASK, &want, &old);
+  hp_sigcounts.program++;
   void (*sa_sig)(int, siginfo_t *, void *) = a->sa_sigaction;
   if (a->sa_flags & SA_RESETHAND) {
     struct sigaction dfl;
