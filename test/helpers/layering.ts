@@ -38,6 +38,8 @@ const SRC_LAYERS: Record<string, Layer> = {
   'src/analysis': { name: 'analysis', rank: 4 },
   'src/profile': { name: 'profile', rank: 4 },
   'src/resolve': { name: 'resolve', rank: 5 },
+  // Traces (OTF2) as lanes, messages, collectives and tasks: read by report, export and view.
+  'src/trace': { name: 'trace', rank: 5.5 },
   'src/report': { name: 'report', rank: 6 },
   'src/export': { name: 'export', rank: 6 },
   'src/view': { name: 'view', rank: 6 },
