@@ -17,7 +17,8 @@
  *     tail JSON: {"attrs": [[event, attribute, value]...], "open": n, "other": n}
  *   "HPTREND\0"
  *
- * Refused, one line on standard error naming the file and the place, exit 1: an archive the library
+ * Refused, one line on standard error naming the file and the place (events counted from 1, as OTF2
+ * counts them), exit 1: an archive the library
  * cannot open or read, an event file that ends or breaks midway, a timestamp that goes back on a
  * location, a Leave that does not match the innermost Enter, a reference to an undefined region.
  */

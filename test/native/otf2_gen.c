@@ -13,6 +13,8 @@
  *                             rank 0 then forks an OpenMP team of 3 whose tasks are suspended and
  *                             resumed on another thread; rank 0's thread 0 has calling-context samples.
  *                             Every time is a fixed number: the tests know each wait exactly.
+ *   otf2_gen DIR misnested    one thread whose Leave does not match its innermost Enter (event 3): an
+ *                             archive the readers refuse (OTF2's writer itself refuses time going back).
  *   otf2_gen DIR big N        about N events over 4 ranks × 2 threads (nested regions, a message
  *                             every few regions): the 10-million-event benchmark archive.
  *
@@ -310,6 +312,17 @@ static void run_scenario(void) {
   OTF2_AttributeList_Delete(attrs);
 }
 
+/* Archives the OTF2 library writes without complaint but whose events do not fit together. */
+static void misnested_scenario(void) {
+  uint32_t ra = region("a", "TAU_USER", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "bad.c", 1);
+  uint32_t rb = region("b", "TAU_USER", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "bad.c", 2);
+  struct location *l = location(0, "thread 0", 0);
+  enter(l, BASE, ra);
+  enter(l, BASE + 10, rb);
+  leave(l, BASE + 20, ra);
+  leave(l, BASE + 30, rb);
+}
+
 /* The big scenario: 4 ranks × 2 threads, each a sequence of nested regions (depth 1..4). */
 static void big_scenario(uint64_t n) {
   uint32_t top = region("main", "TAU_DEFAULT", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "big.c", 1);
@@ -366,7 +379,7 @@ static void big_scenario(uint64_t n) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: otf2_gen DIR run | otf2_gen DIR big N\n");
+    fprintf(stderr, "usage: otf2_gen DIR run | otf2_gen DIR misnested | otf2_gen DIR big N\n");
     return 2;
   }
   archive = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -377,7 +390,10 @@ int main(int argc, char **argv) {
   check(OTF2_Archive_OpenEvtFiles(archive), "OpenEvtFiles");
   int big = strcmp(argv[2], "big") == 0;
   if (big) big_scenario(argc > 3 ? strtoull(argv[3], NULL, 10) : 10000000ull);
-  else run_scenario();
+  else if (strcmp(argv[2], "misnested") == 0) {
+    misnested_scenario();
+    big = 1; /* the definitions of the big scenario's kind: ranks and MPI_COMM_WORLD only */
+  } else run_scenario();
   for (uint32_t i = 0; i < nlocs; i++) check(OTF2_Archive_CloseEvtWriter(archive, locs[i].w), "CloseEvtWriter");
   check(OTF2_Archive_CloseEvtFiles(archive), "CloseEvtFiles");
   /* Local definition files (empty: every definition is global), as OTF2's readers expect one per location. */
