@@ -13,7 +13,7 @@ cflags=$(pkg-config --cflags otf2 2>/dev/null || true)
 libs=$(pkg-config --libs otf2 2>/dev/null || echo -lopen-trace-format2)
 if ! printf '#include <otf2/otf2.h>\nint main(void){return 0;}\n' | "$cc" $cflags -x c - -o /dev/null $libs 2>/dev/null; then
   echo "hyprof: the OTF2 library (libopen-trace-format2-dev) is not installed: hyprof-otf2-read is not" \
-    "built; traces (OTF2) cannot be read by view, report --trace and export --format chrome (docs/trace.md)" >&2
+    "built; traces (OTF2) cannot be read by view, report --trace and export --format chrome (docs/trace-readers.md)" >&2
   rm -f "$out/hyprof-otf2-read"
   : > "$stamp"
   exit 0

@@ -5,7 +5,7 @@
  * columns in time order. A stand-alone program, not part of the runtime: built by
  * scripts/build-otf2-read.sh only where libotf2 is installed.
  *
- * Output on standard output, little-endian (docs/trace.md, "The reader's index"):
+ * Output on standard output, little-endian (docs/trace-readers.md, "How an archive is read"):
  *   "HPTRIDX1"
  *   u32 length, definitions JSON
  *   per location, in the order of its Location definition:

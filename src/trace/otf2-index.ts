@@ -1,5 +1,6 @@
 /**
- * The trace room: hyprof's readers of OTF2 traces (docs/trace.md). A profile directory may hold an
+ * The trace room: hyprof's readers of OTF2 traces (docs/trace-readers.md; the archive's conventions:
+ * docs/trace.md). A profile directory may hold an
  * OTF2 archive, `traces.otf2` (anchor), `traces.def` and `traces/`, beside the profile files. It is read
  * through the OTF2 library by a small native program, hyprof-otf2-read (native/otf2-read/, built only
  * where libotf2 is installed), whose output — definitions and, per location, the events as columns in
@@ -61,7 +62,7 @@ export function traceReaderMissing(): string | null {
   if (existsSync(otf2ReadPath)) return null;
   return (
     `the OTF2 trace reader (${otf2ReadPath}) was not built: the OTF2 library was not found when hyprof was built ` +
-    '(install libopen-trace-format2-dev, e.g. scripts/install-deps.sh, then npm run build; docs/trace.md)'
+    '(install libopen-trace-format2-dev, e.g. scripts/install-deps.sh, then npm run build; docs/trace-readers.md)'
   );
 }
 

@@ -6,8 +6,8 @@
  * order (trace-model.ts byDepth). Where there are many (more than PYRAMID_FROM), a summary pyramid
  * is built once: the run cut into 2^k bins (k ≤ 16, about one bin per two intervals), each holding
  * the time covered at that depth and the region that covers most of it alone; each coarser level
- * halves the bins. A query whose pixel is at least a finest bin answers from the level whose bin is
- * just below a pixel (so at most about 2 × px bins per lane and depth, whatever the trace's size);
+ * halves the bins. A query whose pixel is at least a finest bin answers from the finest level whose
+ * bin is at least a pixel (so at most px blocks per lane and depth, whatever the trace's size);
  * a narrower query walks the intervals in view (binary search to the first), and merges what is
  * below a pixel into one block. A block says which region dominates it and how much of it is covered.
  */
@@ -108,7 +108,8 @@ export class TraceQuery {
   }
 
   private fromPyramid(p: Pyramid, depth: number, t0: number, t1: number, pixel: number, out: Block[]): void {
-    let level = Math.min(p.cover.length - 1, Math.floor(Math.log2(pixel / p.width)));
+    // The finest level whose bin is at least a pixel: at most one block per pixel and depth.
+    let level = Math.min(p.cover.length - 1, Math.ceil(Math.log2(pixel / p.width)));
     if (level < 0) level = 0;
     const w = p.width * 2 ** level;
     const cover = p.cover[level];

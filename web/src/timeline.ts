@@ -190,7 +190,9 @@ export async function renderTimeline(root: HTMLElement): Promise<void> {
         if (x1 - x0 > 40) {
           g.globalAlpha = 1;
           g.fillStyle = '#1d2330';
-          g.fillText(name, x0 + 3, y0 + depth * ROW + ROW / 2, x1 - x0 - 6);
+          // Cut, not squeezed, to the bar's width (about 6 px per character at 11 px).
+          const room = Math.floor((x1 - x0 - 6) / 6);
+          g.fillText(name.length > room ? `${name.slice(0, Math.max(1, room - 1))}…` : name, x0 + 3, y0 + depth * ROW + ROW / 2);
         }
       }
       g.globalAlpha = 1;
