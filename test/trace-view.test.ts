@@ -149,3 +149,17 @@ maybe('a selected interval shows its profile, equal to the one computed from the
   t.true(Math.abs(rootValue - mainIncl - (want.incl['OpenMP_Parallel_Region main [{app.c} {70, 0}]'] ?? 0)) < 1);
   t.deepEqual(page.errors, []);
 });
+
+maybe('the findings of report --trace are listed, and the late sender\'s entry zooms to the wait', async (t) => {
+  await tab(page, 'timeline');
+  await settled();
+  await page.click('#timeline-findings summary');
+  const link = page.locator('#timeline-findings a', { hasText: /^late sender: 2 ms in 1 call\(s\) on rank 1 at MPI_Recv\(\) in Iteration <n>/ });
+  t.is(await link.count(), 1);
+  await link.click();
+  const s = await settled();
+  // The wait: rank 1 entered MPI_Recv at 28 ms, rank 0's send came 2 ms later.
+  t.true(+s.t0 < 28e6 && +s.t1 > 30e6 && +s.t1 - +s.t0 < 5e6, `${s.t0}..${s.t1}`);
+  t.true(+s.messages >= 1);
+  t.deepEqual(page.errors, []);
+});

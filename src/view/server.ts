@@ -81,6 +81,7 @@ export async function startViewServer(
     '/api/trace/range': (q) => (trace ?? noTrace()).range(q),
     '/api/trace/at': (q) => (trace ?? noTrace()).at(q),
     '/api/trace/profile': (q) => (trace ?? noTrace()).profile(q),
+    '/api/trace/findings': () => (trace ?? noTrace()).findings(),
     '/api/summary': (q) => ({ ...(pick(q).summary() as object), ...(compare ? { compare: compare.summary() } : {}) }),
     '/api/threads': (q) => pick(q).threads(q),
     '/api/table': (q) => pick(q).table(q),

@@ -8,6 +8,7 @@ import { ApiError, type Query } from './api.js';
 import { sampleChain } from '../export/export-chrome.js';
 import { intervalProfile, TraceQuery } from '../trace/trace-query.js';
 import { laneLabel, regionName, traceNotes, type TraceModel } from '../trace/trace-model.js';
+import { buildTraceReport, type TraceReport } from '../report/report-trace.js';
 
 /** At most this many messages, collectives, suspensions or sample ticks per answer (evenly thinned). */
 const LIST_LIMIT = 4000;
@@ -34,6 +35,7 @@ function thin<T>(items: T[], limit: number): { items: T[]; total: number } {
 
 export class TraceApi {
   private query: TraceQuery;
+  private report: TraceReport | undefined;
 
   constructor(readonly model: TraceModel) {
     this.query = new TraceQuery(model);
@@ -152,6 +154,14 @@ export class TraceApi {
       params: l.attrs.get(k),
       sample,
     };
+  }
+
+  /** What `hyprof report --trace` finds (wait states, task problems, phase outliers), for the page
+   * to list and zoom to; computed once. */
+  findings(): unknown {
+    this.report ??= buildTraceReport(this.model);
+    const r = this.report;
+    return { waitStates: r.waitStates.slice(0, 50), taskSuspensions: r.taskSuspensions, taskProblems: r.taskProblems, phases: r.phases };
   }
 
   profile(q: Query): unknown {

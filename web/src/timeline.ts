@@ -49,6 +49,11 @@ interface Hit {
   params?: Record<string, string | number>;
   sample?: string[];
 }
+interface Findings {
+  waitStates: Array<{ kind: string; call: string; caller: string; rank: number; lane: string; time: number; count: number; max: number; maxAt: number }>;
+  taskProblems: Array<{ kind: string; from: number; to: number; where: string; why: string }>;
+  phases: Array<{ phase: string; instances: number; median: number; slowest: { name: string; lane: string; start: number; duration: number } }>;
+}
 interface ProfileRow {
   name: string;
   calls: number;
@@ -118,7 +123,8 @@ export async function renderTimeline(root: HTMLElement): Promise<void> {
   const tip = mk('div', { class: 'timeline-tip', id: 'timeline-tip', hidden: '' });
   wrap.append(canvas, tip);
   const selection = mk('section', { id: 'timeline-selection' });
-  root.replaceChildren(mk('div', { class: 'controls' }, whole, info, hint), notes, wrap, selection);
+  const findings = mk('details', { id: 'timeline-findings', class: 'findings' }, mk('summary', {}, 'What the trace finds (click one to see it)'));
+  root.replaceChildren(mk('div', { class: 'controls' }, whole, info, hint), notes, findings, wrap, selection);
 
   // Lane layout: grouped by process, in the order of the lanes (ranks, then their threads).
   const order = [...s.lanes].sort((a, b) => (a.rank >= 0 && b.rank >= 0 ? a.rank - b.rank : a.process.localeCompare(b.process)) || a.index - b.index);
@@ -370,6 +376,29 @@ export async function renderTimeline(root: HTMLElement): Promise<void> {
     tip.style.top = `${yy + 12}px`;
     tip.hidden = false;
   };
+
+  // The findings of `report --trace`, each a link to its place in time.
+  void getJson<Findings>('/api/trace/findings').then((f) => {
+    const item = (text: string, from: number, to: number): HTMLElement => {
+      const a = mk('a', { href: '#', 'data-from': String(from), 'data-to': String(to) }, text);
+      a.onclick = (e) => {
+        e.preventDefault();
+        const pad = Math.max((to - from) * 0.5, 1000);
+        setView(from - pad, to + pad);
+      };
+      return mk('li', {}, a);
+    };
+    const list = mk('ul', {});
+    for (const w of f.waitStates.slice(0, 12)) {
+      list.append(item(`${w.kind}: ${dur(w.time)} in ${w.count} call(s) on ${w.rank >= 0 ? `rank ${w.rank}` : w.lane} at ${w.call}${w.caller ? ` in ${w.caller}` : ''} (longest ${dur(w.max)})`, w.maxAt, w.maxAt + w.max));
+    }
+    for (const p of f.taskProblems) list.append(item(`${p.kind} on ${p.where}: ${p.why}`, p.from, p.to));
+    for (const p of f.phases) {
+      list.append(item(`${p.phase}: slowest ${p.slowest.name} on ${p.slowest.lane}, ${dur(p.slowest.duration)} against a median of ${dur(p.median)}`, p.slowest.start, p.slowest.start + p.slowest.duration));
+    }
+    if (!list.children.length) list.append(mk('li', { class: 'muted' }, 'no wait states, task problems or phases'));
+    findings.append(list);
+  }, showError);
 
   resize();
   window.addEventListener('resize', () => {
