@@ -6,7 +6,9 @@
 import test from 'ava';
 import { readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hyprof } from './helpers/native.js';
+import { hyprof, tmpDir } from './helpers/native.js';
+import { spawnSync } from 'node:child_process';
+import { repoRoot } from './helpers/paths.js';
 import { otf2Missing, otf2PrintEvents, writeArchive } from './helpers/otf2.js';
 import { EV, readTrace } from '../src/trace/otf2-index.js';
 import { buildModel } from '../src/trace/trace-model.js';
@@ -63,4 +65,36 @@ maybe('a damaged archive is refused with one line naming the file and the place'
   const r3 = await hyprof(['report', dir3, '--trace']);
   t.is(r3.code, 1);
   t.is(r3.stderr, `hyprof: trace refused: ${dir3}/traces/0.evt: event 3: Leave of region 0 inside region 1 (not the innermost one entered)\n`);
+});
+
+maybe('a run cut short: regions left open are closed at the thread\'s last event and counted, losses the writer recorded are said', async (t) => {
+  const dir = writeArchive('cut');
+  const r = await hyprof(['report', dir, '--trace']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /NOTE: 2 region\(s\) left open at the end of their thread were closed at its last event/);
+  t.regex(r.stdout, /NOTE: rank 0 thread 0: 123 event\(s\) lost when recorded \(disk full\)/);
+  const c = await hyprof(['export', dir, '--format', 'chrome', '-o', join(dir, 'c.json')]);
+  t.is(c.code, 0);
+  t.regex(c.stderr, /hyprof: .*traces\.otf2: 2 region\(s\) left open/);
+  t.regex(c.stderr, /123 event\(s\) lost when recorded \(disk full\)/);
+});
+
+maybe('the reader program under AddressSanitizer and UBSan: clean on good, cut and damaged archives', async (t) => {
+  const exe = join(tmpDir('otf2-read-asan'), 'hyprof-otf2-read');
+  const cc = spawnSync('gcc', ['-std=gnu11', '-g', '-O1', '-fsanitize=address,undefined', '-fno-sanitize-recover=all', join(repoRoot, 'native', 'otf2-read', 'otf2_read.c'), '-o', exe, '-lopen-trace-format2'], { encoding: 'utf8' });
+  t.is(cc.status, 0, cc.stderr);
+  const good = writeArchive('run');
+  const cut = writeArchive('cut');
+  const bad = writeArchive('misnested');
+  const truncated = writeArchive('run');
+  const evt = join(truncated, 'traces', '0.evt');
+  truncateSync(evt, Math.floor(statSync(evt).size / 3));
+  for (const [d, status] of [[good, 0], [cut, 0], [bad, 1], [truncated, 1]] as const) {
+    // Leak checks off: a one-shot program leaves its buffers to the process's exit, on refusal too.
+    const r = spawnSync(exe, [join(d, 'traces.otf2')], { encoding: 'buffer', maxBuffer: 1 << 28, env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=0' } });
+    const err = r.stderr.toString();
+    t.is(r.status, status, err);
+    t.notRegex(err, /Sanitizer|runtime error/);
+    if (status === 1) t.is(err.trim().split('\n').length, 1, err);
+  }
 });

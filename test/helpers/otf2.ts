@@ -43,8 +43,8 @@ export const RUN = {
   slowPhaseExtra: 2_500_000,
 } as const;
 
-/** A directory holding an OTF2 archive `traces` of the scenario (`run`, `misnested`, or `big` with n events). */
-export function writeArchive(scenario: 'run' | 'big' | 'misnested', n?: number, dir = tmpDir(`trace-${scenario}`)): string {
+/** A directory holding an OTF2 archive `traces` of a scenario of test/native/otf2_gen.c (`big`: about n events). */
+export function writeArchive(scenario: 'run' | 'big' | 'misnested' | 'cut', n?: number, dir = tmpDir(`trace-${scenario}`)): string {
   mkdirSync(dir, { recursive: true });
   const args = [dir, scenario, ...(n !== undefined ? [String(n)] : [])];
   const r = spawnSync(otf2Gen(), args, { encoding: 'utf8' });

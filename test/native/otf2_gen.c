@@ -15,6 +15,8 @@
  *                             Every time is a fixed number: the tests know each wait exactly.
  *   otf2_gen DIR misnested    one thread whose Leave does not match its innermost Enter (event 3): an
  *                             archive the readers refuse (OTF2's writer itself refuses time going back).
+ *   otf2_gen DIR cut          a run cut short: thread 0 of rank 0 ends with 2 regions never left, and
+ *                             its location says 123 events were lost (hyprof:lost_events, _reason).
  *   otf2_gen DIR big N        about N events over 4 ranks × 2 threads (nested regions, a message
  *                             every few regions): the 10-million-event benchmark archive.
  *
@@ -323,6 +325,19 @@ static void misnested_scenario(void) {
   leave(l, BASE + 30, rb);
 }
 
+/* A run cut short (SIGKILL): regions left open at the end of the location, losses recorded. */
+static int cut;
+static void cut_scenario(void) {
+  uint32_t ra = region("main", "TAU_DEFAULT", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "cut.c", 1);
+  uint32_t rb = region("work", "TAU_USER", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "cut.c", 2);
+  struct location *l = location(0, "thread 0", 0);
+  enter(l, BASE, ra);
+  enter(l, BASE + 10, rb);
+  leave(l, BASE + 20, rb);
+  enter(l, BASE + 30, rb);
+  cut = 1;
+}
+
 /* The big scenario: 4 ranks × 2 threads, each a sequence of nested regions (depth 1..4). */
 static void big_scenario(uint64_t n) {
   uint32_t top = region("main", "TAU_DEFAULT", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, "big.c", 1);
@@ -379,7 +394,7 @@ static void big_scenario(uint64_t n) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: otf2_gen DIR run | otf2_gen DIR misnested | otf2_gen DIR big N\n");
+    fprintf(stderr, "usage: otf2_gen DIR run | misnested | cut | big N\n");
     return 2;
   }
   archive = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -390,7 +405,10 @@ int main(int argc, char **argv) {
   check(OTF2_Archive_OpenEvtFiles(archive), "OpenEvtFiles");
   int big = strcmp(argv[2], "big") == 0;
   if (big) big_scenario(argc > 3 ? strtoull(argv[3], NULL, 10) : 10000000ull);
-  else if (strcmp(argv[2], "misnested") == 0) {
+  else if (strcmp(argv[2], "cut") == 0) {
+    cut_scenario();
+    big = 1;
+  } else if (strcmp(argv[2], "misnested") == 0) {
     misnested_scenario();
     big = 1; /* the definitions of the big scenario's kind: ranks and MPI_COMM_WORLD only */
   } else run_scenario();
@@ -425,6 +443,7 @@ int main(int argc, char **argv) {
   }
   uint32_t s_world = str("MPI_COMM_WORLD"), s_team = str("OpenMP team"), s_param = str("param:n");
   uint32_t s_locs = str("locations"), s_sampler = str("sampling timer"), s_scl = str("app.c");
+  uint32_t s_lost = str("hyprof:lost_events"), s_lost_reason = str("hyprof:lost_reason"), s_reason = str("disk full");
   for (uint32_t i = 0; i < nstrings; i++) check(OTF2_GlobalDefWriter_WriteString(g, i, strings[i]), "String");
   (void)s_empty;
   check(OTF2_GlobalDefWriter_WriteAttribute(g, attr_param_n, s_param, s_empty, OTF2_TYPE_INT64), "Attribute");
@@ -471,6 +490,13 @@ int main(int argc, char **argv) {
     check(OTF2_GlobalDefWriter_WriteInterruptGenerator(g, 0, s_sampler, OTF2_INTERRUPT_GENERATOR_MODE_TIME,
                                                        OTF2_BASE_DECIMAL, -9, 1000000),
           "InterruptGenerator");
+  }
+  if (cut) {
+    OTF2_AttributeValue v;
+    v.uint64 = 123;
+    check(OTF2_GlobalDefWriter_WriteLocationProperty(g, 0, s_lost, OTF2_TYPE_UINT64, v), "LocationProperty");
+    v.stringRef = s_reason;
+    check(OTF2_GlobalDefWriter_WriteLocationProperty(g, 0, s_lost_reason, OTF2_TYPE_STRING, v), "LocationProperty");
   }
   check(OTF2_Archive_CloseGlobalDefWriter(archive, g), "CloseGlobalDefWriter");
   check(OTF2_Archive_Close(archive), "Archive_Close");
