@@ -221,7 +221,10 @@ export async function renderTimeline(root: HTMLElement): Promise<void> {
     }
     // Messages: sender → receiver.
     g.strokeStyle = '#111';
+    g.fillStyle = '#111';
     g.lineWidth = 1;
+    // Many lines in one view are drawn lighter, so the lanes under them still read.
+    g.globalAlpha = (data?.messages.length ?? 0) > 200 ? 0.35 : 1;
     let messages = 0;
     for (const [sl, st, rl, rt] of data?.messages ?? []) {
       const x0 = X(st);
@@ -240,6 +243,7 @@ export async function renderTimeline(root: HTMLElement): Promise<void> {
       g.fill();
       messages++;
     }
+    g.globalAlpha = 1;
     // Task suspensions: from the piece before to the resumed piece.
     g.setLineDash([4, 3]);
     g.strokeStyle = '#3a6ea5';
