@@ -62,6 +62,20 @@
       ]
     },
     {
+      # hyprof-otf2-read, the OTF2 archive reader of the trace features (src/trace/): a program of its
+      # own linked with libotf2, built by scripts/build-otf2-read.sh where that library is installed.
+      "target_name": "hyprof_otf2_read",
+      "type": "none",
+      "actions": [
+        {
+          "action_name": "build_otf2_read",
+          "inputs": ["scripts/build-otf2-read.sh", "native/otf2-read/otf2_read.c"],
+          "outputs": ["<(PRODUCT_DIR)/hyprof-otf2-read.stamp"],
+          "action": ["sh", "scripts/build-otf2-read.sh", "<(PRODUCT_DIR)"]
+        }
+      ]
+    },
+    {
       "target_name": "hyprof_addon",
       "sources": ["<@(hyprof_c_sources)", "<!@(find native/addon -maxdepth 1 -name '*.cc' | sort)"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

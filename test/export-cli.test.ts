@@ -48,11 +48,14 @@ test('an unknown format is refused with the list of formats, exit 2', async (t) 
   t.regex(none.stderr, /--format <f>/);
 });
 
-test('the chrome format is refused with the reason (no instance times) and the formats to use instead', async (t) => {
+test('the chrome format is refused for a run without a trace, with the reason (no instance times) and what to do instead', async (t) => {
   const out = join(tmpDir('export-chrome'), 'trace.json');
   const r = await hyprof(['export', ref('hybrid_unwind'), '--format', 'chrome', '-o', out]);
   t.is(r.code, 2);
-  t.regex(r.stderr, /^hyprof: --format chrome: not written: a Chrome trace is a timeline, .*not when each call ran .*--format speedscope .*--format pprof\n$/);
+  t.regex(
+    r.stderr,
+    /^hyprof: --format chrome: .*hybrid_unwind has no trace \(.*traces\.otf2\): a Chrome trace is a timeline, .*not when each call ran.*HYPROF_TRACE=1.*--format speedscope .*--format pprof\n$/,
+  );
   t.throws(() => readFileSync(out));
 });
 

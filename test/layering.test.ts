@@ -23,7 +23,7 @@ test('native/core includes nothing but itself and the public API', (t) => {
   t.deepEqual(out.map((e) => `${e.file}:${e.line}: ${e.text}`), []);
 });
 
-test('src/: cli → view / report / export → resolve → profile / analysis → symbolize → samples → events, base below all, no import cycle', (t) => {
+test('src/: cli → view / report / export → trace → resolve → profile / analysis → symbolize → samples → events, base below all, no import cycle', (t) => {
   const edges = srcEdges(repoRoot);
   t.true(edges.some((e) => e.from === 'src/cli' && e.to === 'src/report'), 'no cli → report import found');
   t.true(edges.some((e) => e.from === 'src/samples' && e.to === 'src/base'), 'no samples → base import found');

@@ -16,6 +16,9 @@ import { openExportSource, type ExportSource } from '../export/export-source.js'
 import { createProgress } from '../base/progress.js';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
+import { chromePieces } from '../export/export-chrome.js';
+import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
+import { buildModel, traceNotes } from '../trace/trace-model.js';
 
 interface ExportCliOptions {
   format?: string;
@@ -52,16 +55,24 @@ function openSource(dir: string): ExportSource {
 export function register(program: Command): void {
   program
     .command('export')
-    .description(`write a TAU profile directory in another format (${EXPORT_FORMATS.join(', ')})`)
+    .description(`write a TAU profile directory in another format (${EXPORT_FORMATS.join(', ')}; chrome from its trace)`)
     .argument('<dir>', 'profile directory (profile.<node>.<context>.<thread> files or MULTI__<metric> subdirectories)')
-    .requiredOption('--format <f>', `output format: ${EXPORT_FORMATS.join(', ')}`)
+    .requiredOption('--format <f>', `output format: ${EXPORT_FORMATS.join(', ')}, or chrome (the run's trace, when it recorded one)`)
     .option('-o, --output <file>', 'write to this file (default: standard output; pprof needs a file unless stdout is redirected)')
     .option('--thread <sel>', 'only this thread: <node>,<context>,<thread> or a thread number (default: all)')
     .option('--metric <name>', 'metric to export (default: the first)')
     .action(async (dir: string, opts: ExportCliOptions) => {
       const format = opts.format as ExportFormat;
-      const dropped = DROPPED_FORMATS[opts.format ?? ''];
-      if (dropped !== undefined) throw new UserError(`--format ${opts.format}: not written: ${dropped}`, 2);
+      if (opts.format === 'chrome') {
+        // A Chrome trace is a timeline: written from the run's trace only, never invented from a profile.
+        if (!hasTrace(dir)) {
+          throw new UserError(`--format chrome: ${dir} has no trace (${traceAnchor(dir)}): ${DROPPED_FORMATS.chrome}`, 2);
+        }
+        const model = buildModel(await readTrace(dir));
+        for (const note of traceNotes(model)) process.stderr.write(`hyprof: ${traceAnchor(dir)}: ${note}\n`);
+        writePieces(opts.output, chromePieces(model, packageVersion()));
+        return;
+      }
       if (!EXPORT_FORMATS.includes(format)) {
         throw new UserError(`--format ${opts.format}: unknown format; formats: ${EXPORT_FORMATS.join(', ')}`, 2);
       }

@@ -25,6 +25,9 @@ import { colourWanted } from '../report/term-colour.js';
 import { threadLabel } from '../profile/tau-model.js';
 import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../profile/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
+import { buildTraceReport, renderTraceReport } from '../report/report-trace.js';
+import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
+import { buildModel } from '../trace/trace-model.js';
 import { rawFilesUnder } from './raw-inputs.js';
 
 interface ReportCliOptions {
@@ -40,6 +43,7 @@ interface ReportCliOptions {
   diagnose?: boolean;
   functions?: boolean;
   event?: string;
+  trace?: boolean;
 }
 
 /** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
@@ -281,11 +285,22 @@ export function register(program: Command): void {
         'like perf report --no-children (--sort excl, the default) and --children (--sort incl)',
     )
     .option('--event <name>', 'one timer (or event path, or sampled function) on every thread instead: bars of its exclusive value, with mean, min, max, std. dev.')
+    .option(
+      '--trace',
+      "the run's trace instead (DIR/traces.otf2): MPI wait states (late sender, late receiver, wait at N×N, late broadcast) per call site and rank, " +
+        'OpenMP task suspensions and task problems in time, the slowest instance of each phase against the median one',
+    )
     .addHelpText(
       'after',
       '\nA profile of several ranks (MPI) also gets a RANKS section: ranks lost, the slowest rank, and per event\nthe mean, std. dev., min and max over all threads (ParaProf\'s mean and std. dev. views).',
     )
-    .action((dir: string, opts: ReportCliOptions) => {
+    .action(async (dir: string, opts: ReportCliOptions) => {
+      if (opts.trace) {
+        if (!hasTrace(dir)) throw new UserError(`--trace: ${dir} has no trace (${traceAnchor(dir)} is missing; record one with HYPROF_TRACE=1)`);
+        const r = buildTraceReport(buildModel(await readTrace(dir)));
+        process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderTraceReport(r, { limit: opts.limit }));
+        return;
+      }
       if (opts.openmp) {
         // The analysis `hyprof resolve` wrote beside the profile (openmp.json).
         const data = readOpenmpFile(dir);

@@ -7,6 +7,9 @@ import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startViewServer } from '../view/server.js';
+import { UserError } from '../base/errors.js';
+import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
+import { buildModel, traceNotes, type TraceModel } from '../trace/trace-model.js';
 import { bundledWebFiles } from './bundled-web.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 import { commonMetric } from '../report/diff.js';
@@ -69,7 +72,9 @@ export function register(program: Command): void {
       const profile = compare === undefined ? readProfileWithProgress(dir) : readRun(dir, 'A');
       const other = compare === undefined ? undefined : readRun(compare, 'B');
       if (other) commonMetric(profile, other);
+      const trace = await traceForView(dir);
       const view = await startViewServer(profile, {
+        trace,
         host: opts.host,
         port: opts.port,
         sourceDirs: opts.sourceDir,
@@ -86,4 +91,21 @@ export function register(program: Command): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/**
+ * The run's trace for the timeline, when the directory has one. A trace that cannot be read (no
+ * reader built, a damaged archive) is said once and the profile is shown without a timeline.
+ */
+async function traceForView(dir: string): Promise<TraceModel | { none: string } | undefined> {
+  if (!hasTrace(dir)) return undefined;
+  try {
+    const model = buildModel(await readTrace(dir));
+    for (const note of traceNotes(model)) process.stderr.write(`hyprof: ${traceAnchor(dir)}: ${note}\n`);
+    return model;
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    process.stderr.write(`hyprof: no timeline: ${e.message}\n`);
+    return { none: e.message };
+  }
 }

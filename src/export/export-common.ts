@@ -18,14 +18,14 @@ const KIND_TIMER = KINDS.indexOf('timer');
 export const EXPORT_FORMATS = ['pprof', 'speedscope', 'collapsed'] as const;
 
 /**
- * Formats hyprof no longer writes, with the reason and what to use instead. Chrome's trace format
- * is a timeline: a TAU profile holds totals per event and calling context, not when each call
- * started, so any timeline written from it would be invented.
+ * Why a format is refused for a profile alone. Chrome's trace format is a timeline: a TAU profile
+ * holds totals per event and calling context, not when each call started, so any timeline written
+ * from it would be invented; it is written from the run's trace (export-chrome.ts) when there is one.
  */
 export const DROPPED_FORMATS: Record<string, string> = {
   chrome:
-    'a Chrome trace is a timeline, and a profile holds totals per event and calling context, not when each call ran ' +
-    '(the runtime keeps no instance times), so its times would be invented; use --format speedscope ' +
+    'a Chrome trace is a timeline, and a profile holds totals per event and calling context, not when each call ran, ' +
+    'so its times would be invented; record a trace (HYPROF_TRACE=1, docs/trace.md), or use --format speedscope ' +
     "(speedscope's left-heavy and sandwich views of the same stacks) or --format pprof",
 };
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

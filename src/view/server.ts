@@ -12,6 +12,8 @@ import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
+import { TraceApi } from './trace-api.js';
+import type { TraceModel } from '../trace/trace-model.js';
 
 /** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
 export const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -40,7 +42,16 @@ export interface ViewServer {
 
 export async function startViewServer(
   profile: TauProfile,
-  opts: { host: string; port: number; webDir?: string; webFiles?: WebFiles; sourceDirs?: string[]; compare?: TauProfile },
+  opts: {
+    host: string;
+    port: number;
+    webDir?: string;
+    webFiles?: WebFiles;
+    sourceDirs?: string[];
+    compare?: TauProfile;
+    /** The run's trace (the timeline), or why there is none to show. */
+    trace?: TraceModel | { none: string };
+  },
 ): Promise<ViewServer> {
   if (!isLoopback(opts.host)) {
     throw new UserError(`--host ${opts.host}: the viewer listens on a loopback address only (127.0.0.1, ::1, localhost)`);
@@ -61,7 +72,16 @@ export async function startViewServer(
   };
   /** `run=b` asks run B's views (its threads, table, tree ...); anything else run A's. */
   const pick = (q: Query): ProfileApi => (q.get('run') === 'b' ? (compare?.b ?? noB()) : api);
+  const trace = opts.trace && 'lanes' in opts.trace ? new TraceApi(opts.trace) : undefined;
+  const noTrace = (): never => {
+    throw new ApiError(404, opts.trace && 'none' in opts.trace ? opts.trace.none : 'this run has no trace (record one with HYPROF_TRACE=1)');
+  };
   const routes: Record<string, (q: Query) => unknown> = {
+    '/api/trace/summary': () => (trace ? trace.summary() : { none: opts.trace && 'none' in opts.trace ? opts.trace.none : null }),
+    '/api/trace/range': (q) => (trace ?? noTrace()).range(q),
+    '/api/trace/at': (q) => (trace ?? noTrace()).at(q),
+    '/api/trace/profile': (q) => (trace ?? noTrace()).profile(q),
+    '/api/trace/findings': () => (trace ?? noTrace()).findings(),
     '/api/summary': (q) => ({ ...(pick(q).summary() as object), ...(compare ? { compare: compare.summary() } : {}) }),
     '/api/threads': (q) => pick(q).threads(q),
     '/api/table': (q) => pick(q).table(q),

@@ -3,7 +3,8 @@
  * relative `import` in src/ is an edge from the including file's folder to the included file's
  * folder. An edge may point down or sideways, never up, and the folders may form no cycle.
  *
- *   src/     cli (and index.ts) → view / output / analysis → symbolize → samples → events; base below all
+ *   src/     cli (and index.ts) → view / report / export → trace → resolve → profile / analysis → symbolize
+ *            → samples → events; base below all
  *   native/  addon → modules.c (the module list) → the modules (every other folder) → core; include/
  *            (the public API) below all. Modules meet only in the core: none includes another.
  */
@@ -38,6 +39,8 @@ const SRC_LAYERS: Record<string, Layer> = {
   'src/analysis': { name: 'analysis', rank: 4 },
   'src/profile': { name: 'profile', rank: 4 },
   'src/resolve': { name: 'resolve', rank: 5 },
+  // Traces (OTF2) as lanes, messages, collectives and tasks: read by report, export and view.
+  'src/trace': { name: 'trace', rank: 5.5 },
   'src/report': { name: 'report', rank: 6 },
   'src/export': { name: 'export', rank: 6 },
   'src/view': { name: 'view', rank: 6 },

@@ -10,6 +10,7 @@ import { renderFunctions, resetFunctions } from './functions.js';
 import { compareBox, renderDiffFlame } from './compare.js';
 import { renderEvent } from './event.js';
 import { renderUserEvents } from './userevents.js';
+import { renderTimeline, traceSummary } from './timeline.js';
 
 interface Summary {
   dir: string;
@@ -22,8 +23,8 @@ interface Summary {
   compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'metadata';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'metadata'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'metadata' | 'timeline';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'metadata', 'timeline'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -40,6 +41,7 @@ async function render(): Promise<void> {
   else if (tab === 'functions') await renderFunctions(root);
   else if (tab === 'event') await renderEvent(root);
   else if (tab === 'userevents') await renderUserEvents(root);
+  else if (tab === 'timeline') await renderTimeline(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
 }
@@ -147,6 +149,13 @@ async function start(): Promise<void> {
     }, 250);
   };
   for (const b of document.querySelectorAll<HTMLButtonElement>('#tabs button')) b.onclick = () => select(b.dataset.tab as Tab);
+  // The Timeline tab only for a run with a trace (the server says why there is none otherwise).
+  try {
+    const trace = await traceSummary();
+    document.querySelector<HTMLButtonElement>('#tabs button[data-tab="timeline"]')!.hidden = trace === null;
+  } catch (e) {
+    showError(e);
+  }
   await render();
 }
 
