@@ -24,6 +24,7 @@ export function rawFilesUnder(dir: string): string[] {
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
+import { fileKind } from '../samples/raw-reader.js';
 
 export function collectRawFiles(inputs: string[]): string[] {
   const files: string[] = [];
@@ -38,8 +39,11 @@ export function collectRawFiles(inputs: string[]): string[] {
       const found = rawFilesUnder(input);
       if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
       for (const f of found) files.push(f);
-    } else {
+    } else if (st.isFile()) {
       files.push(input);
+    } else {
+      // A FIFO would block the read, /dev/zero would never end: refused before anything is read.
+      throw new UserError(`${input}: ${fileKind(st)}, not a raw measurement file`);
     }
   }
   return [...new Set(files)];
