@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
-import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
+import { collectRawFiles, defaultOutputDir, fromOneRun } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
 import { describeOutput, resolveNotes } from './run-messages.js';
@@ -58,6 +58,7 @@ export function register(program: Command): void {
         keepAddresses: opts.keepAddresses,
         symbolizer: opts.symbolizer,
         format: opts.format,
+        ...(fromOneRun(files) ? { fromRun: true } : {}),
       });
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);

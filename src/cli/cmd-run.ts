@@ -4,17 +4,18 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
+import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
-import { resolveStep } from './resolve-step.js';
+import { refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 
 export { threadPreload };
@@ -177,6 +178,8 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   // `hyprof run -- mpirun ...`: every rank's measurements come back here, and ranks without any are lost.
   const launcher = isMpiLauncher(program);
   const outDir = opts.dir ?? defaultOutputDir();
+  // Before the program runs: an output the profile can never be written to (/proc ...) is said now.
+  refuseSystemTree(outDir);
   // A rank of an MPI job (`mpirun -np 4 hyprof run -- ./app`) keeps its raw files in the output
   // directory, not in /tmp: the launcher may kill it before it has resolved them (docs/mpi.md).
   const jobRank = launcherRank();
@@ -283,7 +286,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
 function rankRawDir(outDir: string, rank: number): string | null {
   try {
     const parent = join(outDir, RANK_RAW_DIR);
-    mkdirSync(parent, { recursive: true });
+    makeDirs(parent);
     return mkdtempSync(join(parent, `rank${rank}-`));
   } catch {
     return null;

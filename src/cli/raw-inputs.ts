@@ -22,7 +22,7 @@ export function rawFilesUnder(dir: string): string[] {
  * job leave, `<dir>/.hyprof-raw`). Half-written files (`<name>.tmp.<pid>`) are never picked up.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { fileKind } from '../samples/raw-reader.js';
 
@@ -47,6 +47,21 @@ export function collectRawFiles(inputs: string[]): string[] {
     }
   }
   return [...new Set(files)];
+}
+
+/**
+ * Whether the files all lie in the private raw directory of one `hyprof run`: the runtime leaves
+ * `started.<pid>` there (native/core/init.c). Its processes are then numbered as the run numbers
+ * them, so the command a run prints for processes that outlived it works (resolve.ts, `fromRun`).
+ */
+export function fromOneRun(files: string[]): boolean {
+  const dirs = new Set(files.map((f) => dirname(resolve(f))));
+  if (dirs.size !== 1) return false;
+  try {
+    return readdirSync([...dirs][0]).some((f) => /^started\.\d+$/.test(f));
+  } catch {
+    return false;
+  }
 }
 
 /** The output directory hyprof uses when none is given: HYPROF_DIR, TAU's PROFILEDIR, else the current one. */

@@ -5,6 +5,7 @@
 import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
+import { systemTreeOf } from '../base/make-dirs.js';
 import { createProgress } from '../base/progress.js';
 
 export interface ResolveStepOptions {
@@ -16,6 +17,8 @@ export interface ResolveStepOptions {
   allRanks?: boolean;
   /** `profile` (profile.<node>.<context>.<thread> files) or `merged` (tauprofile.xml); default TAU_PROFILE_FORMAT. */
   format?: 'profile' | 'merged';
+  /** The files are one run's raw directory (resolve.ts). */
+  fromRun?: boolean;
 }
 
 export interface ResolveSummary {
@@ -66,6 +69,7 @@ export function filePattern(files: string[]): string {
 export function checkOutputDir(outDir: string): void {
   if (outDir === '') throw new UserError('the output directory is an empty name; give a directory (-o DIR)');
   checkPathLength(outDir);
+  refuseSystemTree(outDir);
   let dir = resolve(outDir);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new UserError(`cannot write the profile to ${outDir}: it exists and is not a directory`, 1);
@@ -83,6 +87,15 @@ export function checkOutputDir(outDir: string): void {
       1,
     );
   }
+}
+
+/**
+ * An output under /proc, /sys or /dev (links followed) is refused by name: those are the kernel's
+ * trees, and Node's recursive mkdir would spin forever on procfs (base/make-dirs.ts).
+ */
+export function refuseSystemTree(outDir: string): void {
+  const tree = systemTreeOf(outDir);
+  if (tree) throw new UserError(`cannot write the profile to ${outDir}: it lies under ${tree}, the kernel's ${tree === '/dev' ? 'device' : 'system'} tree, where no files are written; choose another directory`, 2);
 }
 
 /** Linux's limits: a path of at most PATH_MAX - 1 bytes, names of at most NAME_MAX bytes. */

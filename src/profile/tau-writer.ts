@@ -3,7 +3,8 @@
  * accept). Files are written into a temporary directory beside the target and renamed into place,
  * so an error never leaves half a profile behind.
  */
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { makeDirs } from '../base/make-dirs.js';
 import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
@@ -127,7 +128,7 @@ export interface ProfileWrite {
 
 /** Start writing a profile into `dir` (created if needed). */
 export function startProfileWrite(dir: string, metrics: string[]): ProfileWrite {
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   return { dir, tmp: mkdtempSync(join(dir, '.hyprof-writing-')), metrics };
 }
 
@@ -141,7 +142,7 @@ function metricDir(metrics: string[], m: number): string {
  */
 export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [string, string] {
   const sub = metricDir(w.metrics, m);
-  if (sub) mkdirSync(join(w.tmp, sub), { recursive: true });
+  if (sub) makeDirs(join(w.tmp, sub));
   const name = profileFileName(t);
   const from = join(w.tmp, sub, name);
   writeThreadProfile(from, { ...t, metric: w.metrics[m] });
@@ -155,7 +156,7 @@ export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [
 export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, nodes: Set<number>, stale: StaleRule = { kind: 'all' }): string[] {
   try {
     for (const [from, to] of moves) {
-      mkdirSync(join(to, '..'), { recursive: true });
+      makeDirs(join(to, '..'));
       renameSync(from, to);
     }
   } finally {
