@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs
 import { join } from 'node:path';
 import { makeDirs, systemTreeOf } from '../src/base/make-dirs.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
-import { compileC, hyprof, run, tmpDir } from './helpers/native.js';
+import { spawn } from 'node:child_process';
+import { cliPath, compileC, hyprof, run, tmpDir } from './helpers/native.js';
+import { generateRanks } from './helpers/gen-ranks.js';
 import { calls } from './helpers/profile-queries.js';
 
 /** Every case ends in a second or two; a spinning mkdir would be killed by then and fail. */
@@ -103,4 +105,42 @@ test('the command printed for processes still running after the program resolves
     threads.map((th) => `${th.context}: ${th.events.map((e) => e.name).join(', ')}`).join('\n'),
   );
   rmSync(rawDir, { recursive: true, force: true });
+});
+
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  test(`hyprof resolve interrupted by ${sig} while writing removes its partial profile and says so`, async (t) => {
+    const raw = tmpDir(`fault-outputs-interrupt-${sig}`);
+    generateRanks(raw, { ranks: 48, threads: 4 });
+    const out = join(tmpDir(`fault-outputs-interrupt-out-${sig}`), 'out');
+    const child = spawn(process.execPath, [cliPath, 'resolve', raw, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) => child.on('close', (code, signal) => ok({ code, signal })));
+    // Interrupted once the write has begun: its temporary directory is there.
+    const writing = (): string | undefined => (existsSync(out) ? readdirSync(out).find((f) => f.startsWith('.hyprof-writing-')) : undefined);
+    for (let i = 0; i < 6000 && !writing(); i++) await new Promise((ok) => setTimeout(ok, 5));
+    const tmp = writing();
+    t.truthy(tmp, `the write never began: ${stderr}`);
+    child.kill(sig);
+    const r = await done;
+    t.is(r.code, sig === 'SIGTERM' ? 143 : 130, stderr);
+    t.regex(stderr, new RegExp(`^hyprof: interrupted by ${sig}; the partial profile \\(${join(out, tmp!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) was removed; no profile written to ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    t.false(existsSync(join(out, tmp!)));
+    // The directory it created is gone with it (it held nothing else).
+    t.false(existsSync(out), existsSync(out) ? readdirSync(out).join(' ') : '');
+  });
+}
+
+test('a second run into the same directory says that it replaced the first', async (t) => {
+  const raw = await rawFile();
+  const out = join(tmpDir('fault-outputs-twice'), 'out');
+  const first = await hyprof(['resolve', raw, '-o', out], LIMIT);
+  t.is(first.code, 0, first.stderr);
+  t.notRegex(first.stderr, /replaces/);
+  const second = await hyprof(['resolve', raw, '-o', out], LIMIT);
+  t.is(second.code, 0, second.stderr);
+  t.regex(
+    second.stderr,
+    /^hyprof: this profile replaces the one that was there \(1 file, written \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\); give each run its own directory \(--dir, -o\) to keep both$/m,
+  );
 });

@@ -126,10 +126,37 @@ export interface ProfileWrite {
   metrics: string[];
 }
 
+/** Temporary directories of writes not yet committed or abandoned (what an interrupt must remove). */
+const pending = new Set<string>();
+
 /** Start writing a profile into `dir` (created if needed). */
 export function startProfileWrite(dir: string, metrics: string[]): ProfileWrite {
   makeDirs(dir);
-  return { dir, tmp: mkdtempSync(join(dir, '.hyprof-writing-')), metrics };
+  const tmp = mkdtempSync(join(dir, '.hyprof-writing-'));
+  pending.add(tmp);
+  return { dir, tmp, metrics };
+}
+
+/**
+ * Remove the temporary directories of every write under way (an interrupted resolve: SIGINT,
+ * SIGTERM); returns them. The final files are untouched: nothing was renamed into place yet, or the
+ * commit has already finished.
+ */
+export function abandonPendingWrites(): string[] {
+  const removed = [...pending];
+  for (const tmp of removed) {
+    // A resolve worker may still be adding a file: try again once if the directory refilled.
+    for (let i = 0; i < 3; i++) {
+      try {
+        rmSync(tmp, { recursive: true, force: true });
+        break;
+      } catch {
+        /* again */
+      }
+    }
+    pending.delete(tmp);
+  }
+  return removed;
 }
 
 function metricDir(metrics: string[], m: number): string {
@@ -161,6 +188,7 @@ export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, n
     }
   } finally {
     rmSync(w.tmp, { recursive: true, force: true });
+    pending.delete(w.tmp);
   }
   const written = moves.map(([, to]) => to);
   removeStale(w.dir, new Set(written), staleTest(stale, nodes));
@@ -170,6 +198,7 @@ export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, n
 /** Give up a write: its temporary directory goes, nothing else is touched. */
 export function abandonProfile(w: ProfileWrite): void {
   rmSync(w.tmp, { recursive: true, force: true });
+  pending.delete(w.tmp);
 }
 
 /**
