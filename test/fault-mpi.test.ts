@@ -153,3 +153,19 @@ test('a signal while hyprof starts ends it with one line and no output directory
   t.is(stderr, 'hyprof: stopped by SIGTERM while starting: nothing was run or written\n');
   t.false(existsSync(out));
 });
+
+test('hyprof run killed outright (SIGKILL) leaves no launcher or rank running', async (t) => {
+  if (missing) return t.fail(missing);
+  const out = join(tmpDir('fault-mpi-hyprof-kill'), 'out');
+  const run = start(out);
+  const ranks = await ranksRunning(run.pid, 4);
+  const mpirun = runSurvivors(run.pid).find((s) => s.command === 'mpirun');
+  t.truthy(mpirun);
+  // Only hyprof: the launcher runs in a session of its own, so this is all a scheduler's kill of
+  // hyprof's group reaches too.
+  process.kill(run.pid, 'SIGKILL');
+  await run.done;
+  const job = [mpirun!.pid, ...ranks];
+  for (let i = 0; i < 300 && job.some(alive); i++) await new Promise((ok) => setTimeout(ok, 50));
+  t.deepEqual(job.filter(alive), [], 'still running');
+});
