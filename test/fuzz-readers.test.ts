@@ -1,22 +1,26 @@
 /**
  * Bounded, seeded fuzzing of the two readers of outside data: the raw-file reader (a real raw file of
  * a real program, mutated section by section with CRCs and lengths kept consistent so that mutants
- * reach the section parsers, plus some left inconsistent) and the TAU-profile reader (TAU's own
- * reference profiles, mutated line by line). Every mutant must either parse or be rejected with a
+ * reach the section parsers, plus some left inconsistent), the TAU-profile reader (TAU's own
+ * reference profiles, mutated line by line) and the stacks-file reader (a stacks file written by
+ * resolve's own StackTree for a reference profile, mutated in its JSON: values, keys, elements, cuts). Every mutant must either parse or be rejected with a
  * UserError naming the file; what parses must also assemble / report without any other exception.
  * The same seed gives the same mutants, so a failure names the mutant that reproduces it.
  * FUZZ_SEED and FUZZ_MUTANTS change the seed and the count for a longer run by hand (the suite keeps
  * the defaults).
  */
 import test from 'ava';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { UserError } from '../src/base/errors.js';
 import { assembleProcess } from '../src/resolve/assemble.js';
 import { buildReport } from '../src/report/report-data.js';
 import { renderReport } from '../src/report/report-text.js';
-import { parseThreadProfile } from '../src/profile/tau-reader.js';
+import { parseThreadProfile, readTauProfileDir } from '../src/profile/tau-reader.js';
+import { FrameTable, StackTree, type StacksFile } from '../src/profile/stacks-file.js';
+import { stacksIn, threadTree } from '../src/export/export-common.js';
+import { ProfileApi } from '../src/view/api.js';
 import { formatThreadProfile } from '../src/profile/tau-writer.js';
 import { parseRaw } from '../src/samples/raw-reader.js';
 import { compileC, run, tauReferenceDir, tmpDir } from './helpers/native.js';
@@ -278,4 +282,86 @@ test(`TAU profile reader: ${TAU_MUTANTS} seeded mutants of TAU's own profiles pa
   t.deepEqual(findings, []);
   t.log(`${parsed} of ${TAU_MUTANTS} mutants parsed`);
   t.true(parsed > 0 && parsed < TAU_MUTANTS, 'the mutants reach both outcomes');
+});
+
+// ---- the stacks-file reader ----
+
+const STACKS_MUTANTS = Number(process.env.FUZZ_MUTANTS ?? 300);
+
+/**
+ * A stacks file as resolve writes one (StackTree, FrameTable) for a TAU reference profile: its
+ * [CONTEXT] entries hold seeded stacks of up to 12 frames, so the readers attach it to the threads.
+ */
+function baseStacks(profileText: string, rnd: ReturnType<typeof random>): StacksFile {
+  const contexts = [...profileText.matchAll(/^"([^"]*\[CONTEXT\][^"]*)" /gm)].map((m) => m[1]).filter((n) => !/\[(UNWIND|SAMPLE)\]/.test(n));
+  const frames = new FrameTable();
+  const ids = Array.from({ length: 20 }, (_, i) => frames.id([`f${i}`, `/src/f${i % 5}.c`, 10 + i, '/bin/app']));
+  const tree = new StackTree(1);
+  for (let s = 0; s < 200; s++) {
+    const depth = 1 + rnd.int(12);
+    const count = 1 + rnd.int(5);
+    tree.add(rnd.pick(contexts), Array.from({ length: depth }, () => rnd.pick(ids)), count, [count * 1000]);
+  }
+  return { format: 'hyprof-stacks', version: 1, node: 0, context: 0, metrics: ['TIME'], frames: frames.frames, threads: [{ thread: 0, merged: 0, ...tree.data() }] };
+}
+
+const ODD_VALUES: readonly unknown[] = [-1, 0, 1, 2 ** 31, -(2 ** 31), 1e308, -0.5, 0.5, null, 'x', '', [], {}, true];
+
+/** One change to the parsed file: a leaf replaced, a key or element dropped or repeated, or the text cut. */
+function mutateStacks(base: StacksFile, rnd: ReturnType<typeof random>): { text: string; what: string } {
+  const f = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
+  let at: unknown = f;
+  const path: string[] = [];
+  // Walk down a random way: an object key or an array index at each level, stopping at random.
+  for (;;) {
+    const keys = Array.isArray(at) ? at.map((_, i) => String(i)) : at && typeof at === 'object' ? Object.keys(at) : [];
+    if (keys.length === 0 || (path.length > 0 && rnd.next() < 0.25)) break;
+    const k = rnd.pick(keys);
+    const child = (at as Record<string, unknown>)[k];
+    if (child === null || typeof child !== 'object' || rnd.next() < 0.3) {
+      const container = at as Record<string, unknown> | unknown[];
+      const op = rnd.int(4);
+      if (op === 0 && Array.isArray(container)) container.splice(Number(k), 1);
+      else if (op === 0) delete (container as Record<string, unknown>)[k];
+      else if (op === 1 && Array.isArray(container)) container.splice(Number(k), 0, container[Number(k)]);
+      else (container as Record<string, unknown>)[k] = rnd.pick(ODD_VALUES);
+      return { text: JSON.stringify(f), what: `${['drop', 'repeat', 'set', 'set'][op]} ${[...path, k].join('.')}` };
+    }
+    path.push(k);
+    at = child;
+  }
+  const text = JSON.stringify(f);
+  const cut = rnd.int(text.length);
+  return { text: text.slice(0, cut), what: `cut at ${cut}` };
+}
+
+test(`stacks-file reader: ${STACKS_MUTANTS} seeded mutants parse or are rejected naming the file`, (t) => {
+  const dir = tmpDir('fuzz-stacks');
+  const profileText = readFileSync(join(tauReferenceDir, 'hybrid_callpath_unwind', 'profile.0.0.0'), 'utf8');
+  writeFileSync(join(dir, 'profile.0.0.0'), profileText);
+  const rnd = random(Number(process.env.FUZZ_SEED ?? 0x57ac5eed));
+  const base = baseStacks(profileText, rnd);
+  const file = join(dir, 'stacks.0.0.json');
+  // The unmutated file is read and attached: the mutants start from a file the readers use.
+  writeFileSync(file, JSON.stringify(base));
+  t.truthy(readTauProfileDir(dir).threads[0][0].stacks);
+  const findings: string[] = [];
+  let parsed = 0;
+  for (let i = 0; i < STACKS_MUTANTS; i++) {
+    const { text, what } = mutateStacks(base, rnd);
+    writeFileSync(file, text);
+    const problem = outcome(file, () => {
+      const profile = readTauProfileDir(dir);
+      parsed++;
+      // What the reader accepts, the viewer's flame graph and functions view and the exports must walk.
+      const api = new ProfileApi(profile);
+      api.flame(new URLSearchParams({ thread: '0' }));
+      api.functions(new URLSearchParams({ thread: '0' }));
+      for (const s of stacksIn(threadTree(profile.threads[0][0]))) void s;
+    });
+    if (problem) findings.push(`mutant ${i} (${what}): ${problem}`);
+  }
+  t.deepEqual(findings, []);
+  t.log(`${parsed} of ${STACKS_MUTANTS} mutants parsed`);
+  t.true(parsed > 0 && parsed < STACKS_MUTANTS, 'the mutants reach both outcomes');
 });

@@ -3,7 +3,7 @@
  * profile file, paging, the source endpoint's limits, loopback-only serving.
  */
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
@@ -42,7 +42,7 @@ const fileText = readFileSync(join(fx.dir, 'profile.0.0.0'), 'utf8');
 let view: ViewServer;
 
 test.before(async () => {
-  view = await startViewServer(readTauProfileDir(fx.dir), { host: '127.0.0.1', port: 0 });
+  view = await startViewServer(readTauProfileDir(fx.dir), { host: '127.0.0.1', port: 0, sourceDirs: [fx.srcDir] });
 });
 test.after.always(async () => {
   view.server.closeAllConnections();
@@ -149,10 +149,23 @@ test('source lines are served for files that samples name, and only those', asyn
 });
 
 test('a sample\'s file that is not on this machine is reported as not readable', (t) => {
+  // Its directory is not here: nothing to confirm.
   const api = new ProfileApi(readTauProfileDir(referenceDir('hybrid_unwind')));
-  const e = t.throws(() => api.source(new URLSearchParams({ file: '/home/user/tau-example/matmult.c', line: '14' })), { instanceOf: ApiError });
+  const away = t.throws(() => api.source(new URLSearchParams({ file: '/home/user/tau-example/matmult.c', line: '14' })), { instanceOf: ApiError });
+  t.is(away!.status, 403);
+  t.is(
+    away!.message,
+    '/home/user/tau-example/matmult.c: not under a directory you named (none yet); its directory is not on this machine or is never shown (/proc, /sys, /dev); hyprof view --source-dir DIR shows files under DIR',
+  );
+  t.deepEqual(away!.more, { confirm: [] });
+  // Its directory named, the file gone.
+  const copy = profileCopy('hybrid_unwind');
+  rmSync(copy.source);
+  const e = t.throws(() => new ProfileApi(readTauProfileDir(copy.dir), [copy.srcDir]).source(new URLSearchParams({ file: copy.source, line: '14' })), {
+    instanceOf: ApiError,
+  });
   t.is(e!.status, 404);
-  t.is(e!.message, '/home/user/tau-example/matmult.c: not readable here (ENOENT)');
+  t.is(e!.message, `${copy.source}: not readable here (ENOENT)`);
 });
 
 test('static files stay inside the page directory', async (t) => {

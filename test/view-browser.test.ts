@@ -1,7 +1,7 @@
 /**
  * `hyprof view` in a real browser (Debian's chromium through playwright-core): the page loads a
  * copy of a TAU reference profile, a [CONTEXT] node unfolds under its timer with the file's
- * numbers, source lines of a sample show, and screenshots of the main views are non-blank.
+ * numbers, source lines of a sample show once its directory is confirmed, and screenshots of the main views are non-blank.
  */
 import test from 'ava';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -115,7 +115,7 @@ t2('a [CONTEXT] node unfolds under its timer with the profile\'s numbers', async
   await page.close();
 });
 
-t2('source lines of a sample show when its file is readable', async (t) => {
+t2('source lines of a sample show once the user confirms the run\'s directory in the panel', async (t) => {
   const page = await open(server.url);
   await tab(page, 'tree');
   await page.fill('#search', '[SAMPLE] add');
@@ -124,6 +124,12 @@ t2('source lines of a sample show when its file is readable', async (t) => {
   const target = await page.waitForSelector('tr.kind-sample[style*="outline"]');
   t.regex((await target.getAttribute('data-path'))!, /\[SAMPLE\] add \[\{.*matmult\.c\} \{14\}\]$/);
   await target.$eval('.src-link', (e) => (e as HTMLElement).click());
+  // Not shown before the user says so: the panel offers the directory (the profile's run directory).
+  const button = await page.waitForSelector('#source .confirm-dir button');
+  t.is(await button.getAttribute('data-dir'), fx.srcDir);
+  t.regex((await page.textContent('#source'))!, /source not shown: .*not under a directory you named \(none yet\)/);
+  t.is(await page.$('#source .hot'), null);
+  await button.click();
   await page.waitForSelector('#source .hot');
   t.is(await page.getAttribute('#source .hot', 'data-line'), '14');
   t.is((await page.textContent('#source .hot'))!.trim(), `14${sourceLine(14)}`);

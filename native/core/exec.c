@@ -24,9 +24,11 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,35 @@ static char *predecessors; /* newline-separated paths, or NULL */
 
 const char *hp_exec_predecessors(void) { return predecessors; }
 
+/* Why `path` is not a raw file this image may hand to its resolve, or NULL when it is one. The
+ * variable comes from the environment, so anything may stand there: a FIFO (a read would block the
+ * program's exit), /dev/zero (a read never ends), a directory, a file of another kind. Opened without
+ * blocking and checked on the descriptor: a regular file that starts with the raw magic. Runs at
+ * start (init.c), not in a signal handler. */
+static const char *raw_file_problem(const char *path) {
+  static char text[160];
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    snprintf(text, sizeof text, "it cannot be read (%s)", strerror(errno));
+    return text;
+  }
+  struct stat st;
+  const char *why = NULL;
+  char magic[8];
+  if (fstat(fd, &st) != 0) {
+    snprintf(text, sizeof text, "it cannot be read (%s)", strerror(errno));
+    why = text;
+  } else if (S_ISDIR(st.st_mode)) {
+    why = "it is a directory, not a raw file";
+  } else if (!S_ISREG(st.st_mode)) {
+    why = S_ISFIFO(st.st_mode) ? "it is a FIFO, not a raw file" : "it is a device or socket, not a raw file";
+  } else if (pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic || memcmp(magic, "HYPROFRW", sizeof magic) != 0) {
+    why = "it is not a hyprof raw file";
+  }
+  close(fd);
+  return why;
+}
+
 void hp_exec_read_predecessors(void) {
   const char *v = getenv(HP_EXEC_RAW_ENV);
   if (!v) return;
@@ -79,10 +110,10 @@ void hp_exec_read_predecessors(void) {
       } else {
         memcpy(path, p, len);
         path[len] = 0;
-        if (access(path, R_OK) != 0) {
-          hp_warn("%s names %s, the raw file of the image this program replaced by exec, but it cannot be read (%s): "
-                  "left out of this profile",
-                  HP_EXEC_RAW_ENV, path, strerror(errno));
+        const char *why = raw_file_problem(path);
+        if (why) {
+          hp_warn("%s names %s, the raw file of the image this program replaced by exec, but %s: left out of this profile",
+                  HP_EXEC_RAW_ENV, path, why);
         } else {
           if (n) keep[n++] = '\n';
           memcpy(keep + n, path, len);

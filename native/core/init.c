@@ -336,6 +336,14 @@ static void init_once_body(void) {
     hp_rt.launcher = 1;
     hp_rt.disabled = 1;
     if (hp_env_bool("HYPROF_VERBOSE", "TAU_VERBOSE", 0)) hp_warn("%s is an MPI launcher: not measured", launcher);
+    /* `hyprof run -- mpirun ...` starts the launcher in a session of its own (cmd-run.ts: a signal to
+     * hyprof's group reaches it once, through hyprof), so a SIGKILL of that group no longer reaches it:
+     * SIGTERM when hyprof dies, on which launchers stop their ranks, and the ranks write (below). */
+    const char *run_parent = getenv("HYPROF_RUN_PARENT");
+    if (run_parent && atol(run_parent) == (long)getppid()) {
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (atol(run_parent) != (long)getppid()) raise(SIGTERM); /* hyprof died before the line above */
+    }
     return;
   }
   hp_stderr_keep();

@@ -7,10 +7,10 @@ import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
-import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
-import { resolveStep } from './resolve-step.js';
+import { collectRawFiles, defaultOutputDir, fromOneRun } from './raw-inputs.js';
+import { abandonResolve, resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
-import { describeOutput, resolveNotes } from './run-messages.js';
+import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
 
 interface ResolveCliOptions {
   output?: string;
@@ -52,13 +52,22 @@ export function register(program: Command): void {
     .action(async (raw: string[], opts: ResolveCliOptions) => {
       const files = collectRawFiles(raw);
       const outDir = opts.output ?? defaultOutputDir();
+      // Interrupted (Ctrl-C, a time limit): the partial output goes, and that is said.
+      const interrupted = (s: NodeJS.Signals) => () => {
+        process.stderr.write(`\nhyprof: interrupted by ${s}; ${abandonResolve() || 'nothing was written'}\n`);
+        process.exit(128 + signalNumber(s));
+      };
+      const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, interrupted(s)] as const);
+      for (const [s, h] of handlers) process.on(s, h);
       const summary = await resolveStep(files, outDir, {
         callpath: opts.callpath,
         callpathDepth: opts.callpathDepth,
         keepAddresses: opts.keepAddresses,
         symbolizer: opts.symbolizer,
         format: opts.format,
+        ...(fromOneRun(files) ? { fromRun: true } : {}),
       });
+      for (const [s, h] of handlers) process.off(s, h);
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);
       // The raw directory ranks of an MPI job left behind is hyprof's own: once resolved, it goes.

@@ -4,23 +4,25 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { positiveInt } from './cmd-report.js';
+import { endEarlySignals } from '../base/early-signals.js';
+import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir } from './raw-inputs.js';
-import { resolveStep } from './resolve-step.js';
+import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 
 export { threadPreload };
 import { removePerfMaps } from './run-perf-maps.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
-import { settledSurvivors, survivorsNote } from './run-survivors.js';
+import { settledSurvivors, stopAbandonedRanks, survivorsNote } from './run-survivors.js';
 
 interface RunCliOptions {
   dir?: string;
@@ -133,10 +135,18 @@ interface ChildEnd {
   forwarded?: NodeJS.Signals;
 }
 
-/** Start the program and wait for it, forwarding signals; rejects with a UserError when it cannot start. */
-function runChild(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<ChildEnd> {
+/**
+ * Start the program and wait for it, forwarding signals; rejects with a UserError when it cannot start.
+ * `ownSession`: an MPI launcher runs in a session (and process group) of its own, so that a signal
+ * sent to hyprof's whole group (`timeout`, a batch system's time limit, Ctrl-C) reaches it once,
+ * through hyprof, and not twice: Open MPI's mpirun takes a second SIGTERM or SIGINT as "abort at
+ * once" and leaves its ranks unwritten or running. Without a controlling terminal it still reads and
+ * writes the terminal through the descriptors it inherits. It ends when hyprof dies unnoticed
+ * (SIGKILL): the runtime asks for SIGTERM then (native/core/init.c), on which launchers stop the job.
+ */
+function runChild(program: string, args: string[], env: NodeJS.ProcessEnv, ownSession = false): Promise<ChildEnd> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(program, args, { stdio: 'inherit', env });
+    const child = spawn(program, args, { stdio: 'inherit', env, detached: ownSession });
     const handlers = new Map<NodeJS.Signals, () => void>();
     // Every signal is passed on, Ctrl-C too: the terminal also sends that to the program (same process
     // group), but hyprof cannot tell it from `kill -INT <hyprof>`, which must reach the program; a copy
@@ -177,10 +187,30 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   // `hyprof run -- mpirun ...`: every rank's measurements come back here, and ranks without any are lost.
   const launcher = isMpiLauncher(program);
   const outDir = opts.dir ?? defaultOutputDir();
+  // Before the program runs: an output the profile can never be written to (/proc ...) is said now.
+  refuseSystemTree(outDir);
   // A rank of an MPI job (`mpirun -np 4 hyprof run -- ./app`) keeps its raw files in the output
   // directory, not in /tmp: the launcher may kill it before it has resolved them (docs/mpi.md).
   const jobRank = launcherRank();
   const rawDir = (jobRank !== null && rankRawDir(outDir, jobRank)) || mkdtempSync(join(tmpdir(), 'hyprof-run-'));
+  // A signal before the program has started (a batch limit while hyprof prepares) ends hyprof with a
+  // line saying so, and nothing left behind; from the start on, signals are passed to the program.
+  const early = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map(
+    (s) =>
+      [
+        s,
+        () => {
+          removeRawDir(rawDir);
+          process.stderr.write(`hyprof: ${s} before the program started: it was not run; no profile\n`);
+          process.exit(128 + signalNumber(s));
+        },
+      ] as const,
+  );
+  for (const [s, h] of early) process.on(s, h);
+  endEarlySignals();
+  const stopEarly = (): void => {
+    for (const [s, h] of early) process.off(s, h);
+  };
   let end: ChildEnd;
   // Notes already printed before the run, not repeated by the resolve step.
   const said: string[] = [];
@@ -208,20 +238,32 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
         said.push(plan.note.replace(/^hyprof: /, ''));
       }
     }
-    end = await runChild(program, args, env);
+    stopEarly();
+    end = await runChild(program, args, env, launcher);
   } catch (e) {
+    stopEarly();
     removeRawDir(rawDir);
     throw e;
   }
   const status = end.code ?? 128 + signalNumber(end.signal ?? 'SIGKILL');
-  const how = end.signal
+  const ended = end.signal
     ? `program killed by ${end.signal}`
     : end.code !== 0
       ? `program exited with status ${end.code}`
       : '';
+  // A time limit or Ctrl-C said as such: the launcher's own status (often 1) does not tell it.
+  const how = end.forwarded && launcher ? `${end.forwarded} passed on to ${basename(program)}; ${ended || 'it ended'}` : ended;
   // Processes the program started and left running (daemons) write their files after the resolve:
   // the raw directory is kept for them, and they are named.
-  const survivors = await settledSurvivors(SURVIVOR_GRACE_MS);
+  // A launcher waits for its ranks before it exits: any still running have lost it (it was killed),
+  // and MPI soon aborts them unwritten, so they are stopped at once (below), not after a grace.
+  let survivors = await settledSurvivors(launcher ? 0 : SURVIVOR_GRACE_MS);
+  // Ranks the launcher left running: stopped, so that none is orphaned and what they measured joins the profile.
+  if (launcher && survivors.length > 0) {
+    const stopped = await stopAbandonedRanks(survivors, basename(program));
+    for (const note of stopped.notes) process.stderr.write(`${note}\n`);
+    survivors = await settledSurvivors(0);
+  }
   const raws = rawFilesIn(rawDir);
   if (raws.length === 0) {
     if (survivors.length > 0) {
@@ -248,7 +290,8 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   }
   // Interrupting the resolve step must not lose the measurements: say where they are.
   const keepOnSignal = (s: NodeJS.Signals) => () => {
-    process.stderr.write(`\nhyprof: interrupted; the raw measurements are kept in ${rawDir} (hyprof resolve ${rawDir})\n`);
+    const partial = abandonResolve();
+    process.stderr.write(`\nhyprof: interrupted${partial ? `; ${partial}` : ''}; the raw measurements are kept in ${rawDir} (hyprof resolve ${rawDir} -o ${outDir})\n`);
     process.exit(128 + signalNumber(s));
   };
   const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
@@ -283,7 +326,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
 function rankRawDir(outDir: string, rank: number): string | null {
   try {
     const parent = join(outDir, RANK_RAW_DIR);
-    mkdirSync(parent, { recursive: true });
+    makeDirs(parent);
     return mkdtempSync(join(parent, `rank${rank}-`));
   } catch {
     return null;

@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .option('--open', 'open the page in the desktop browser (xdg-open)')
     .option(
       '--source-dir <dir>',
-      "also show source files under this directory (repeatable; by default only files under the run's CWD and the executable's directory are shown)",
+      "show source files under this directory (repeatable; other directories are shown once confirmed in the page; never /proc, /sys, /dev)",
       sourceDirs,
       [],
     )

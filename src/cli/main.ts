@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 /** The `hyprof` command's entry point (see program.ts). */
-import { main } from './program.js';
+import { startEarlySignals } from '../base/early-signals.js';
 
+// Before the rest of hyprof is loaded (a moment on a loaded node): a signal now is said, not silent.
+startEarlySignals();
+const { main } = await import('./program.js');
 await main(process.argv);

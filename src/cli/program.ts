@@ -4,6 +4,7 @@
  * with their status; anything else is a bug in hyprof and says so (exit 70, EX_SOFTWARE), with the
  * stack only under HYPROF_DEBUG=1.
  */
+import { endEarlySignals } from '../base/early-signals.js';
 import { Command, CommanderError } from 'commander';
 import { register as registerCompile } from './cmd-compile.js';
 import { register as registerConfig } from './cmd-config.js';
@@ -34,7 +35,12 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     // Commander's messages start with "error: "; hyprof's all start with "hyprof: ".
     .configureOutput({ outputError: (str, write) => write(`hyprof: ${str.replace(/^error: /, '')}`) })
-    .exitOverride();
+    .exitOverride()
+    // The startup signal handling (base/early-signals.ts) ends where a command begins; `run` ends it
+    // itself once its own handling is in place, so no signal finds hyprof without any.
+    .hook('preAction', (_, action) => {
+      if (action.name() !== 'run') endEarlySignals();
+    });
   // Settings above are inherited by subcommands created after this point.
   registerRun(program);
   registerResolve(program);

@@ -22,8 +22,9 @@ export function rawFilesUnder(dir: string): string[] {
  * job leave, `<dir>/.hyprof-raw`). Half-written files (`<name>.tmp.<pid>`) are never picked up.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../base/errors.js';
+import { fileKind } from '../samples/raw-reader.js';
 
 export function collectRawFiles(inputs: string[]): string[] {
   const files: string[] = [];
@@ -38,11 +39,29 @@ export function collectRawFiles(inputs: string[]): string[] {
       const found = rawFilesUnder(input);
       if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
       for (const f of found) files.push(f);
-    } else {
+    } else if (st.isFile()) {
       files.push(input);
+    } else {
+      // A FIFO would block the read, /dev/zero would never end: refused before anything is read.
+      throw new UserError(`${input}: ${fileKind(st)}, not a raw measurement file`);
     }
   }
   return [...new Set(files)];
+}
+
+/**
+ * Whether the files all lie in the private raw directory of one `hyprof run`: the runtime leaves
+ * `started.<pid>` there (native/core/init.c). Its processes are then numbered as the run numbers
+ * them, so the command a run prints for processes that outlived it works (resolve.ts, `fromRun`).
+ */
+export function fromOneRun(files: string[]): boolean {
+  const dirs = new Set(files.map((f) => dirname(resolve(f))));
+  if (dirs.size !== 1) return false;
+  try {
+    return readdirSync([...dirs][0]).some((f) => /^started\.\d+$/.test(f));
+  } catch {
+    return false;
+  }
 }
 
 /** The output directory hyprof uses when none is given: HYPROF_DIR, TAU's PROFILEDIR, else the current one. */

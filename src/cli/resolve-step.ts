@@ -2,9 +2,11 @@
  * The resolve step shared by `hyprof resolve` and `hyprof run`: raw files → TAU profile directory,
  * with progress on a terminal, and no partial output directory left behind when it fails.
  */
-import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { abandonPendingWrites } from '../profile/tau-writer.js';
+import { dirname, join, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
+import { systemTreeOf } from '../base/make-dirs.js';
 import { createProgress } from '../base/progress.js';
 
 export interface ResolveStepOptions {
@@ -16,6 +18,8 @@ export interface ResolveStepOptions {
   allRanks?: boolean;
   /** `profile` (profile.<node>.<context>.<thread> files) or `merged` (tauprofile.xml); default TAU_PROFILE_FORMAT. */
   format?: 'profile' | 'merged';
+  /** The files are one run's raw directory (resolve.ts). */
+  fromRun?: boolean;
 }
 
 export interface ResolveSummary {
@@ -28,6 +32,8 @@ export interface ResolveSummary {
   warnings: string[];
   /** Images a process replaced by exec, each in a context of its own. */
   replaced: Array<{ node: number; context: number; executable: string }>;
+  /** The profile files of earlier runs this one replaced or removed (same nodes), and when the newest was written. */
+  earlier?: { files: number; newestMs: number };
 }
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
@@ -66,6 +72,7 @@ export function filePattern(files: string[]): string {
 export function checkOutputDir(outDir: string): void {
   if (outDir === '') throw new UserError('the output directory is an empty name; give a directory (-o DIR)');
   checkPathLength(outDir);
+  refuseSystemTree(outDir);
   let dir = resolve(outDir);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new UserError(`cannot write the profile to ${outDir}: it exists and is not a directory`, 1);
@@ -83,6 +90,15 @@ export function checkOutputDir(outDir: string): void {
       1,
     );
   }
+}
+
+/**
+ * An output under /proc, /sys or /dev (links followed) is refused by name: those are the kernel's
+ * trees, and Node's recursive mkdir would spin forever on procfs (base/make-dirs.ts).
+ */
+export function refuseSystemTree(outDir: string): void {
+  const tree = systemTreeOf(outDir);
+  if (tree) throw new UserError(`cannot write the profile to ${outDir}: it lies under ${tree}, the kernel's ${tree === '/dev' ? 'device' : 'system'} tree, where no files are written; choose another directory`, 2);
 }
 
 /** Linux's limits: a path of at most PATH_MAX - 1 bytes, names of at most NAME_MAX bytes. */
@@ -103,9 +119,85 @@ function checkPathLength(outDir: string): void {
   throw new UserError(`cannot write the profile to ${shown}: ${why}`, 1);
 }
 
+/** TAU's profile files in `dir` (profile.n.c.t, also in MULTI__ directories, tauprofile.xml) with their inode and time. */
+function profileFilesIn(dir: string): Map<string, { ino: number; mtimeMs: number }> {
+  const found = new Map<string, { ino: number; mtimeMs: number }>();
+  const look = (d: string, depth: number): void => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (depth === 0 && n.startsWith('MULTI__')) look(p, 1);
+      else if (/^profile\.\d+\.\d+\.\d+$/.test(n) || n === 'tauprofile.xml') {
+        try {
+          const st = statSync(p);
+          found.set(p, { ino: st.ino, mtimeMs: st.mtimeMs });
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+    }
+  };
+  look(dir, 0);
+  return found;
+}
+
+/**
+ * Which of the files there before were replaced or removed by this write: those of the nodes it wrote
+ * (ranks resolving their own files side by side never count each other's), now gone or another file.
+ */
+function replacedFiles(before: Map<string, { ino: number; mtimeMs: number }>, written: string[]): { files: number; newestMs: number } | undefined {
+  const nodeOf = (p: string): string | undefined => /profile\.(\d+)\.\d+\.\d+$/.exec(p)?.[1];
+  const merged = written.some((w) => w.endsWith('tauprofile.xml'));
+  const nodes = new Set(written.map(nodeOf));
+  let files = 0;
+  let newestMs = 0;
+  for (const [path, id] of before) {
+    if (!merged && !path.endsWith('tauprofile.xml') && !nodes.has(nodeOf(path))) continue;
+    let same = false;
+    try {
+      same = statSync(path).ino === id.ino;
+    } catch {
+      /* removed */
+    }
+    if (same) continue;
+    files++;
+    newestMs = Math.max(newestMs, id.mtimeMs);
+  }
+  return files > 0 ? { files, newestMs } : undefined;
+}
+
+/** The resolve under way in this process, for an interrupt to clean up after (abandonResolve). */
+let current: { outDir: string; existed: boolean } | undefined;
+
+/**
+ * An interrupted resolve (SIGINT, SIGTERM, SIGHUP) leaves nothing half written: the temporary
+ * directories of the write (`<out>/.hyprof-writing-XXXXXX`) go, and the output directory too when
+ * this resolve created it and it is empty. Returns what to say, or '' when no resolve was under way.
+ */
+export function abandonResolve(): string {
+  if (!current) return '';
+  const removed = abandonPendingWrites();
+  if (!current.existed) {
+    try {
+      rmdirSync(current.outDir);
+    } catch {
+      /* not empty (an earlier profile) or not made yet */
+    }
+  }
+  const what = removed.length > 0 ? `the partial profile (${removed.join(', ')}) was removed` : 'nothing was written yet';
+  return `${what}; no profile written to ${current.outDir}`;
+}
+
 export async function resolveStep(files: string[], outDir: string, opts: ResolveStepOptions): Promise<ResolveSummary> {
   checkOutputDir(outDir);
   const existed = existsSync(outDir);
+  current = { outDir, existed };
+  const before = profileFilesIn(outDir);
   const progress = createProgress();
   try {
     // Loaded on use: `report` and `config` never pay for the symbolization machinery.
@@ -116,7 +208,10 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       onProgress: (done, total, what) => progress.update(`hyprof: ${what} (${done}/${total})`),
     });
     progress.done();
+    current = undefined;
+    const earlier = replacedFiles(before, result.files);
     return {
+      ...(earlier ? { earlier } : {}),
       threads: result.threads,
       pattern: filePattern(result.files),
       drops: result.drops,
@@ -124,6 +219,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       replaced: result.replacedImages.map(({ node, context, executable }) => ({ node, context, executable })),
     };
   } catch (e) {
+    current = undefined;
     progress.done();
     // A directory this step created holds at most a partial profile: never leave one behind.
     if (!existed && existsSync(outDir)) rmSync(outDir, { recursive: true, force: true });

@@ -41,5 +41,13 @@ export function resolveNotes(s: ResolveSummary): string[] {
     const reasons = lost.map(([r, n]) => `${r.replace(/_/g, ' ')}: ${n}`).join(', ');
     lines.push(`hyprof: ${total} measurement${total === 1 ? '' : 's'} not recorded (${reasons}); counted in the profile's metadata`);
   }
+  // Two runs into one directory: the later replaces the earlier, as TAU's files do; said, never silent.
+  if (s.earlier) {
+    const when = new Date(s.earlier.newestMs).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    lines.push(
+      `hyprof: this profile replaces the one that was there (${s.earlier.files} file${s.earlier.files === 1 ? '' : 's'}, written ${when}); ` +
+        'give each run its own directory (--dir, -o) to keep both',
+    );
+  }
   return lines;
 }

@@ -63,3 +63,37 @@ export function survivorsNote(survivors: Survivor[], rawDir: string, outDir: str
     `${rawDir} when ${n === 1 ? 'it ends' : 'they end'}, then: hyprof resolve ${rawDir} -o ${outDir}`
   );
 }
+
+/** How long ranks a launcher left running have to write their measurements after SIGTERM. */
+export const ABANDONED_RANK_GRACE_MS = 5000;
+
+/**
+ * Ranks still running after their launcher ended (`hyprof run -- mpirun ...` where mpirun was killed,
+ * or ended on a signal without stopping them) would run on unseen and their measurements would never
+ * join the profile. They are stopped as a launcher stops them: SIGTERM, on which the runtime writes the
+ * raw file, then, after `graceMs`, SIGKILL for any still running. Returns the lines to say and the
+ * ranks killed (their measurements are lost).
+ */
+export async function stopAbandonedRanks(survivors: Survivor[], launcher: string, graceMs = ABANDONED_RANK_GRACE_MS): Promise<{ notes: string[]; killed: Survivor[] }> {
+  const shown = (list: Survivor[]): string => list.map((s) => `pid ${s.pid}`).join(', ');
+  for (const s of survivors) signal(s.pid, 'SIGTERM');
+  const notes = [
+    `hyprof: ${survivors.length === 1 ? '1 process' : `${survivors.length} processes`} of the job (${shown(survivors)}) still ran after ${launcher} ended: ` +
+      'stopped with SIGTERM, on which they write their measurements',
+  ];
+  const left = await settledSurvivors(graceMs);
+  const killed = left.filter((l) => survivors.some((s) => s.pid === l.pid));
+  for (const s of killed) signal(s.pid, 'SIGKILL');
+  if (killed.length > 0) {
+    notes.push(`hyprof: ${shown(killed)} did not end within ${graceMs / 1000} s of SIGTERM: killed; their measurements are lost`);
+  }
+  return { notes, killed };
+}
+
+function signal(pid: number, s: NodeJS.Signals): void {
+  try {
+    process.kill(pid, s);
+  } catch {
+    /* ended meanwhile */
+  }
+}

@@ -3,7 +3,8 @@
  * accept). Files are written into a temporary directory beside the target and renamed into place,
  * so an error never leaves half a profile behind.
  */
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { makeDirs } from '../base/make-dirs.js';
 import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
@@ -125,10 +126,37 @@ export interface ProfileWrite {
   metrics: string[];
 }
 
+/** Temporary directories of writes not yet committed or abandoned (what an interrupt must remove). */
+const pending = new Set<string>();
+
 /** Start writing a profile into `dir` (created if needed). */
 export function startProfileWrite(dir: string, metrics: string[]): ProfileWrite {
-  mkdirSync(dir, { recursive: true });
-  return { dir, tmp: mkdtempSync(join(dir, '.hyprof-writing-')), metrics };
+  makeDirs(dir);
+  const tmp = mkdtempSync(join(dir, '.hyprof-writing-'));
+  pending.add(tmp);
+  return { dir, tmp, metrics };
+}
+
+/**
+ * Remove the temporary directories of every write under way (an interrupted resolve: SIGINT,
+ * SIGTERM); returns them. The final files are untouched: nothing was renamed into place yet, or the
+ * commit has already finished.
+ */
+export function abandonPendingWrites(): string[] {
+  const removed = [...pending];
+  for (const tmp of removed) {
+    // A resolve worker may still be adding a file: try again once if the directory refilled.
+    for (let i = 0; i < 3; i++) {
+      try {
+        rmSync(tmp, { recursive: true, force: true });
+        break;
+      } catch {
+        /* again */
+      }
+    }
+    pending.delete(tmp);
+  }
+  return removed;
 }
 
 function metricDir(metrics: string[], m: number): string {
@@ -141,7 +169,7 @@ function metricDir(metrics: string[], m: number): string {
  */
 export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [string, string] {
   const sub = metricDir(w.metrics, m);
-  if (sub) mkdirSync(join(w.tmp, sub), { recursive: true });
+  if (sub) makeDirs(join(w.tmp, sub));
   const name = profileFileName(t);
   const from = join(w.tmp, sub, name);
   writeThreadProfile(from, { ...t, metric: w.metrics[m] });
@@ -155,11 +183,12 @@ export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [
 export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, nodes: Set<number>, stale: StaleRule = { kind: 'all' }): string[] {
   try {
     for (const [from, to] of moves) {
-      mkdirSync(join(to, '..'), { recursive: true });
+      makeDirs(join(to, '..'));
       renameSync(from, to);
     }
   } finally {
     rmSync(w.tmp, { recursive: true, force: true });
+    pending.delete(w.tmp);
   }
   const written = moves.map(([, to]) => to);
   removeStale(w.dir, new Set(written), staleTest(stale, nodes));
@@ -169,6 +198,7 @@ export function commitProfile(w: ProfileWrite, moves: Array<[string, string]>, n
 /** Give up a write: its temporary directory goes, nothing else is touched. */
 export function abandonProfile(w: ProfileWrite): void {
   rmSync(w.tmp, { recursive: true, force: true });
+  pending.delete(w.tmp);
 }
 
 /**

@@ -41,6 +41,12 @@ export interface ResolveOptions {
   allRanks?: boolean;
   /** `profile` (TAU's profile.<node>.<context>.<thread> files, the default) or `merged` (tauprofile.xml). */
   format?: 'profile' | 'merged';
+  /**
+   * The files are the processes of one `hyprof run` (its raw directory), numbered as the run numbers
+   * them (a context per process) even when the run's root process left no file: a shell that ended
+   * by _exit, its background jobs resolved later.
+   */
+  fromRun?: boolean;
 }
 
 export interface ResolveResult {
@@ -107,7 +113,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       startMs: Number(p.info.startNs / 1_000_000n),
     };
   });
-  const underRun = procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
+  const underRun = opts.fromRun === true || procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
   const images = replacedImages(procs, underRun);
   const contexts: Record<string, number> = Object.fromEntries(images.map((i) => [i.file, i.context]));
   checkCollisions(procs, underRun, contexts);

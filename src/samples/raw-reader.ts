@@ -3,7 +3,7 @@
  * names the file, the byte offset and what was expected there: a truncated, corrupt or foreign file
  * never becomes a partial profile.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
@@ -71,14 +71,41 @@ export function readRawFile(path: string): RawProcess {
 
 /** Read and validate one raw file, leaving out what `opts` says. */
 export function readRaw(path: string, opts: RawReadOptions): RawProcess {
-  let buf: Buffer;
+  return parseRaw(path, readRegularFile(path), opts);
+}
+
+/** What a file that is not a regular file is, in words. */
+export function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The bytes of a raw file named by a user or a variable. Opened without blocking (a FIFO would wait
+ * for a writer forever) and checked on the open descriptor before anything is read: a device such
+ * as /dev/zero would never end, a directory is no file.
+ */
+function readRegularFile(path: string): Buffer {
+  let fd: number;
   try {
-    buf = readFileSync(path);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new UserError(`${path}: a directory, not a raw measurement file`);
     throw new UserError(`${path}: cannot read the raw file: ${systemErrorText(e) ?? (e as Error).message}`);
   }
-  return parseRaw(path, buf, opts);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UserError(`${path}: ${fileKind(st)}, not a raw measurement file`);
+    return readFileSync(fd);
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw new UserError(`${path}: cannot read the raw file: ${systemErrorText(e) ?? (e as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function parseRaw(file: string, buf: Buffer, opts: RawReadOptions = {}): RawProcess {

@@ -4,7 +4,8 @@
  * `~/.cache`. Best effort: an unreadable or unwritable cache only costs time. Files are written to a
  * temporary name and renamed, so concurrent resolves never read half a file.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makeDirs } from '../base/make-dirs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
@@ -75,7 +76,7 @@ export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool):
 
 export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, table: Map<bigint, SourceFrame[] | null>): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir); // never Node's recursive mkdir: it spins on procfs (base/make-dirs.ts)
     const file = fileOf(dir, buildId, tool);
     const tmp = `${file}.tmp.${process.pid}`;
     const stored: Stored = [...table].map(([a, f]) => [`0x${a.toString(16)}`, f]);

@@ -3,7 +3,7 @@
  * (paged rows, children of one node, a pruned flame graph), so the page stays responsive on
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
 import { functionsOf } from '../report/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
@@ -20,6 +20,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** More fields of the answer beside `error` (the directories a refused source file may be confirmed under). */
+    readonly more: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -57,12 +59,15 @@ export class ProfileApi {
   /** The ranks of an MPI run (undefined for other profiles): threads are labelled by rank then. */
   private readonly ranks: RankSummary | undefined;
 
-  /** `sourceDirs`: directories beyond the run's own whose files may be shown (`--source-dir`). */
+  /**
+   * `sources`: the directories whose files may be shown (`--source-dir`, and those confirmed in the
+   * page): a SourceAccess shared with the server, or the directories to allow.
+   */
   constructor(
     readonly profile: TauProfile,
-    sourceDirs: string[] = [],
+    sources: SourceAccess | string[] = [],
   ) {
-    this.access = new SourceAccess(profile, sourceDirs);
+    this.access = sources instanceof SourceAccess ? sources : new SourceAccess(sources);
     const records = (profile.threads[0] ?? [])
       .filter((t) => t.context === 0 && t.thread === 0)
       .map((t) => ({ node: t.node, attributes: t.metadata, source: threadLabel(t) }));
@@ -382,21 +387,25 @@ export class ProfileApi {
     // The request only chooses among the files the profile names; the path read is the profile's.
     const file = this.sourceFiles().get(asked);
     if (file === undefined) throw new ApiError(403, `${asked}: not a source file of a sample in this profile`);
-    const outside = (): ApiError =>
-      new ApiError(
+    // Only directories the user named or confirmed: the profile's metadata (CWD, Executable) is data
+    // and only offered for confirmation (source-access.ts).
+    const outside = (): ApiError => {
+      const offers = this.access.offers(file, this.profile);
+      const named = this.access.directories;
+      return new ApiError(
         403,
-        `${file}: outside the directories of this profile's run (${this.access.directories.join(', ') || 'none recorded'}); ` +
+        `${file}: not under a directory you named (${named.join(', ') || 'none yet'}); ` +
+          (offers.length > 0 ? 'confirm its directory in the page, or ' : 'its directory is not on this machine or is never shown (/proc, /sys, /dev); ') +
           'hyprof view --source-dir DIR shows files under DIR',
+        { confirm: offers },
       );
+    };
     if (!this.access.allowsPath(file)) throw outside();
     let text: string;
     try {
       const real = realpathSync(file);
       if (!this.access.allowsRealPath(real)) throw outside();
-      const st = statSync(real);
-      if (!st.isFile()) throw new ApiError(404, `${file}: not a regular file`);
-      if (st.size > MAX_SOURCE_BYTES) throw new ApiError(413, `${file}: larger than ${MAX_SOURCE_BYTES} bytes, not shown`);
-      text = readFileSync(real, 'utf8');
+      text = readSourceFile(file, real);
     } catch (e) {
       if (e instanceof ApiError) throw e;
       throw new ApiError(404, `${file}: not readable here (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
@@ -407,6 +416,22 @@ export class ProfileApi {
     const out = [];
     for (let i = first; i <= last; i++) out.push({ line: i, text: lines[i - 1] });
     return { file, line, lines: out };
+  }
+}
+
+/**
+ * The text of a source file, opened without blocking (a FIFO planted under the name must not hang
+ * the server) and checked on the open descriptor: a regular file, at most MAX_SOURCE_BYTES.
+ */
+function readSourceFile(file: string, real: string): string {
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new ApiError(404, `${file}: not a regular file`);
+    if (st.size > MAX_SOURCE_BYTES) throw new ApiError(413, `${file}: larger than ${MAX_SOURCE_BYTES} bytes, not shown`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -5,12 +5,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../base/errors.js';
 import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
+import { RefusedDirectory, SourceAccess } from './source-access.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
 import { TraceApi } from './trace-api.js';
 import type { TraceModel } from '../trace/trace-model.js';
@@ -60,11 +61,20 @@ export async function startViewServer(
   if (typeof web === 'string' && !existsSync(join(web, 'index.html'))) {
     throw new UserError(`${web}: the viewer page is not built (run "npm run build:web")`, 1);
   }
-  const api = new ProfileApi(profile, opts.sourceDirs);
+  // The directories whose source files may be shown, shared by runs A and B: those named with
+  // --source-dir now, those the user confirms in the page later (POST /api/source-dir).
+  let sources: SourceAccess;
+  try {
+    sources = new SourceAccess(opts.sourceDirs ?? []);
+  } catch (e) {
+    if (e instanceof RefusedDirectory) throw new UserError(`--source-dir ${e.message}`);
+    throw e;
+  }
+  const api = new ProfileApi(profile, sources);
   // Run B of the compare mode: given on the command line, or opened from the page (/api/open).
   let compare: CompareApi | undefined;
   const setB = (b: TauProfile): void => {
-    compare = new CompareApi(api, new ProfileApi(b, opts.sourceDirs));
+    compare = new CompareApi(api, new ProfileApi(b, sources));
   };
   if (opts.compare) setB(opts.compare);
   const noB = (): never => {
@@ -96,8 +106,7 @@ export async function startViewServer(
     '/api/diff': (q) => (compare ?? noB()).diff(q),
     '/api/diff-flame': (q) => (compare ?? noB()).flame(q),
   };
-  /** POST /api/open?dir=D: read D as run B. Only from the page: the header below makes a browser
-   * ask first (CORS preflight) for any other origin, which this server never allows. */
+  /** POST /api/open?dir=D: read D as run B (only from the page: handlePost). */
   const open = (q: Query): unknown => {
     const dir = q.get('dir') ?? '';
     if (!dir) throw new ApiError(400, 'give the directory of the profile to compare with');
@@ -110,11 +119,23 @@ export async function startViewServer(
     }
     return compare!.summary();
   };
+  /** POST /api/source-dir?dir=D: the user confirmed in the page that files under D may be shown. */
+  const confirmSourceDir = (q: Query): unknown => {
+    const dir = q.get('dir') ?? '';
+    if (!isAbsolute(dir)) throw new ApiError(400, `give the absolute path of a directory to show source files from, not "${dir}"`);
+    try {
+      return { allowed: sources.allow(dir), directories: sources.directories };
+    } catch (e) {
+      if (e instanceof RefusedDirectory) throw new ApiError(400, e.message);
+      throw e;
+    }
+  };
+  const posts: Record<string, (q: Query) => unknown> = { '/api/open': open, '/api/source-dir': confirmSourceDir };
   const server = createServer((req, res) => {
     // Nothing a request holds may stop the server (a malformed URL such as /%FF): any page or local
     // process can send one.
     try {
-      if (req.method === 'POST' && (req.url ?? '').startsWith('/api/open')) return handleOpen(req, res, open);
+      if (req.method === 'POST') return handlePost(req, res, posts);
       handle(req, res, routes, web);
     } catch {
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error');
@@ -142,20 +163,32 @@ export async function startViewServer(
 /** The page's files held in memory (the single executable's assets), by path relative to dist/web. */
 export type WebFiles = Map<string, Buffer>;
 
-function handleOpen(req: IncomingMessage, res: ServerResponse, open: (q: Query) => unknown): void {
+/**
+ * The page's actions (open run B, confirm a source directory). Only from the page: the custom header
+ * makes a browser ask first (CORS preflight) for any other origin, which this server never allows,
+ * and the Host check stops DNS rebinding.
+ */
+function handlePost(req: IncomingMessage, res: ServerResponse, posts: Record<string, (q: Query) => unknown>): void {
   const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   if (!isLoopback(hostHeader)) return send(res, 403, 'text/plain', 'forbidden host');
-  if (req.headers['x-hyprof-page'] !== '1') return send(res, 403, 'application/json', JSON.stringify({ error: 'only the viewer page opens profiles' }));
+  if (req.headers['x-hyprof-page'] !== '1') return send(res, 403, 'application/json', JSON.stringify({ error: 'only the viewer page does this' }));
   let url: URL;
   try {
     url = new URL(req.url ?? '/', 'http://localhost');
   } catch {
     return send(res, 400, 'text/plain', 'malformed URL');
   }
+  const post = posts[url.pathname];
+  if (!post) return send(res, 405, 'text/plain', 'method not allowed');
+  answer(res, () => post(url.searchParams));
+}
+
+/** A route's JSON answer, or its ApiError's status and message (and any more fields). */
+function answer(res: ServerResponse, route: () => unknown): void {
   try {
-    send(res, 200, 'application/json', JSON.stringify(open(url.searchParams)));
+    send(res, 200, 'application/json', JSON.stringify(route()));
   } catch (e) {
-    if (e instanceof ApiError) return send(res, e.status, 'application/json', JSON.stringify({ error: e.message }));
+    if (e instanceof ApiError) return send(res, e.status, 'application/json', JSON.stringify({ error: e.message, ...e.more }));
     send(res, 500, 'application/json', JSON.stringify({ error: String((e as Error).message ?? e) }));
   }
 }
@@ -171,14 +204,7 @@ function handle(req: IncomingMessage, res: ServerResponse, routes: Record<string
     return send(res, 400, 'text/plain', 'malformed URL');
   }
   const route = routes[url.pathname];
-  if (route) {
-    try {
-      return send(res, 200, 'application/json', JSON.stringify(route(url.searchParams)));
-    } catch (e) {
-      if (e instanceof ApiError) return send(res, e.status, 'application/json', JSON.stringify({ error: e.message }));
-      return send(res, 500, 'application/json', JSON.stringify({ error: String((e as Error).message ?? e) }));
-    }
-  }
+  if (route) return answer(res, () => route(url.searchParams));
   if (url.pathname.startsWith('/api/')) return send(res, 404, 'application/json', JSON.stringify({ error: `no API ${url.pathname}` }));
   let rel: string;
   try {
