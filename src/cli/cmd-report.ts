@@ -26,6 +26,8 @@ import { threadLabel } from '../profile/tau-model.js';
 import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../profile/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
 import { rawFilesUnder } from './raw-inputs.js';
+import { unitsOption } from './units-option.js';
+import type { UnitChoice } from '../base/units.js';
 
 interface ReportCliOptions {
   callpath?: boolean;
@@ -40,6 +42,7 @@ interface ReportCliOptions {
   diagnose?: boolean;
   functions?: boolean;
   event?: string;
+  units?: UnitChoice;
 }
 
 /** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
@@ -194,7 +197,7 @@ function report(dir: string, opts: ReportCliOptions): void {
     process.stdout.write('\n');
     return;
   }
-  for (const piece of reportPieces(built)) process.stdout.write(piece);
+  for (const piece of reportPieces(built, opts.units)) process.stdout.write(piece);
   let text = '';
   if (opts.thread === undefined && many) {
     text += `\n(${scan.threads} threads: the mean is printed; each thread with --thread all, one with --thread n,c,t)\n`;
@@ -272,6 +275,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most n rows per flat table', positiveInt('--limit'))
     .option('--hot <n>', 'sampled lines shown per context', positiveInt('--hot'), 5)
     .option('--json', 'print the same data as JSON')
+    .addOption(unitsOption())
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
     .option('--diagnose', 'problems found, with their code locations: OpenMP (imbalance, serial sections, lock contention ...) and MPI load imbalance between ranks')
