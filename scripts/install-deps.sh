@@ -6,10 +6,12 @@
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
 #   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
 #                        a JDK (TAU's own profile reader, test/tools/tau-reader), util-linux (prlimit:
-#                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks)
+#                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks),
+#                        golang-go + golang-github-google-pprof-dev (Google's pprof, built offline by the
+#                        export tests to read hyprof's pprof files)
 set -euo pipefail
 packages=(build-essential python3 pkg-config gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
-  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time)
+  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time golang-go golang-github-google-pprof-dev)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,8 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
+import { threadWords } from '../profile/thread-words.js';
+import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
 import { functionsOf } from '../report/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
@@ -75,9 +76,7 @@ export class ProfileApi {
 
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
   private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
-    if (!this.ranks) return namedThreadLabel(t);
-    const name = threadNameOf(t);
-    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}${name ? ` "${name}"` : ''}`;
+    return threadWords(t, this.ranks !== undefined);
   }
 
   private metricIndex(q: Query): number {
