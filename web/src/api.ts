@@ -68,7 +68,15 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
  */
 export function unitOf(metric: string): string {
   if (!isTimeMetricName(metric)) return 'counts';
-  return state.units === 'auto' ? 'ns…s by size' : timeUnitFor(0, state.units).symbol;
+  return state.units === 'auto' ? AUTO_UNITS : timeUnitFor(0, state.units).symbol;
+}
+
+/** What unitOf says when each value carries its own unit. */
+export const AUTO_UNITS = 'ns, µs, ms or s by size';
+
+/** ` (ms)` after a header; nothing when each value carries its own unit. */
+export function paren(unit: string, more = ''): string {
+  return unit === AUTO_UNITS ? (more ? ` (${more.trim()})` : '') : ` (${unit}${more})`;
 }
 
 /** A value of the shown metric with its unit, chosen for its size (src/base/units.ts): `1.35 s`, `12.3 k`. */

@@ -3,7 +3,7 @@
  * --no-children) and total (samples with the function anywhere in the chain, --children), over all
  * contexts or in one context (the timer that was running). Sorted on the server; click a column.
  */
-import { count, el, getJson, pct, unitOf, val } from './api.js';
+import { count, el, getJson, pct, unitOf, val, paren } from './api.js';
 import { state, showError } from './state.js';
 
 interface FunctionRow {
@@ -70,7 +70,7 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     };
     return th;
   };
-  head.append(el('th', {}, 'Function'), sortable(`Self (${unit})`, 'self'), el('th', { class: 'num' }, '%'), sortable(`Total (${unit})`, 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
+  head.append(el('th', {}, 'Function'), sortable(`Self${paren(unit)}`, 'self'), el('th', { class: 'num' }, '%'), sortable(`Total${paren(unit)}`, 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
   const thead = el('thead');
   thead.append(head);
   const body = el('tbody');

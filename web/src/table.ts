@@ -3,7 +3,7 @@
  * by default; the sampled code (by function, with file:line) on its own switch, so the two kinds of
  * measurement are not ranked against each other.
  */
-import { count, el, frameText, getJson, pct, unitOf, val, type FrameRole } from './api.js';
+import { count, el, frameText, getJson, pct, unitOf, val, type FrameRole, paren } from './api.js';
 import { renderDiffTable } from './compare.js';
 import { state, showError } from './state.js';
 
@@ -96,7 +96,7 @@ export async function renderTable(root: HTMLElement): Promise<void> {
   const head = el('tr');
   for (const [key, label, num] of COLUMNS) {
     const sortKey = key === 'exclPct' ? 'excl' : key === 'inclPct' ? 'incl' : key;
-    const units: Record<string, string> = { excl: ` (${unit})`, incl: ` (${unit})`, percall: ` (${unit})`, calls: '', subrs: '' };
+    const units: Record<string, string> = { excl: `${paren(unit)}`, incl: `${paren(unit)}`, percall: `${paren(unit)}`, calls: '', subrs: '' };
     const th = el('th', { class: num ? 'num' : '', 'data-sort': sortKey }, label + (units[key] ?? '') + (view.sort === sortKey && key !== 'exclPct' && key !== 'inclPct' ? (view.order === 'desc' ? ' ▼' : ' ▲') : ''));
     th.onclick = () => {
       view.order = view.sort === sortKey && view.order === 'desc' ? 'asc' : 'desc';

@@ -4,7 +4,7 @@
  * it; clicking a row shows its TAU node name above the table. Children are fetched when a node is
  * opened, so a tree of 100,000 nodes costs what is on screen; it opens along the hottest path.
  */
-import { count, el, frameText, frameTitle, getJson, unitOf, val, type NodeInfo } from './api.js';
+import { count, el, frameText, frameTitle, getJson, unitOf, val, type NodeInfo, paren } from './api.js';
 import { showSource } from './source.js';
 import { state, showError } from './state.js';
 
@@ -162,7 +162,7 @@ export async function renderTree(root: HTMLElement): Promise<void> {
   const table = el('table', { class: 'tree' });
   const head = el('tr');
   const unit = unitOf(state.metricName);
-  for (const [label, num] of [['Event path', false], [`Inclusive ${state.metricName} (${unit})`, true], [`Exclusive ${state.metricName} (${unit})`, true], ['Calls / samples', true], ['% of root', true]] as const) head.append(el('th', { class: num ? 'num' : '' }, label));
+  for (const [label, num] of [['Event path', false], [`Inclusive ${state.metricName}${paren(unit)}`, true], [`Exclusive ${state.metricName}${paren(unit)}`, true], ['Calls / samples', true], ['% of root', true]] as const) head.append(el('th', { class: num ? 'num' : '' }, label));
   const thead = el('thead');
   thead.append(head);
   const body = el('tbody');
