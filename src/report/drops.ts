@@ -30,6 +30,7 @@ export const DROP_REASONS: Record<string, Reason> = {
   timers_nested_too_deep: { samples: false, what: (n) => `timer entr${n === 1 ? 'y' : 'ies'} not recorded: timers nested too deep`, matters: 'those timers are missing from the profile' },
   out_of_memory: { samples: false, what: (n) => `measurement${s(n)} not recorded: out of memory`, matters: 'missing from the profile' },
   warnings_not_kept: { samples: false, what: (n) => `runtime warning${s(n)} not kept`, matters: 'only the messages are lost' },
+  mpi_call_sites_not_kept: { samples: false, what: (n) => `MPI call site${s(n)} not kept apart (the per-thread table was full)`, matters: 'their time is in the MPI totals, not per site' },
   entries_possibly_torn: { samples: false, what: (n) => `timer entr${n === 1 ? 'y' : 'ies'} possibly torn by a signal during the dump`, matters: 'their values may be off' },
 };
 
