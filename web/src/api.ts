@@ -99,6 +99,8 @@ export const ROLE_MARK: Record<FrameRole, string> = { timer: '◆', phase: '▣'
 
 /** A frame's text: the mark of a context, then its label. */
 export function frameText(n: { label: string; role: FrameRole }): string {
+  // A timer's own [CONTEXT] row in the tree holds the samples taken in it.
+  if (n.role === 'samples') return `${ROLE_MARK.samples} samples in ${n.label}`;
   const m = ROLE_MARK[n.role];
   return m ? `${m} ${n.label}` : n.label;
 }
