@@ -92,7 +92,8 @@ serial('hyprof view A B: both runs side by side, the difference points at the sl
   const sample = frames.find((f) => /Iteration 3 => scaled_work => \[CONTEXT\] scaled_work => \[SAMPLE\] scaled_work \[/.test(f.path))!;
   t.truthy(sample, frames.map((f) => f.path).join('\n'));
   t.log(`flame: ${sample.path.split(' => ').slice(-1)[0]} B ${sample.value.toFixed(0)} / A ${sample.other.toFixed(0)}`);
-  t.true(sample.value / sample.other > 1.4 && sample.value / sample.other < 2.9);
+  // One iteration's line holds about 10 samples a side: its ratio is 2 give or take ~40 % (diff's error).
+  t.true(sample.value / sample.other > 1.3 && sample.value / sample.other < 3.5, `${sample.value / sample.other}`);
   const rgb = /rgb\((\d+), (\d+), (\d+)\)/.exec(sample.fill)!.slice(1).map(Number);
   t.true(rgb[0] > rgb[1] + 40, `a slower frame is red: ${sample.fill}`);
   t.regex((await page.textContent('#tab-flame .controls')) ?? '', /widths from run B \(run B total [\d,.]+ (ns|µs|ms|s), run A [\d,.]+ (ns|µs|ms|s)\)/);

@@ -96,3 +96,8 @@ export function columnUnit(largest: number, metric: string, force: UnitChoice = 
   const u = timeUnitFor(largest, force);
   return { label: u.symbol, scale: u.usec };
 }
+
+/** TAU pprof's words for the time units of its columns (`msec`, `usec`), and `counts`. */
+export function pprofWord(label: string): string {
+  return ({ ns: 'nsec', µs: 'usec', ms: 'msec', s: 'sec' } as Record<string, string>)[label] ?? label;
+}

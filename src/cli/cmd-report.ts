@@ -307,7 +307,7 @@ export function register(program: Command): void {
         const mi = opts.metric === undefined ? 0 : profile.metrics.indexOf(opts.metric);
         if (mi < 0) throw new UserError(`--metric ${opts.metric}: not in this profile (it has ${profile.metrics.join(', ')})`);
         const e = eventAcrossThreads(profile, mi, opts.event);
-        process.stdout.write(opts.json ? `${JSON.stringify(e, null, 2)}\n` : renderEventBars(e, { colour: colourWanted(process.stdout.isTTY, process.env) }));
+        process.stdout.write(opts.json ? `${JSON.stringify(e, null, 2)}\n` : renderEventBars(e, { colour: colourWanted(process.stdout.isTTY, process.env), units: opts.units }));
         return;
       }
       if (opts.functions) {
@@ -318,7 +318,7 @@ export function register(program: Command): void {
           sort: opts.sort === 'incl' ? 'total' : 'self',
           limit: opts.limit,
         });
-        process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f));
+        process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f, opts.units));
         return;
       }
       report(dir, opts);

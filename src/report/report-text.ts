@@ -5,7 +5,7 @@
  */
 import { formatCount, formatPercent, formatPerCall, formatValue, padLeft, significant, withCommas } from './report-format.js';
 import type { CallTreeNode, Report, ThreadReport } from './report-data.js';
-import { columnUnit, type UnitChoice } from '../base/units.js';
+import { columnUnit, pprofWord, type UnitChoice } from '../base/units.js';
 
 const RULE = '-'.repeat(87);
 
@@ -18,8 +18,6 @@ interface Units {
   short: string;
 }
 
-/** TAU's pprof words for the time units of its columns. */
-const PPROF_WORDS: Record<string, string> = { ns: 'nsec', µs: 'usec', ms: 'msec', s: 'sec' };
 
 /**
  * The unit of the report's value columns: TIME in the unit its largest inclusive value reads best in
@@ -30,7 +28,7 @@ function unitsOf(report: Report, units: UnitChoice): Units {
   let largest = 0;
   for (const t of [...report.threads, ...(report.mean ? [report.mean] : [])]) for (const r of t.rows) largest = Math.max(largest, Math.abs(r.incl));
   const u = columnUnit(largest, report.metric, units);
-  const word = PPROF_WORDS[u.label] ?? u.label;
+  const word = pprofWord(u.label);
   // pprof's own format in msec; other units keep 4 significant digits (1.9 s must not print as 1).
   const fmt = u.scale === 1000 ? (v: number) => formatValue(v, 1000) : (v: number) => scaled(v / u.scale);
   return { fmt, excl: word, incl: `total ${word}`, perCall: 'usec/call', short: word };
