@@ -40,12 +40,20 @@ test('images replaced by exec are named, the first three by their program', (t) 
 test('lost measurements and warnings are said, zero counts are not', (t) => {
   t.deepEqual(resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 0 }, warnings: [], replaced: [] }), []);
   t.deepEqual(
-    resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 2, table_full: 1, after_stop: 0 }, warnings: ['no symbols in /x/app'], replaced: [] }),
+    resolveNotes({ threads: 1, pattern: '', drops: { in_tool: 476, table_full: 1, after_stop: 0, unwind_failed: 5 }, samples: 158000, warnings: ['no symbols in /x/app'], replaced: [] }),
     [
       'hyprof: warning: no symbols in /x/app',
-      "hyprof: 3 measurements not recorded (in tool: 2, table full: 1); counted in the profile's metadata",
+      // Shares are of every sample taken: the 158,000 kept and the 477 not kept.
+      "hyprof: 476 samples landed inside hyprof's own code (0.3 % of samples; not charged to your program)",
+      'hyprof: 1 sample lost: the sample table was full (<0.1 % of samples; your program is under-counted there; raise HYPROF_SAMPLE_TABLE)',
+      'hyprof: 5 samples kept with a partial call stack (unwinding failed) (<0.1 % of samples; counted, callers missing)',
     ],
   );
+  // Probe reasons are no share of samples; a reason hyprof does not know is said by its name.
+  t.deepEqual(resolveNotes({ threads: 1, pattern: '', drops: { timers_nested_too_deep: 45, new_reason: 2 }, warnings: [], replaced: [] }), [
+    'hyprof: 45 timer entries not recorded: timers nested too deep (those timers are missing from the profile)',
+    'hyprof: 2 measurements not recorded (new reason)',
+  ]);
 });
 
 test('signal numbers for the 128+n status', (t) => {

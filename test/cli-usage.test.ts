@@ -2,13 +2,15 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hyprof, repoRoot, tauReferenceDir } from './helpers/native.js';
+import { existsSync } from 'node:fs';
+import { hyprof, repoRoot, tauReferenceDir, tmpDir } from './helpers/native.js';
 
 for (const cmd of ['run', 'resolve', 'report', 'config']) {
   test(`hyprof ${cmd} --help describes the command`, async (t) => {
     const r = await hyprof([cmd, '--help']);
     t.is(r.code, 0, r.stderr);
-    t.regex(r.stdout, new RegExp(`^Usage: hyprof ${cmd} `));
+    // `run|record`: a command with its alias.
+    t.regex(r.stdout, new RegExp(`^Usage: hyprof ${cmd}(\\|\\w+)? `));
     t.regex(r.stdout, /Options:/);
   });
 }
@@ -16,7 +18,7 @@ for (const cmd of ['run', 'resolve', 'report', 'config']) {
 test('hyprof --help lists every command', async (t) => {
   const r = await hyprof(['--help']);
   t.is(r.code, 0);
-  for (const cmd of ['run', 'resolve', 'report', 'config']) t.regex(r.stdout, new RegExp(`\\n  ${cmd} `));
+  for (const cmd of ['run', 'resolve', 'report', 'config']) t.regex(r.stdout, new RegExp(`\\n  ${cmd}(\\|\\w+)? `));
 });
 
 test('hyprof --version prints the package version', async (t) => {
@@ -80,4 +82,26 @@ test('a reader that goes away (hyprof report | head) ends hyprof quietly', async
   });
   t.is(r.code, 0);
   t.is(r.stderr, '');
+});
+
+test("perf's habits: `record` runs like `run`, `run -o DIR` writes to DIR like --dir", async (t) => {
+  const dir = join(tmpDir('cli-record'), 'prof');
+  const r = await hyprof(['record', '-o', dir, '--', 'true']);
+  t.is(r.code, 0, r.stderr);
+  t.true(existsSync(join(dir, 'profile.0.0.0')));
+  t.regex(r.stderr, /written to .*prof\/ \(profile\.0\.0\.\*\)/);
+  const help = await hyprof(['record', '--help']);
+  t.regex(help.stdout, /^Usage: hyprof run\|record /);
+  t.regex(help.stdout, /-o, --dir <dir>/);
+});
+
+test("other tools' commands name hyprof's command for them; a misspelling gets the nearest", async (t) => {
+  for (const [word, want] of [['annotate', 'report --functions'], ['paraprof', 'view'], ['tau_exec', 'run'], ['stat', 'run']]) {
+    const r = await hyprof([word, 'x']);
+    t.is(r.code, 2);
+    t.is(r.stderr, `hyprof: unknown command '${word}'; hyprof's command for it is '${want}' (hyprof ${want.split(' ')[0]} --help)\n`);
+  }
+  const typo = await hyprof(['recrod']);
+  t.is(typo.code, 2);
+  t.regex(typo.stderr, /\(Did you mean record\?\)/);
 });

@@ -57,13 +57,63 @@ test('diff points at the function that got slower: sign and a ratio near 2, per 
   t.deepEqual([u.count.a, u.count.b, u.mean.a, u.mean.b, u.mean.delta], [3, 3, 2048, 2048, 0]);
 });
 
+test('two runs of one program: no sampled change is significant; the function made 2x slower is, and leads', async (t) => {
+  const { a, b, again } = await compareRuns();
+  const same = await diffJson([a, again]);
+  const sampledRows = [...same.functions.map((f) => ({ what: `${f.function} in ${f.context ?? 'all'}`, c: f.self })), ...same.lines.map((l) => ({ what: `${l.line} in ${l.context}`, c: l.value }))];
+  t.true(sampledRows.length > 5);
+  // Every sampled value carries its error; none of the changes exceeds it.
+  t.true(sampledRows.every((r) => typeof r.c.error === 'number' && r.c.error > 0 || r.c.delta === 0));
+  const significant = sampledRows.filter((r) => r.c.noise === false && r.c.delta !== 0);
+  t.deepEqual(significant.map((r) => `${r.what}: ${r.c.a} -> ${r.c.b} ±${r.c.error}`), []);
+  // Timers are probe-measured: exact, no sampling error.
+  t.true(same.events.every((e) => e.excl.exact === true && e.excl.error === undefined));
+  // The 2x slower function is a significant change, ranked first; the steady one is noise.
+  const d = await diffJson([a, b]);
+  const whole = d.functions.filter((f) => f.context === null);
+  t.is(whole[0].function, 'scaled_work');
+  t.false(whole[0].self.noise);
+  t.true(Math.abs(whole[0].self.delta) > 3 * whole[0].self.error!);
+  const steady = whole.find((f) => f.function === 'steady_work')!;
+  t.true(steady.self.noise, `steady_work ${steady.self.a} -> ${steady.self.b} ±${steady.self.error}`);
+  // Noise is listed after every real change.
+  const firstNoise = d.functions.findIndex((f) => f.self.noise);
+  t.true(firstNoise < 0 || d.functions.slice(firstNoise).every((f) => f.self.noise));
+  // The text says it.
+  const text = await hyprof(['diff', a, again]);
+  t.regex(text.stdout, /a change within 3 errors is noise/);
+  t.regex(text.stdout, /±[\d.,]+ noise  .*steady_work/);
+});
+
+test('flat and event-path rows are not listed twice', async (t) => {
+  const { a, b } = await compareRuns();
+  const d = await diffJson([a, b]);
+  const flat = new Map(d.events.filter((e) => e.kind === 'timer').map((e) => [e.name, e]));
+  const same = (x: { a?: number; b?: number }, y: { a?: number; b?: number }) => x.a === y.a && x.b === y.b;
+  const repeated = d.events.filter((e) => {
+    const f = e.kind === 'path' ? flat.get(e.name.split(' => ').at(-1)!) : undefined;
+    return f !== undefined && same(f.excl, e.excl) && same(f.incl, e.incl) && same(f.calls, e.calls);
+  });
+  t.deepEqual(repeated.map((e) => e.name), []);
+  // `Iteration 1` has one path (.TAU application => Iteration 1): its flat row stands for it.
+  t.truthy(flat.get('Iteration 1'));
+  t.falsy(d.events.find((e) => e.name === '.TAU application => Iteration 1'));
+  // A function's row in the one context holding all its samples repeats its "all contexts" row: left out.
+  const whole = new Map(d.functions.filter((f) => f.context === null).map((f) => [f.function, f]));
+  t.deepEqual(d.functions.filter((f) => f.context !== null && whole.has(f.function) && same(whole.get(f.function)!.self, f.self) && same(whole.get(f.function)!.samples, f.samples)).map((f) => f.function), []);
+});
+
 test('diff as text: metric and unit in the headers, signed changes and ratios; colours only when asked or on a terminal', async (t) => {
   const { a, b } = await compareRuns();
   const r = await hyprof(['diff', a, b]);
   t.is(r.code, 0, r.stderr);
-  t.regex(r.stdout, /^A: .*run-a \(mean of 3 threads\)\nB: .*run-b \(mean of 3 threads\)\nmetric TIME, values in msec/);
-  t.regex(r.stdout, /EVENTS: exclusive TIME \(msec\)/);
-  t.regex(r.stdout, /SAMPLED FUNCTIONS: self TIME \(msec\)/);
+  t.regex(r.stdout, /^A: .*run-a \(mean of 3 threads\)\nB: .*run-b \(mean of 3 threads\)\nmetric TIME \(mean thread/);
+  // Each table in the unit its largest value reads best in; --units forces one.
+  t.regex(r.stdout, /EVENTS: exclusive TIME \((ms|s)\)/);
+  t.regex(r.stdout, /SAMPLED FUNCTIONS: self TIME \((ms|s)\)/);
+  const us = await hyprof(['diff', a, b, '--units', 'us']);
+  t.regex(us.stdout, /EVENTS: exclusive TIME \(µs\)/);
+  t.regex(us.stdout, /SAMPLED FUNCTIONS: self TIME \(µs\)/);
   t.regex(r.stdout, /\+[\d.,]+ +[12]\.\d\dx .* scaled_work  \(in all contexts\)/);
   t.regex(r.stdout, /USER EVENTS: mean value/);
   // Not a terminal: no escapes.
@@ -192,14 +242,14 @@ test('report --event: one event on every thread as text bars with mean, min, max
   const { a } = await compareRuns();
   const r = await hyprof(['report', a, '--event', 'calc_work']);
   t.is(r.code, 0, r.stderr);
-  t.regex(r.stdout, /^Timer "calc_work": exclusive TIME in msec, on 3 threads \(1 with it\)$/m);
-  t.regex(r.stdout, /^n,c,t 0,0,2 "compare-calc" +[\d.]+ +[\d.]+ +1 +#{40}$/m);
+  t.regex(r.stdout, /^Timer "calc_work": exclusive TIME in (msec|sec), on 3 threads \(1 with it\)$/m);
+  t.regex(r.stdout, /^n,c,t 0,0,2 "compare-calc" +[\d.,]+ +[\d.,]+ +1 +#{40}$/m);
   t.regex(r.stdout, /^n,c,t 0,0,0 +- +- +-$/m);
-  for (const k of ['mean', 'min', 'max', 'std. dev.']) t.regex(r.stdout, new RegExp(`^${k.replace('.', '\\.')} +[\\d.]+ `, 'm'));
+  for (const k of ['mean', 'min', 'max', 'std. dev.']) t.regex(r.stdout, new RegExp(`^${k.replace('.', '\\.')} +[\\d.,]+ `, 'm'));
   const j = JSON.parse((await hyprof(['report', a, '--event', 'calc_work', '--json'])).stdout) as { excl: { mean: number; max: number }; threads: Array<{ excl?: number }> };
   t.is(j.excl.mean, j.excl.max / 3);
   const fn = await hyprof(['report', a, '--event', 'io_thread']);
-  t.regex(fn.stdout, /^Sampled function "io_thread": self \(sampled\) TIME in msec/m);
+  t.regex(fn.stdout, /^Sampled function "io_thread": self \(sampled\) TIME in (msec|usec)/m);
   const bad = await hyprof(['report', a, '--event', 'no_such_function']);
   t.is(bad.code, 2);
   t.regex(bad.stderr, /^hyprof: .*run-a: no timer or sampled function named "no_such_function" \(timers: /);

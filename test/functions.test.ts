@@ -43,7 +43,10 @@ for (const cc of ['gcc', 'clang'] as const) {
     t.is(bySort.threads[0].overall.rows[0].function, 'matrixMultiply');
     t.true(bySort.threads[0].overall.rows[0].totalPercent >= bySort.threads[0].overall.rows[1].totalPercent);
     const text = await hyprof(['report', dir, '--functions', '--limit', '3']);
-    t.regex(text.stdout, /Self%\s+Self msec\s+Total%\s+Total msec\s+#Samples\s+Function/);
+    // One unit for the report, the one its largest value reads best in (TAU pprof's words).
+    t.regex(text.stdout, /Self%\s+Self (msec|sec)\s+Total%\s+Total (msec|sec)\s+#Samples\s+Function/);
+    const ms = await hyprof(['report', dir, '--functions', '--limit', '3', '--units', 'ms']);
+    t.regex(ms.stdout, /Self%\s+Self msec\s+Total%\s+Total msec\s+#Samples\s+Function/);
     t.regex(text.stdout, /\[CONTEXT\] matrixMultiply \[ <size> = <160> \]: \d+ samples/);
 
     // The viewer answers the same.

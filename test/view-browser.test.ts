@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { tmpDir } from './helpers/native.js';
 import { launchBrowser, openPage, startView, tab, VIEWPORT, type ViewPage, type ViewServerProcess } from './helpers/view-browser.js';
 import { profileCopy, referenceDir, sourceLine } from './view-fixture.js';
+import { formatCount, formatTime } from '../src/base/units.js';
 
 /** Width, height and whether the picture has content (not one flat colour). */
 function pngFacts(png: Buffer): { width: number; height: number; varied: boolean } {
@@ -47,6 +48,8 @@ const fileValues = (name: string): number[] => {
   return line.slice(name.length + 3).split(' ').slice(0, 4).map(Number);
 };
 const fmt = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
+// The page writes TIME values in a unit chosen for their size (src/base/units.ts).
+const time = (v: number): string => formatTime(v);
 
 let browser: Browser;
 let server: ViewServerProcess;
@@ -77,7 +80,7 @@ t2('the main window shows a bar per thread and statistic', async (t) => {
   const rows = await page.$$eval('.bars .row', (rs) => rs.map((r) => r.getAttribute('data-thread')));
   t.deepEqual(rows, ['mean', 'min', 'max', 'std', '0']);
   const total = await page.textContent('.bars .row[data-thread="0"] .total');
-  t.is(total, `${fmt(fileValues('.TAU application')[3])} µs`);
+  t.is(total, time(fileValues('.TAU application')[3]));
   t.true((await page.$$('.bars .row[data-thread="0"] rect')).length >= 5);
   const facts = await shot(page, 'threads');
   t.deepEqual([facts.width, facts.height], [VIEWPORT.width, VIEWPORT.height]);
@@ -91,25 +94,26 @@ t2('a [CONTEXT] node unfolds under its timer with the profile\'s numbers', async
   const page = await open(server.url);
   await tab(page, 'tree');
   const path = ['.TAU application', 'main', 'Iteration 2', '[CONTEXT] Iteration 2'];
+  // The tree opens along its hottest path; the rest is opened by a click.
   for (let i = 1; i <= path.length; i++) {
     const p = path.slice(0, i).join(' => ');
     const sel = `tr[data-path="${p}"]`;
     await page.waitForSelector(sel);
-    await page.click(sel);
+    if ((await page.getAttribute(sel, 'data-open')) !== '1') await page.click(sel);
     await page.waitForSelector(`${sel}[data-open="1"]`);
   }
   const ctxPath = path.join(' => ');
   const cells = await page.$$eval(`tr[data-path="${ctxPath}"] td.num`, (tds) => tds.map((td) => td.textContent));
   const [calls, , excl, incl] = fileValues('main => Iteration 2  => [CONTEXT]  Iteration 2');
-  t.deepEqual(cells.slice(0, 3), [fmt(incl), fmt(excl), fmt(calls)]);
-  t.is(await page.getAttribute(`tr[data-path="${ctxPath}"]`, 'class'), 'kind-context');
+  t.deepEqual(cells.slice(0, 3), [time(incl), time(excl), formatCount(calls)]);
+  t.is(await page.getAttribute(`tr[data-path="${ctxPath}"]`, 'class'), 'kind-context role-samples');
   // Its children are the unwound frames and samples, one level deeper.
-  const kids = await page.$$eval(`tr[data-depth="4"]`, (rs) => rs.map((r) => [r.className, r.getAttribute('data-path')]));
+  const kids = await page.$$eval(`tr[data-depth="4"][data-path^="${ctxPath} => "]`, (rs) => rs.map((r) => [r.className, r.getAttribute('data-path')]));
   t.true(kids.length > 0);
-  t.true(kids.every(([cls, p]) => (cls === 'kind-unwind' || cls === 'kind-sample') && p!.startsWith(`${ctxPath} => `)));
+  t.true(kids.every(([cls, p]) => (cls === 'kind-unwind role-code' || cls === 'kind-sample role-code') && p!.startsWith(`${ctxPath} => `)));
   // Timer values too.
   const it2 = await page.$$eval(`tr[data-path=".TAU application => main => Iteration 2"] td.num`, (tds) => tds.map((td) => td.textContent));
-  t.deepEqual(it2.slice(0, 3), [fmt(fileValues('main => Iteration 2')[3]), fmt(fileValues('main => Iteration 2')[2]), '1']);
+  t.deepEqual(it2.slice(0, 3), [time(fileValues('main => Iteration 2')[3]), time(fileValues('main => Iteration 2')[2]), '1']);
   const facts = await shot(page, 'tree');
   t.true(facts.varied);
   await page.close();
@@ -141,23 +145,32 @@ t2('source lines of a sample show once the user confirms the run\'s directory in
 t2('the statistics table and flame graph show the same numbers', async (t) => {
   const page = await open(server.url);
   await tab(page, 'table');
-  const first = await page.$eval('table.stats tbody tr', (tr) => [tr.getAttribute('data-name'), tr.querySelector('td.excl')!.getAttribute('data-value')]);
-  t.deepEqual(first, [`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`, String(fileValues(`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`)[2])]);
+  // Timers by default; the sampled lines on their own switch.
+  const kinds = await page.$$eval('table.stats tbody tr', (trs) => trs.map((tr) => tr.className));
+  t.true(kinds.length > 0 && kinds.every((k) => k.startsWith('kind-timer')), kinds.join(' '));
+  await page.click('#table-kind button[data-kind="samples"]');
+  await page.waitForSelector('#table-kind button[data-kind="samples"].active');
+  const first = await page.$eval('table.stats tbody tr', (tr) => [tr.getAttribute('data-name'), tr.querySelector('td.excl')!.getAttribute('data-value'), tr.querySelector('td.name')!.textContent]);
+  t.deepEqual(first, [`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`, String(fileValues(`[SAMPLE] multiply [{${fx.srcDir}/matmult.c} {13}]`)[2]), 'multiply matmult.c:13']);
   await page.click('table.stats th[data-sort="name"]');
   await page.waitForSelector('body[data-ready="1"]');
   t.true((await shot(page, 'table')).varied);
   await tab(page, 'flame');
+  // The timer's own [CONTEXT] is no frame (as in every export): its sampled code hangs under the timer.
   const ctx = '.TAU application => main => Iteration 2 => [CONTEXT] Iteration 2';
+  t.is(await page.$(`#flame g[data-path="${ctx}"]`), null);
   const w = async (p: string): Promise<number> => Number(await page.getAttribute(`#flame g[data-path="${p}"] rect`, 'width'));
-  const [wCtx, wTimer, wRoot] = [await w(ctx), await w('.TAU application => main => Iteration 2'), await w('.TAU application')];
-  t.true(wCtx > 0 && wCtx <= wTimer && wTimer < wRoot);
+  const sampledWidth = async (): Promise<number> =>
+    page.$$eval(`#flame g[data-path^="${ctx} => "]`, (gs) => gs.filter((g) => g.getAttribute('data-path')!.split(' => ').length === 5).reduce((s, g) => s + Number(g.querySelector('rect')!.getAttribute('width')), 0));
+  const [wCtx, wTimer, wRoot] = [await sampledWidth(), await w('.TAU application => main => Iteration 2'), await w('.TAU application')];
+  t.true(wCtx > 0 && wCtx <= wTimer + 0.01 && wTimer < wRoot, `${wCtx} ${wTimer} ${wRoot}`);
   t.true((await shot(page, 'flame')).varied);
   await tab(page, 'metadata');
   t.is(await page.textContent('#tab-metadata tr[data-name="Metric Name"] td.value'), 'TIME');
   await tab(page, 'flame');
   // Zoom into the timer: its context fills (almost) the width.
   await page.click(`#flame g[data-path=".TAU application => main => Iteration 2"]`);
-  t.true((await w(ctx)) > 0.9 * VIEWPORT.width * 0.9);
+  t.true((await sampledWidth()) > 0.9 * VIEWPORT.width * 0.9);
   await page.close();
 });
 

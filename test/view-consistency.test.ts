@@ -11,9 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { compileC, hyprof, tmpDir } from './helpers/native.js';
 import { launchBrowser, openPage, startView, tab } from './helpers/view-browser.js';
+import { formatTime } from '../src/base/units.js';
 
-const fmt = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
-const num = (s: string): number => Number(s.replace(/,/g, ''));
 
 let browser: Browser;
 test.before(async () => {
@@ -39,16 +38,27 @@ async function checkThreads(t: import('ava').ExecutionContext, dir: string, hotF
       await ready(page);
       await tab(page, 'flame');
       const info = (await page.textContent('#tab-flame .controls'))!;
-      const total = num(/total ([\d,.]+)/.exec(info)![1]);
-      // The root line is written in whole units (Hatchet reads it as integers): rounding aside.
-      t.true(Math.abs(total - root) <= 1 + 1e-9 * root, `thread ${i}: flame total ${total}, root ${root}`);
+      // In the unit of its size (3 significant digits): checked against the root in µs to the µs
+      // with the units switch set to µs below.
+      t.is(/total (\S+ \S+) —/.exec(info)![1], formatTime(root), `thread ${i}: flame total`);
       const svgWidth = Number(await page.getAttribute('#flame svg', 'width'));
       const rootWidth = Number(await page.getAttribute('#flame g[data-path=".TAU application"] rect', 'width'));
       t.true(rootWidth >= 0.999 * svgWidth, `thread ${i}: the root spans ${rootWidth} of ${svgWidth}`);
       await tab(page, 'tree');
       const cells = await page.$$eval('tr[data-path=".TAU application"] td.num', (tds) => tds.map((td) => td.textContent));
-      t.is(cells[0], fmt(root), `thread ${i}: tree root`);
+      t.is(cells[0], formatTime(root), `thread ${i}: tree root`);
       t.is((await page.$$('#tab-tree tr[data-depth="0"]')).length, 1, `thread ${i}: one root in the tree`);
+    }
+    // To the microsecond: the root line is written in whole units (Hatchet reads it as integers), rounding aside.
+    await page.selectOption('#units', 'us');
+    await ready(page);
+    for (let i = 0; i < threads.length; i++) {
+      const root = threads[i].events.find((e) => e.name === '.TAU application')!.incl;
+      await page.selectOption('#thread', String(i));
+      await ready(page);
+      await tab(page, 'flame');
+      const total = Number(/total ([\d,.]+) µs/.exec((await page.textContent('#tab-flame .controls'))!)![1].replace(/,/g, ''));
+      t.true(Math.abs(total - root) <= 1 + 1e-9 * root, `thread ${i}: flame total ${total} µs, root ${root}`);
     }
     await page.selectOption('#thread', '0');
     await ready(page);

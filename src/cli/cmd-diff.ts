@@ -13,12 +13,15 @@ import { parseThreadSelector } from '../report/report-data.js';
 import { colourWanted } from '../report/term-colour.js';
 import { readProfileWithProgress } from '../view/read-profile.js';
 import { positiveInt } from './cmd-report.js';
+import { unitsOption } from './units-option.js';
+import type { UnitChoice } from '../base/units.js';
 
 interface DiffCliOptions {
   thread?: string;
   metric?: string;
   limit?: number;
   json?: boolean;
+  units?: UnitChoice;
 }
 
 /** A profile directory, read; what is wrong with the argument is said with its role (A or B). */
@@ -58,9 +61,12 @@ export function register(program: Command): void {
     .option('--metric <name>', 'metric to compare (default: the first of A; both runs must have it)')
     .option('--limit <n>', 'at most n rows per table (text only; default 20)', positiveInt('--limit'), 20)
     .option('--json', 'print the whole comparison as JSON (every row)')
+    .addOption(unitsOption())
     .addHelpText(
       'after',
-      '\nValues: TIME metrics in milliseconds (microseconds in --json), other metrics as counts. Rows present in one\n' +
+      '\nValues: TIME metrics in a unit chosen per table for its largest value (microseconds in --json), other metrics\n' +
+        'as counts. Sampled values carry their sampling error (value/sqrt(samples) per run); a change within 3 errors\n' +
+        'is marked noise and listed after the changes; timer values are probe-measured (exact). Rows present in one\n' +
         'run only are marked "only in A" / "only in B". Colours (red: B larger, green: B smaller) only on a terminal;\n' +
         'NO_COLOR turns them off, FORCE_COLOR on.',
     )
@@ -79,6 +85,6 @@ export function register(program: Command): void {
         process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
         return;
       }
-      process.stdout.write(renderDiff(d, { limit: opts.limit, colour: colourWanted(process.stdout.isTTY, process.env) }));
+      process.stdout.write(renderDiff(d, { limit: opts.limit, colour: colourWanted(process.stdout.isTTY, process.env), units: opts.units }));
     });
 }

@@ -29,6 +29,8 @@ import { buildTraceReport, renderTraceReport } from '../report/report-trace.js';
 import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
 import { buildModel } from '../trace/trace-model.js';
 import { rawFilesUnder } from './raw-inputs.js';
+import { unitsOption } from './units-option.js';
+import type { UnitChoice } from '../base/units.js';
 
 interface ReportCliOptions {
   callpath?: boolean;
@@ -44,6 +46,7 @@ interface ReportCliOptions {
   functions?: boolean;
   event?: string;
   trace?: boolean;
+  units?: UnitChoice;
 }
 
 /** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
@@ -198,7 +201,7 @@ function report(dir: string, opts: ReportCliOptions): void {
     process.stdout.write('\n');
     return;
   }
-  for (const piece of reportPieces(built)) process.stdout.write(piece);
+  for (const piece of reportPieces(built, opts.units)) process.stdout.write(piece);
   let text = '';
   if (opts.thread === undefined && many) {
     text += `\n(${scan.threads} threads: the mean is printed; each thread with --thread all, one with --thread n,c,t)\n`;
@@ -276,6 +279,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most n rows per flat table', positiveInt('--limit'))
     .option('--hot <n>', 'sampled lines shown per context', positiveInt('--hot'), 5)
     .option('--json', 'print the same data as JSON')
+    .addOption(unitsOption())
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
     .option('--diagnose', 'problems found, with their code locations: OpenMP (imbalance, serial sections, lock contention ...) and MPI load imbalance between ranks')
@@ -318,7 +322,7 @@ export function register(program: Command): void {
         const mi = opts.metric === undefined ? 0 : profile.metrics.indexOf(opts.metric);
         if (mi < 0) throw new UserError(`--metric ${opts.metric}: not in this profile (it has ${profile.metrics.join(', ')})`);
         const e = eventAcrossThreads(profile, mi, opts.event);
-        process.stdout.write(opts.json ? `${JSON.stringify(e, null, 2)}\n` : renderEventBars(e, { colour: colourWanted(process.stdout.isTTY, process.env) }));
+        process.stdout.write(opts.json ? `${JSON.stringify(e, null, 2)}\n` : renderEventBars(e, { colour: colourWanted(process.stdout.isTTY, process.env), units: opts.units }));
         return;
       }
       if (opts.functions) {
@@ -329,7 +333,7 @@ export function register(program: Command): void {
           sort: opts.sort === 'incl' ? 'total' : 'self',
           limit: opts.limit,
         });
-        process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f));
+        process.stdout.write(opts.json ? `${JSON.stringify(f, null, 2)}\n` : renderFunctionReport(f, opts.units));
         return;
       }
       report(dir, opts);

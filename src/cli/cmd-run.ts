@@ -348,11 +348,13 @@ function removeRawDir(rawDir: string): void {
 export function register(program: Command): void {
   program
     .command('run')
-    .description('run a program with the hyprof runtime preloaded and write its TAU profile')
+    // perf's word for it
+    .alias('record')
+    .description('run a program with the hyprof runtime preloaded and write its TAU profile (alias: record)')
     .usage('[options] -- <program> [args...]')
     .argument('<program>', 'the program to measure (searched on PATH)')
     .argument('[args...]', 'its arguments')
-    .option('--dir <dir>', 'output directory (default: HYPROF_DIR, PROFILEDIR, else the current directory)')
+    .option('-o, --dir <dir>', 'output directory (default: HYPROF_DIR, PROFILEDIR, else the current directory)')
     .option('--no-sampling', 'probes only: no sampling (default: sampling on unless HYPROF_SAMPLING / TAU_SAMPLING say otherwise)')
     .option('--period <us>', 'sampling period in microseconds (HYPROF_PERIOD_US)', positiveInt('--period'))
     .option('--keep-raw', 'keep the raw measurement files (their directory is printed)')

@@ -16,6 +16,7 @@ import { register as registerRun } from './cmd-run.js';
 import { register as registerView } from './cmd-view.js';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { packageVersion } from './package-root.js';
+import { otherToolsWord } from './other-tools.js';
 
 /** EX_SOFTWARE from sysexits.h: an internal error. */
 export const EXIT_INTERNAL = 70;
@@ -98,7 +99,12 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(EXIT_ENVIRONMENT);
   });
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    // perf's, TAU's and pprof's words: the command hyprof has for them, not the nearest spelling.
+    const first = argv[2];
+    const other = first !== undefined && !program.commands.some((c) => c.name() === first || c.aliases().includes(first)) ? otherToolsWord(first) : undefined;
+    if (other) throw new UserError(other, EXIT_USAGE);
+    await program.parseAsync(argv);
   } catch (e) {
     process.exitCode = reportError(e);
   }

@@ -29,6 +29,8 @@ export interface ResolveSummary {
   pattern: string;
   /** Lost measurements by reason, over every thread of every process. */
   drops: Record<string, number>;
+  /** Samples the profile holds (the shares of dropped samples are of these and the dropped ones). */
+  samples?: number;
   warnings: string[];
   /** Images a process replaced by exec, each in a context of its own. */
   replaced: Array<{ node: number; context: number; executable: string }>;
@@ -215,6 +217,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       threads: result.threads,
       pattern: filePattern(result.files),
       drops: result.drops,
+      samples: result.samples,
       warnings: result.warnings,
       replaced: result.replacedImages.map(({ node, context, executable }) => ({ node, context, executable })),
     };

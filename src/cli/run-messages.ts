@@ -2,6 +2,7 @@
 import { constants } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import type { ResolveSummary } from './resolve-step.js';
+import { dropLines } from '../report/drops.js';
 
 /** A directory as the user would type it: relative (./x/) when under the current directory. */
 export function showDir(dir: string): string {
@@ -32,15 +33,13 @@ export function signalNumber(signal: NodeJS.Signals): number {
   return (constants.signals as Record<string, number>)[signal] ?? 0;
 }
 
-/** Warnings of the resolve step and lost measurements, one line each (nothing is lost silently). */
+/**
+ * Warnings of the resolve step, and what was dropped, one line per reason saying whether it
+ * matters (report/drops.ts; nothing is lost silently, and each count is in the profile's metadata).
+ */
 export function resolveNotes(s: ResolveSummary): string[] {
   const lines = s.warnings.map((w) => `hyprof: warning: ${w}`);
-  const lost = Object.entries(s.drops).filter(([, n]) => n > 0);
-  if (lost.length > 0) {
-    const total = lost.reduce((sum, [, n]) => sum + n, 0);
-    const reasons = lost.map(([r, n]) => `${r.replace(/_/g, ' ')}: ${n}`).join(', ');
-    lines.push(`hyprof: ${total} measurement${total === 1 ? '' : 's'} not recorded (${reasons}); counted in the profile's metadata`);
-  }
+  for (const l of dropLines(s.drops, s.samples ?? 0)) lines.push(`hyprof: ${l}`);
   // Two runs into one directory: the later replaces the earlier, as TAU's files do; said, never silent.
   if (s.earlier) {
     const when = new Date(s.earlier.newestMs).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');

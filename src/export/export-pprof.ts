@@ -4,16 +4,21 @@
  * their line numbers, in mappings naming the object file and its build id (from modules.json, when
  * the profile has it), so `pprof -top` ranks functions and `pprof -list f` shows f's lines. hyprof's
  * contexts stay visible: the timer path (phases, parameter values) is the root part of every stack,
- * as functions without a file, and each sample carries `thread` and `context` labels
- * (`pprof -tagfocus`). Every stack of every selected thread is one sample with two values: calls as
- * TAU counts them (samples, for sampled code) and the metric (nanoseconds for time metrics).
+ * as functions without a file, and each sample carries `thread` (in the viewer's words: `rank 1 ·
+ * thread 0`, `n,c,t 0,0,1 "io"`), `rank` (MPI runs) and `thread name` (threads the program named)
+ * and `context` labels (`pprof -tagfocus`). Every stack of every selected thread is one sample with
+ * a value per sample type: calls as TAU counts them (samples, for sampled code), then each metric of
+ * the run (nanoseconds for time metrics; only the one `--metric` names, when given), so
+ * `-sample_index` picks one. A stack's values of metrics after the first come in samples of their
+ * own (the others 0): pprof adds samples of the same stack up.
  */
 import { deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { readModulesFile, type ModuleIndex } from '../profile/modules-file.js';
 import { Column, setAt } from './export-columns.js';
-import type { TauProfile } from '../profile/tau-model.js';
-import { isTimeMetric, selectThreads, stacksIn, threadName, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
+import { threadNameOf, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
+import { isMpiProfile, threadWords } from '../profile/thread-words.js';
+import { isTimeMetric, selectThreads, stacksIn, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {
   const v = profile.threads[0]?.[0]?.metadata.find(([k]) => k === key)?.[1];
@@ -266,7 +271,10 @@ class Tables {
     for (let i = 0; i < this.fnName.length; i += BATCH) {
       const fns: PFunction[] = [];
       for (let j = i; j < Math.min(i + BATCH, this.fnName.length); j++) {
-        fns.push(new PFunction({ id: j + 1, name: this.fnName.at(j), systemName: this.fnName.at(j), filename: this.fnFile.at(j), startLine: this.fnStart.at(j) }));
+        // No system (mangled) name: hyprof's names are demangled already, and pprof demangles a
+        // function whose system name equals its name again, which turns `<OpenMP barrier wait>` into
+        // an empty name it shows as `<unknown>`.
+        fns.push(new PFunction({ id: j + 1, name: this.fnName.at(j), filename: this.fnFile.at(j), startLine: this.fnStart.at(j) }));
       }
       yield encodePart({ function: fns });
     }
@@ -282,11 +290,16 @@ class Tables {
  */
 export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, eventsOf?: EventsOf): Generator<Uint8Array> {
   const { metric, threads } = selectThreads(profile, sel);
+  // Every metric of the run, unless one was asked for: the same threads (by n,c,t) in each.
+  const metrics = sel.metric !== undefined ? [metric] : profile.metrics;
+  const key = (t: TauThreadProfile): string => `${t.node},${t.context},${t.thread}`;
+  const chosen = new Set(threads.map(key));
+  const threadsOf = (m: string): TauThreadProfile[] => (m === metric ? threads : profile.threads[profile.metrics.indexOf(m)].filter((t) => chosen.has(key(t))));
+  const mpi = isMpiProfile(profile);
   return pieces();
 
   function* pieces(): Generator<Uint8Array> {
     const strings = new Strings();
-    const time = isTimeMetric(metric);
     const tables = new Tables(strings, readModulesFile(profile.dir));
     // Encoded samples wait for the sample types (first in the file); compressed meanwhile (about a
     // fifth of their size: 60 MB at 10^6 phases), as the file will be.
@@ -317,43 +330,57 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
     let contexts: string[] = [];
     const threadKey = strings.dedup('thread');
     const contextKey = strings.dedup('context');
-    for (const t of threads) {
-      const thread = new Label({ key: threadKey, str: strings.dedup(threadName(t)) });
-      // Per depth of the walk's path: the frame's location, and the timer path (the context label)
-      // down to it: its text, and how many frames it names.
-      const ids: number[] = [];
-      contexts = [];
-      const named: number[] = [];
-      labels = [];
-      for (const s of stacksIn(threadTree(t, eventsOf))) {
-        ids.length = s.fresh;
-        contexts.length = s.fresh;
-        named.length = s.fresh;
-        labels.length = s.fresh;
-        for (let d = s.fresh; d < s.frames.length; d++) {
-          const f = s.frames[d];
-          const before = d > 0 ? contexts[d - 1] : '';
-          const count = d > 0 ? named[d - 1] : 0;
-          if (f.kind === 'code') {
-            contexts.push(before);
-            named.push(count);
-          } else {
-            contexts.push(count === 0 ? f.name : `${before} => ${f.name}`);
-            named.push(count + 1);
+    const rankKey = strings.dedup('rank');
+    const nameKey = strings.dedup('thread name');
+    for (let slot = 0; slot < metrics.length; slot++) {
+      const time = isTimeMetric(metrics[slot]);
+      for (const t of threadsOf(metrics[slot])) {
+        const name = threadNameOf(t);
+        const threadLabels = [
+          new Label({ key: threadKey, str: strings.dedup(threadWords(t, mpi)) }),
+          ...(mpi ? [new Label({ key: rankKey, str: strings.dedup(String(t.node)) })] : []),
+          ...(name ? [new Label({ key: nameKey, str: strings.dedup(name) })] : []),
+        ];
+        // Per depth of the walk's path: the frame's location, and the timer path (the context label)
+        // down to it: its text, and how many frames it names.
+        const ids: number[] = [];
+        contexts = [];
+        const named: number[] = [];
+        labels = [];
+        for (const s of stacksIn(threadTree(t, eventsOf))) {
+          ids.length = s.fresh;
+          contexts.length = s.fresh;
+          named.length = s.fresh;
+          labels.length = s.fresh;
+          for (let d = s.fresh; d < s.frames.length; d++) {
+            const f = s.frames[d];
+            const before = d > 0 ? contexts[d - 1] : '';
+            const count = d > 0 ? named[d - 1] : 0;
+            if (f.kind === 'code') {
+              contexts.push(before);
+              named.push(count);
+            } else {
+              contexts.push(count === 0 ? f.name : `${before} => ${f.name}`);
+              named.push(count + 1);
+            }
+            ids.push(tables.location(f));
+            labels.push(undefined);
           }
-          ids.push(tables.location(f));
-          labels.push(undefined);
-        }
-        batch.push(
-          new Sample({
-            locationId: ids.slice().reverse(), // pprof lists the leaf first
-            value: [Math.round(s.calls), Math.round(time ? s.value * 1000 : s.value)],
-            label: [thread, new Label({ key: contextKey, str: labelNumber(s.frames, s.frames.length - 1) })],
-          }),
-        );
-        if (batch.length === BATCH) {
-          keep(encodePart({ sample: batch }));
-          batch = [];
+          // Calls once (with the first metric); each metric in its own slot.
+          const value = new Array<number>(metrics.length + 1).fill(0);
+          if (slot === 0) value[0] = Math.round(s.calls);
+          value[slot + 1] = Math.round(time ? s.value * 1000 : s.value);
+          batch.push(
+            new Sample({
+              locationId: ids.slice().reverse(), // pprof lists the leaf first
+              value,
+              label: [...threadLabels, new Label({ key: contextKey, str: labelNumber(s.frames, s.frames.length - 1) })],
+            }),
+          );
+          if (batch.length === BATCH) {
+            keep(encodePart({ sample: batch }));
+            batch = [];
+          }
         }
       }
     }
@@ -361,7 +388,7 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
     batch = [];
     const sampleType = [
       new ValueType({ type: strings.dedup('calls'), unit: strings.dedup('count') }),
-      new ValueType({ type: strings.dedup(time ? metric.toLowerCase() : metric), unit: strings.dedup(time ? 'nanoseconds' : 'count') }),
+      ...metrics.map((m) => (isTimeMetric(m) ? new ValueType({ type: strings.dedup(m.toLowerCase()), unit: strings.dedup('nanoseconds') }) : new ValueType({ type: strings.dedup(m), unit: strings.dedup('count') }))),
     ];
     const start = metaNumber(profile, 'Starting Timestamp');
     const end = metaNumber(profile, 'Ending Timestamp');

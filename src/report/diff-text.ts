@@ -1,10 +1,13 @@
 /**
  * `hyprof diff` in the terminal: the comparison of two runs as tables in the manner of pprof, each
- * with its metric and unit in the header, largest absolute change first. Increases are red and
- * decreases green when colours are on (term-colour.ts); `only in A` / `only in B` mark what one
- * run lacks.
+ * with its metric and unit in the header (one unit per table, chosen for its largest value, or
+ * forced by --units), largest absolute change first. Sampled values carry their sampling error
+ * (±, one standard error of B−A); a change within 3 errors is marked `noise` and listed after the
+ * changes; timer values are probe-measured, exact. Increases are red and decreases green when
+ * colours are on (term-colour.ts); `only in A` / `only in B` mark what one run lacks.
  */
-import type { Compared, DiffReport } from './diff.js';
+import { columnUnit, type UnitChoice } from '../base/units.js';
+import { NOISE_SIGMAS, type Compared, type DiffReport } from './diff.js';
 import { formatCount, padLeft, significant } from './report-format.js';
 import { paint as makePaint, type Paint } from './term-colour.js';
 
@@ -12,9 +15,11 @@ export interface DiffTextOptions {
   /** Rows per table (all when undefined). */
   limit?: number;
   colour?: boolean;
+  /** Time unit of the tables (default: chosen per table for its largest value). */
+  units?: UnitChoice;
 }
 
-/** A value in the shown unit: TIME's microseconds as milliseconds, 4 significant digits. */
+/** A value in the shown unit, 4 significant digits. */
 function value(v: number | undefined, scale: number): string {
   if (v === undefined) return '-';
   const x = v / scale;
@@ -34,10 +39,23 @@ function ratio(c: Compared, only: 'a' | 'b' | undefined): string {
   return `${c.ratio.toFixed(2)}x`;
 }
 
-/** The change, coloured by direction; padded before colouring so columns stay aligned. */
+/** The change, coloured by direction (not when it is noise); padded before colouring so columns stay aligned. */
 function change(p: Paint, c: Compared, text: string, width: number): string {
   const s = padLeft(text, width);
+  if (c.noise) return s;
   return c.delta > 0 ? p.worse(s) : c.delta < 0 ? p.better(s) : s;
+}
+
+/** The error column of a sampled value: `±12.3`, and `noise` when the change is within it. */
+function errorText(c: Compared, scale: number): string {
+  if (c.error === undefined) return '';
+  return `±${value(c.error, scale)}${c.noise ? ' noise' : ''}`;
+}
+
+/** One unit for a table, from the largest value it shows. */
+function tableUnit(d: DiffReport, values: Array<number | undefined>, units: UnitChoice): { label: string; scale: number } {
+  const largest = values.reduce<number>((m, v) => Math.max(m, Math.abs(v ?? 0)), 0);
+  return columnUnit(largest, d.metric, units);
 }
 
 function more(total: number, shown: number): string[] {
@@ -46,14 +64,13 @@ function more(total: number, shown: number): string[] {
 
 export function renderDiff(d: DiffReport, opts: DiffTextOptions = {}): string {
   const p = makePaint(opts.colour ?? false);
-  const time = d.unit === 'usec';
-  const scale = time ? 1000 : 1;
-  const unit = time ? 'msec' : 'counts';
+  const units = opts.units ?? 'auto';
   const take = <T>(xs: T[]) => (opts.limit !== undefined ? xs.slice(0, opts.limit) : xs);
   const out: string[] = [
     `A: ${d.a.dir} (${d.a.thread})`,
     `B: ${d.b.dir} (${d.b.thread})`,
-    `metric ${d.metric}, values in ${unit}${d.thread === 'mean' ? ' (mean thread: totals divided by the thread count)' : `, thread ${d.thread}`}; largest absolute change first; ratio B/A`,
+    `metric ${d.metric}${d.thread === 'mean' ? ' (mean thread: totals divided by the thread count)' : `, thread ${d.thread}`}; largest absolute change first; ratio B/A`,
+    `timers are measured by probes (exact); sampled values carry their sampling error (±, one standard error of B-A); a change within ${NOISE_SIGMAS} errors is noise, listed after the changes`,
   ];
   if (d.a.threads !== d.b.threads) out.push(`note: A has ${d.a.threads} threads, B has ${d.b.threads}`);
 
@@ -61,9 +78,10 @@ export function renderDiff(d: DiffReport, opts: DiffTextOptions = {}): string {
     p.bold(cols.map((c, i) => padLeft(c, widths[i])).join(' ') + `  ${name}`);
   const W = [12, 12, 12, 10];
 
-  out.push('', p.bold(`EVENTS: exclusive ${d.metric} (${unit}), timers and event paths`));
-  out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A'], W, `${padLeft('A incl', 12)} ${padLeft('B incl', 12)} ${padLeft('A calls', 9)} ${padLeft('B calls', 9)}  Name`));
   const events = take(d.events);
+  let { label: unit, scale } = tableUnit(d, events.flatMap((e) => [e.excl.a, e.excl.b, e.incl.a, e.incl.b]), units);
+  out.push('', p.bold(`EVENTS: exclusive ${d.metric} (${unit}), timers and event paths (exact; an event path that is its timer's only one is not repeated)`));
+  out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A'], W, `${padLeft('A incl', 12)} ${padLeft('B incl', 12)} ${padLeft('A calls', 9)} ${padLeft('B calls', 9)}  Name`));
   for (const e of events) {
     out.push(
       [
@@ -79,12 +97,13 @@ export function renderDiff(d: DiffReport, opts: DiffTextOptions = {}): string {
   out.push(...more(d.events.length, events.length));
 
   if (d.functions.length > 0) {
-    out.push('', p.bold(`SAMPLED FUNCTIONS: self ${d.metric} (${unit}) per sample context ("all contexts" = the whole thread)`));
-    out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A'], W, `${padLeft('A samples', 10)} ${padLeft('B samples', 10)}  Function  (in context)`));
     const fns = take(d.functions);
+    ({ label: unit, scale } = tableUnit(d, fns.flatMap((f) => [f.self.a, f.self.b]), units));
+    out.push('', p.bold(`SAMPLED FUNCTIONS: self ${d.metric} (${unit}) per sample context ("all contexts" = the whole thread)`));
+    out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A', 'error'], [...W, 16], `${padLeft('A samples', 10)} ${padLeft('B samples', 10)}  Function  (in context)`));
     for (const f of fns) {
       out.push(
-        [padLeft(value(f.self.a, scale), W[0]), padLeft(value(f.self.b, scale), W[1]), change(p, f.self, signed(f.self.delta, scale), W[2]), change(p, f.self, ratio(f.self, f.only), W[3])].join(' ') +
+        [padLeft(value(f.self.a, scale), W[0]), padLeft(value(f.self.b, scale), W[1]), change(p, f.self, signed(f.self.delta, scale), W[2]), change(p, f.self, ratio(f.self, f.only), W[3]), padLeft(errorText(f.self, scale), 16)].join(' ') +
           `  ${padLeft(f.samples.a === undefined ? '-' : formatCount(f.samples.a), 10)} ${padLeft(f.samples.b === undefined ? '-' : formatCount(f.samples.b), 10)}  ${f.function}  (in ${f.context ?? 'all contexts'})`,
       );
     }
@@ -92,12 +111,13 @@ export function renderDiff(d: DiffReport, opts: DiffTextOptions = {}): string {
   }
 
   if (d.lines.length > 0) {
-    out.push('', p.bold(`SAMPLED LINES: ${d.metric} (${unit}) per sample context`));
-    out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A'], W, `${padLeft('A samples', 10)} ${padLeft('B samples', 10)}  Line  (in context)`));
     const lines = take(d.lines);
+    ({ label: unit, scale } = tableUnit(d, lines.flatMap((l) => [l.value.a, l.value.b]), units));
+    out.push('', p.bold(`SAMPLED LINES: ${d.metric} (${unit}) per sample context`));
+    out.push(head([`A ${unit}`, `B ${unit}`, `B-A ${unit}`, 'B/A', 'error'], [...W, 16], `${padLeft('A samples', 10)} ${padLeft('B samples', 10)}  Line  (in context)`));
     for (const l of lines) {
       out.push(
-        [padLeft(value(l.value.a, scale), W[0]), padLeft(value(l.value.b, scale), W[1]), change(p, l.value, signed(l.value.delta, scale), W[2]), change(p, l.value, ratio(l.value, l.only), W[3])].join(' ') +
+        [padLeft(value(l.value.a, scale), W[0]), padLeft(value(l.value.b, scale), W[1]), change(p, l.value, signed(l.value.delta, scale), W[2]), change(p, l.value, ratio(l.value, l.only), W[3]), padLeft(errorText(l.value, scale), 16)].join(' ') +
           `  ${padLeft(l.samples.a === undefined ? '-' : formatCount(l.samples.a), 10)} ${padLeft(l.samples.b === undefined ? '-' : formatCount(l.samples.b), 10)}  ${l.line}  (in ${l.context})`,
       );
     }

@@ -4,6 +4,14 @@
  * sorted by absolute change. For the mean thread (ParaProf's mean: totals divided by the thread
  * count) or one chosen thread. Pure functions over two profiles in memory; `hyprof diff`, its
  * `--json` and the viewer's compare mode show the same data.
+ *
+ * Honest differences: a timer's values are measured by probes (exact for that run); a sampled value
+ * is N samples and carries the sampling error of a count, value/√N (Poisson), so the change B − A
+ * has the error √(σA² + σB²). A change within 3 errors is noise: marked, and listed after the
+ * changes instead of ranked among them (3σ, so that of a few hundred rows of two runs of one
+ * program hardly one is called a change by chance). An event path that is the only path of its
+ * timer repeats the flat row's numbers and is left out, and so is a function's row in a context
+ * that holds all its samples.
  */
 import { UserError } from '../base/errors.js';
 import { sampledCode } from '../export/export-common.js';
@@ -18,7 +26,16 @@ export interface Compared {
   delta: number;
   /** b / a; null when a is 0 or missing (no ratio to give). */
   ratio: number | null;
+  /** Measured by probes (calls, timer values): no sampling error. */
+  exact?: true;
+  /** Sampled values: the standard error of `delta` from the numbers of samples (value/√N per run). */
+  error?: number;
+  /** Sampled values: |delta| is within 3 errors, so the runs do not differ beyond sampling error. */
+  noise?: boolean;
 }
+
+/** How many standard errors a change must exceed to count as one. */
+export const NOISE_SIGMAS = 3;
 
 export interface EventDiff {
   name: string;
@@ -91,12 +108,37 @@ export function compared(a: number | undefined, b: number | undefined): Compared
   return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), delta, ratio: a !== undefined && a !== 0 && b !== undefined ? b / a : null };
 }
 
+/** A probe-measured value in both runs. */
+function exact(a: number | undefined, b: number | undefined): Compared {
+  return { ...compared(a, b), exact: true };
+}
+
+/**
+ * A sampled value in both runs with its sampling error: `n` the samples behind each side (over
+ * all threads the value is a mean of), so each side's standard error is value/√n.
+ */
+export function sampled(a: number | undefined, b: number | undefined, na: number, nb: number): Compared {
+  const c = compared(a, b);
+  const side = (v: number | undefined, n: number) => (v === undefined || n <= 0 ? 0 : Math.abs(v) / Math.sqrt(n));
+  const error = Math.hypot(side(a, na), side(b, nb));
+  return { ...c, error, noise: Math.abs(c.delta) <= NOISE_SIGMAS * error };
+}
+
+/** Real changes first, largest first; noise after them, by where the value is (not ranked by change). */
+const changesFirst = <T>(key: (x: T) => Compared, tie: (x: T) => string) => (x: T, y: T): number => {
+  const kx = key(x);
+  const ky = key(y);
+  if (!!kx.noise !== !!ky.noise) return kx.noise ? 1 : -1;
+  const by = kx.noise ? Math.max(ky.a ?? 0, ky.b ?? 0) - Math.max(kx.a ?? 0, kx.b ?? 0) : Math.abs(ky.delta) - Math.abs(kx.delta);
+  return by || (tie(x) < tie(y) ? -1 : tie(x) > tie(y) ? 1 : 0);
+};
+
+const sameSides = (x: Compared, y: Compared): boolean => x.a === y.a && x.b === y.b;
+
 function onlyOf(a: unknown, b: unknown): { only?: 'a' | 'b' } {
   return a === undefined ? { only: 'b' } : b === undefined ? { only: 'a' } : {};
 }
 
-const byChange = <T>(key: (x: T) => Compared, tie: (x: T) => string) => (x: T, y: T): number =>
-  Math.abs(key(y).delta) - Math.abs(key(x).delta) || (tie(x) < tie(y) ? -1 : tie(x) > tie(y) ? 1 : 0);
 
 /** The metric both runs are compared in: the one asked for, else the first of run A; both must have it. */
 export function commonMetric(a: TauProfile, b: TauProfile, metric?: string): string {
@@ -159,13 +201,20 @@ function eventDiffs(a: TauThreadProfile, b: TauThreadProfile): EventDiff[] {
       name,
       kind: flat.has(name) ? 'timer' : 'path',
       ...onlyOf(x, y),
-      excl: compared(x?.excl, y?.excl),
-      incl: compared(x?.incl, y?.incl),
-      calls: compared(x?.calls, y?.calls),
+      excl: exact(x?.excl, y?.excl),
+      incl: exact(x?.incl, y?.incl),
+      calls: exact(x?.calls, y?.calls),
     });
   }
+  // A path that is its timer's only one repeats the flat row (same numbers in both runs): left out.
+  const flatRows = new Map(out.filter((e) => e.kind === 'timer').map((e) => [e.name, e]));
+  const twice = (e: EventDiff): boolean => {
+    if (e.kind !== 'path') return false;
+    const f = flatRows.get(e.name.split(' => ').at(-1)!);
+    return f !== undefined && sameSides(f.excl, e.excl) && sameSides(f.incl, e.incl) && sameSides(f.calls, e.calls);
+  };
   // By the exclusive change (where the time went), then the inclusive one.
-  return out.sort((x, y) => Math.abs(y.excl.delta) - Math.abs(x.excl.delta) || Math.abs(y.incl.delta) - Math.abs(x.incl.delta) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return out.filter((e) => !twice(e)).sort((x, y) => Math.abs(y.excl.delta) - Math.abs(x.excl.delta) || Math.abs(y.incl.delta) - Math.abs(x.incl.delta) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
 }
 
 /**
@@ -201,7 +250,8 @@ function sampledRecords(t: TauThreadProfile): Array<{ context: string; fn: strin
 /** The context of the samples of a profile without event paths. */
 const WHOLE_THREAD = '(whole thread)';
 
-function functionDiffs(a: TauThreadProfile, b: TauThreadProfile): FunctionDiff[] {
+/** `na`, `nb`: threads each side's values are the mean of (1 for one thread), to count its samples. */
+function functionDiffs(a: TauThreadProfile, b: TauThreadProfile, na: number, nb: number): FunctionDiff[] {
   const index = (t: TauThreadProfile) => {
     const m = new Map<string, { context: string | null; fn: string; self: number; samples: number }>();
     const add = (context: string | null, fn: string, value: number, samples: number) => {
@@ -224,12 +274,24 @@ function functionDiffs(a: TauThreadProfile, b: TauThreadProfile): FunctionDiff[]
     const x = ia.get(k);
     const y = ib.get(k);
     const any = (x ?? y)!;
-    out.push({ function: any.fn, context: any.context, ...onlyOf(x, y), self: compared(x?.self, y?.self), samples: compared(x?.samples, y?.samples) });
+    out.push({
+      function: any.fn,
+      context: any.context,
+      ...onlyOf(x, y),
+      self: sampled(x?.self, y?.self, (x?.samples ?? 0) * na, (y?.samples ?? 0) * nb),
+      samples: compared(x?.samples, y?.samples),
+    });
   }
-  return out.sort(byChange((f) => f.self, (f) => `${f.context ?? ''} ${f.function}`));
+  // A function's row in the one context that holds all its samples repeats its "all contexts" row.
+  const whole = new Map(out.filter((f) => f.context === null).map((f) => [f.function, f]));
+  const twice = (f: FunctionDiff): boolean => {
+    const w = f.context === null ? undefined : whole.get(f.function);
+    return w !== undefined && sameSides(w.self, f.self) && sameSides(w.samples, f.samples);
+  };
+  return out.filter((f) => !twice(f)).sort(changesFirst((f) => f.self, (f) => `${f.context ?? ''} ${f.function}`));
 }
 
-function lineDiffs(a: TauThreadProfile, b: TauThreadProfile): LineDiff[] {
+function lineDiffs(a: TauThreadProfile, b: TauThreadProfile, na: number, nb: number): LineDiff[] {
   const index = (t: TauThreadProfile) => {
     const m = new Map<string, { context: string; line: string; value: number; samples: number }>();
     for (const r of sampledRecords(t)) {
@@ -248,9 +310,15 @@ function lineDiffs(a: TauThreadProfile, b: TauThreadProfile): LineDiff[] {
     const x = ia.get(k);
     const y = ib.get(k);
     const any = (x ?? y)!;
-    out.push({ line: any.line, context: any.context, ...onlyOf(x, y), value: compared(x?.value, y?.value), samples: compared(x?.samples, y?.samples) });
+    out.push({
+      line: any.line,
+      context: any.context,
+      ...onlyOf(x, y),
+      value: sampled(x?.value, y?.value, (x?.samples ?? 0) * na, (y?.samples ?? 0) * nb),
+      samples: compared(x?.samples, y?.samples),
+    });
   }
-  return out.sort(byChange((l) => l.value, (l) => `${l.context} ${l.line}`));
+  return out.sort(changesFirst((l) => l.value, (l) => `${l.context} ${l.line}`));
 }
 
 function userEventDiffs(a: TauThreadProfile, b: TauThreadProfile): UserEventDiff[] {
@@ -263,7 +331,7 @@ function userEventDiffs(a: TauThreadProfile, b: TauThreadProfile): UserEventDiff
     const y = ib.get(name);
     out.push({ name, ...onlyOf(x, y), count: compared(x?.count, y?.count), mean: compared(x?.mean, y?.mean), max: compared(x?.max, y?.max) });
   }
-  return out.sort(byChange((u) => u.mean, (u) => u.name));
+  return out.sort(changesFirst((u) => u.mean, (u) => u.name));
 }
 
 export function selectorText(sel: ThreadSelector): string {
@@ -284,6 +352,8 @@ export function buildDiff(a: TauProfile, b: TauProfile, opts: DiffOptions = {}):
   const ta = compareThread(a, metric, sel);
   const tb = compareThread(b, metric, sel);
   const count = (p: TauProfile) => p.threads[p.metrics.indexOf(metric)].length;
+  // A mean thread's sample counts are totals divided by the thread count: the samples behind it are that many times more.
+  const behind = (p: TauProfile) => (sel.kind === 'mean' || sel.kind === 'all' ? count(p) : 1);
   return {
     metric,
     unit: /TIME/i.test(metric) ? 'usec' : 'counts',
@@ -291,8 +361,8 @@ export function buildDiff(a: TauProfile, b: TauProfile, opts: DiffOptions = {}):
     a: { dir: a.dir, threads: count(a), thread: ta.label },
     b: { dir: b.dir, threads: count(b), thread: tb.label },
     events: eventDiffs(ta.t, tb.t),
-    functions: functionDiffs(ta.t, tb.t),
-    lines: lineDiffs(ta.t, tb.t),
+    functions: functionDiffs(ta.t, tb.t, behind(a), behind(b)),
+    lines: lineDiffs(ta.t, tb.t, behind(a), behind(b)),
     userEvents: userEventDiffs(ta.t, tb.t),
   };
 }

@@ -2,17 +2,20 @@
  * `hyprof report --event NAME`: one event on every thread as bars of plain text, the way a TAU
  * pprof user reads a function across threads, with the mean, min, max and standard deviation.
  */
+import { columnUnit, pprofWord, type UnitChoice } from '../base/units.js';
 import type { EventAcrossThreads } from './event-threads.js';
 import { padLeft, padRight, significant } from './report-format.js';
 import { paint } from './term-colour.js';
 
 const BAR = 40;
 
-export function renderEventBars(e: EventAcrossThreads, opts: { colour?: boolean } = {}): string {
+export function renderEventBars(e: EventAcrossThreads, opts: { colour?: boolean; units?: UnitChoice } = {}): string {
   const p = paint(opts.colour ?? false);
-  const time = e.unit === 'usec';
-  const scale = time ? 1000 : 1;
-  const unit = time ? 'msec' : 'counts';
+  // One unit for the table: the one its largest value reads best in (or --units).
+  const largest = Math.max(e.excl.max, e.incl.max, e.excl.mean, e.incl.mean);
+  const u = columnUnit(largest, e.metric, opts.units ?? 'auto');
+  const unit = pprofWord(u.label);
+  const scale = u.scale;
   const v = (x: number | undefined) => (x === undefined ? '-' : x === 0 ? '0' : Math.abs(x / scale) >= 1000 ? Math.round(x / scale).toLocaleString('en-US') : significant(x / scale, 4));
   const what = e.kind === 'timer' ? 'exclusive' : 'self (sampled)';
   const labelWidth = Math.min(40, Math.max(8, ...e.threads.map((t) => t.label.length)));

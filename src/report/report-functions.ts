@@ -7,10 +7,11 @@
  * are added up, inlined functions are functions of their own. Without event paths (a flat TAU
  * profile) only the flat [SAMPLE] entries are known: self, and total = self.
  */
+import { columnUnit, pprofWord, type UnitChoice } from '../base/units.js';
 import { UserError } from '../base/errors.js';
 import { sampledCode, type ExportFrame } from '../export/export-common.js';
 import { meanThread, parseThreadSelector, selectThreads, type ThreadSelector } from './report-data.js';
-import { formatCount, formatPercent, formatValue, padLeft } from './report-format.js';
+import { formatCount, formatPercent, formatValue, padLeft, significant, withCommas } from './report-format.js';
 import { displayName, namedThreadLabel, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 
 /** Samples and values of one function. */
@@ -199,6 +200,13 @@ export function buildFunctionReport(profile: TauProfile, opts: FunctionReportOpt
   };
 }
 
+/** A value in the report's unit: pprof's msec format in ms, else 4 significant digits (1.9 s is not 1). */
+function inUnit(v: number, scale: number): string {
+  if (scale === 1000 || scale === 1) return formatValue(v, scale);
+  const x = v / scale;
+  return x === 0 ? '0' : Math.abs(x) >= 1000 ? withCommas(x) : significant(x, 4);
+}
+
 function scopeLines(s: FunctionScope, scale: number, unit: string, indent: string): string[] {
   const out = [
     `${indent}${padLeft('Self%', 6)} ${padLeft(`Self ${unit}`, 11)} ${padLeft('Total%', 6)} ${padLeft(`Total ${unit}`, 12)} ${padLeft('#Samples', 9)}  Function`,
@@ -206,7 +214,7 @@ function scopeLines(s: FunctionScope, scale: number, unit: string, indent: strin
   for (const r of s.rows) {
     const where = r.file ? ` [${r.file}]` : '';
     out.push(
-      `${indent}${padLeft(formatPercent(r.selfPercent), 6)} ${padLeft(formatValue(r.self, scale), 11)} ${padLeft(formatPercent(r.totalPercent), 6)} ${padLeft(formatValue(r.total, scale), 12)} ${padLeft(formatCount(r.totalSamples), 9)}  ${r.function}${where}`,
+      `${indent}${padLeft(formatPercent(r.selfPercent), 6)} ${padLeft(inUnit(r.self, scale), 11)} ${padLeft(formatPercent(r.totalPercent), 6)} ${padLeft(inUnit(r.total, scale), 12)} ${padLeft(formatCount(r.totalSamples), 9)}  ${r.function}${where}`,
     );
   }
   if (s.more > 0) out.push(`${indent}(${s.more} more function${s.more === 1 ? '' : 's'}; --limit)`);
@@ -214,9 +222,13 @@ function scopeLines(s: FunctionScope, scale: number, unit: string, indent: strin
 }
 
 /** The function report as text (ends with a newline). */
-export function renderFunctionReport(report: FunctionReport): string {
-  const scale = report.unit === 'msec' ? 1000 : 1;
-  const unit = report.unit === 'msec' ? 'msec' : 'counts';
+export function renderFunctionReport(report: FunctionReport, units: UnitChoice = 'auto'): string {
+  // One unit for the report: the one its largest value reads best in (or --units); ms prints as before.
+  let largest = 0;
+  for (const t of [...report.threads, ...(report.mean ? [report.mean] : [])]) largest = Math.max(largest, t.overall.value);
+  const u = columnUnit(largest, report.metric, units);
+  const unit = pprofWord(u.label);
+  const scale = u.scale;
   const lines = [
     `Profile ${report.dir}: sampled functions, metric ${report.metric}, sorted by ${report.sort === 'self' ? 'self (perf report --no-children)' : 'total (perf report --children)'}`,
     'Self: samples in the function itself; Total: samples with the function anywhere in their call chain.',
@@ -227,11 +239,11 @@ export function renderFunctionReport(report: FunctionReport): string {
       lines.push('  (no samples: measure with sampling on, e.g. under hyprof run)');
       return;
     }
-    lines.push(`  All contexts: ${formatCount(t.overall.samples)} samples, ${formatValue(t.overall.value, scale)} ${unit}`);
+    lines.push(`  All contexts: ${formatCount(t.overall.samples)} samples, ${inUnit(t.overall.value, scale)} ${unit}`);
     // Line by line: push(...rows) of 100,000s of functions would overflow the stack.
     for (const l of scopeLines(t.overall, scale, unit, '  ')) lines.push(l);
     for (const c of t.contexts) {
-      lines.push('', `  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${formatValue(c.value, scale)} ${unit}`);
+      lines.push('', `  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${inUnit(c.value, scale)} ${unit}`);
       for (const l of scopeLines(c, scale, unit, '    ')) lines.push(l);
     }
   };

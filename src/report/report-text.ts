@@ -5,21 +5,38 @@
  */
 import { formatCount, formatPercent, formatPerCall, formatValue, padLeft, significant, withCommas } from './report-format.js';
 import type { CallTreeNode, Report, ThreadReport } from './report-data.js';
+import { columnUnit, pprofWord, type UnitChoice } from '../base/units.js';
 
 const RULE = '-'.repeat(87);
 
 interface Units {
-  scale: number;
+  /** A stored value in the column's unit. */
+  fmt: (v: number) => string;
   excl: string;
   incl: string;
   perCall: string;
   short: string;
 }
 
-function unitsOf(report: Report): Units {
-  return report.unit === 'msec'
-    ? { scale: 1000, excl: 'msec', incl: 'total msec', perCall: 'usec/call', short: 'msec' }
-    : { scale: 1, excl: 'counts', incl: 'total counts', perCall: 'counts/call', short: 'counts' };
+
+/**
+ * The unit of the report's value columns: TIME in the unit its largest inclusive value reads best in
+ * (or the forced one); `ms` prints exactly as TAU's pprof (`--units ms`). Counts as counts.
+ */
+function unitsOf(report: Report, units: UnitChoice): Units {
+  if (report.unit !== 'msec') return { fmt: (v) => formatValue(v, 1), excl: 'counts', incl: 'total counts', perCall: 'counts/call', short: 'counts' };
+  let largest = 0;
+  for (const t of [...report.threads, ...(report.mean ? [report.mean] : [])]) for (const r of t.rows) largest = Math.max(largest, Math.abs(r.incl));
+  const u = columnUnit(largest, report.metric, units);
+  const word = pprofWord(u.label);
+  // pprof's own format in msec; other units keep 4 significant digits (1.9 s must not print as 1).
+  const fmt = u.scale === 1000 ? (v: number) => formatValue(v, 1000) : (v: number) => scaled(v / u.scale);
+  return { fmt, excl: word, incl: `total ${word}`, perCall: 'usec/call', short: word };
+}
+
+function scaled(x: number): string {
+  if (x === 0) return '0';
+  return Math.abs(x) >= 1000 ? withCommas(x) : significant(x, 4);
 }
 
 function* flatTable(t: ThreadReport, u: Units): Generator<string> {
@@ -30,8 +47,8 @@ function* flatTable(t: ThreadReport, u: Units): Generator<string> {
   for (const r of t.rows) {
     yield [
         padLeft(formatPercent(r.percent), 5),
-        padLeft(formatValue(r.excl, u.scale), 12),
-        padLeft(formatValue(r.incl, u.scale), 12),
+        padLeft(u.fmt(r.excl), 12),
+        padLeft(u.fmt(r.incl), 12),
         padLeft(formatCount(r.calls), 11),
         padLeft(formatCount(r.subrs), 11),
         padLeft(formatPerCall(r.incl, r.calls), 10),
@@ -51,11 +68,11 @@ function* treeLines(roots: CallTreeNode[], u: Units): Generator<string> {
     if (level.i === level.nodes.length) {
       stack.pop();
       const o = level.omitted;
-      if (o) yield `${padLeft(formatValue(o.incl, u.scale), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(level.depth)}(${o.count} more)`;
+      if (o) yield `${padLeft(u.fmt(o.incl), 12)} ${' '.repeat(12)} ${' '.repeat(9)}  ${'  '.repeat(level.depth)}(${o.count} more)`;
       continue;
     }
     const n = level.nodes[level.i++];
-    yield `${padLeft(formatValue(n.incl, u.scale), 12)} ${padLeft(formatValue(n.excl, u.scale), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(level.depth)}${n.name}`;
+    yield `${padLeft(u.fmt(n.incl), 12)} ${padLeft(u.fmt(n.excl), 12)} ${padLeft(formatCount(n.calls), 9)}  ${'  '.repeat(level.depth)}${n.name}`;
     const omitted = n.omitted;
     const children = n.children;
     if (children.length > 0 || omitted) stack.push({ nodes: children, i: 0, depth: level.depth + 1, omitted });
@@ -82,11 +99,11 @@ function hotLines(t: ThreadReport, u: Units): string[] {
   if (t.hotLines.length === 0) return [];
   const out = ['', 'Hot lines per context (sampled value, share of the context):'];
   for (const c of t.hotLines) {
-    out.push(`  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${formatValue(c.value, u.scale)} ${u.short}`);
+    out.push(`  [CONTEXT] ${c.context}: ${formatCount(c.samples)} samples, ${u.fmt(c.value)} ${u.short}`);
     out.push(`    ${padLeft('%', 5)} ${padLeft(u.short, 10)} ${padLeft('#Samples', 9)}  Line`);
     for (const l of c.lines) {
       out.push(
-        `    ${padLeft(formatPercent(l.percent), 5)} ${padLeft(formatValue(l.value, u.scale), 10)} ${padLeft(formatCount(l.samples), 9)}  ${l.name}`,
+        `    ${padLeft(formatPercent(l.percent), 5)} ${padLeft(u.fmt(l.value), 10)} ${padLeft(formatCount(l.samples), 9)}  ${l.name}`,
       );
     }
     if (c.more > 0) out.push(`    (${c.more} more line${c.more === 1 ? '' : 's'})`);
@@ -148,8 +165,8 @@ const SORT_WORDS = { excl: 'exclusive', incl: 'inclusive', calls: 'calls', name:
 const LINES_PER_PIECE = 4096;
 
 /** The whole report as text, in pieces of whole lines (each ends with a newline). */
-export function* reportPieces(report: Report): Generator<string> {
-  const u = unitsOf(report);
+export function* reportPieces(report: Report, units: UnitChoice = 'auto'): Generator<string> {
+  const u = unitsOf(report, units);
   let lines = [
     `Profile ${report.dir}: metric ${report.metric}${report.metrics.length > 1 ? ` (of ${report.metrics.join(', ')})` : ''}, sorted by ${SORT_WORDS[report.sort]}`,
   ];
@@ -169,6 +186,6 @@ export function* reportPieces(report: Report): Generator<string> {
 }
 
 /** The whole report as text (ends with a newline). */
-export function renderReport(report: Report): string {
-  return [...reportPieces(report)].join('');
+export function renderReport(report: Report, units: UnitChoice = 'auto'): string {
+  return [...reportPieces(report, units)].join('');
 }

@@ -4,7 +4,8 @@
  * profiles with thousands of threads and events: the server aggregates, the page shows.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
-import { displayName, namedThreadLabel, threadLabel, threadNameOf, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
+import { threadWords } from '../profile/thread-words.js';
+import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
 import { functionsOf } from '../report/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
@@ -14,6 +15,7 @@ import { SourceAccess } from './source-access.js';
 import { eventAcrossThreads, eventChoices, spread } from '../report/event-threads.js';
 import { meanThread, userEventStats } from '../report/report-data.js';
 import { UserError } from '../base/errors.js';
+import { frameLabel, type FrameRole } from './labels.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -41,7 +43,10 @@ export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 export interface NodeInfo {
   path: string;
+  /** TAU's node name; `label` is what the page writes (labels.ts). */
   name: string;
+  label: string;
+  role: FrameRole;
   kind: string;
   calls: number;
   subrs: number;
@@ -76,9 +81,7 @@ export class ProfileApi {
 
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
   private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
-    if (!this.ranks) return namedThreadLabel(t);
-    const name = threadNameOf(t);
-    return `rank ${t.node}${t.context !== 0 ? ` · context ${t.context}` : ''} · thread ${t.thread}${name ? ` "${name}"` : ''}`;
+    return threadWords(t, this.ranks !== undefined);
   }
 
   private metricIndex(q: Query): number {
@@ -260,12 +263,18 @@ export class ProfileApi {
     return { thread: this.label(t), attributes: t.metadata };
   }
 
-  /** The statistics table: flat events (event paths too on request), sorted, searched, paged. */
+  /**
+   * The statistics table: flat events (event paths too on request), sorted, searched, paged.
+   * `kind=timers`: hyprof's and TAU's timers only (the page's default); `kind=samples`: the sampled
+   * lines (`[SAMPLE]` events) by function; without it, every event as the profile has it.
+   */
   table(q: Query): unknown {
     const metric = this.metricIndex(q);
     const thread = this.threadKey(q, metric);
     const events = this.view(metric, thread).events;
     const paths = q.get('paths') === '1';
+    const only = q.get('kind') ?? '';
+    if (!['', 'timers', 'samples'].includes(only)) throw new ApiError(400, `unknown kind "${only}"; use timers or samples`);
     const search = (q.get('q') ?? '').toLowerCase();
     const sort = q.get('sort') ?? 'excl';
     if (!['name', 'calls', 'subrs', 'excl', 'incl', 'percall'].includes(sort)) throw new ApiError(400, `unknown sort "${sort}"`);
@@ -273,10 +282,21 @@ export class ProfileApi {
     const base = events.reduce((m, e) => Math.max(m, e.incl), 0);
     let rows = events
       .filter((e) => paths || !e.name.includes('=>'))
-      .map((e) => ({
-        name: displayName(e.name),
+      .map((e) => {
+        const parts = splitPath(e.name);
+        const last = parts.at(-1)!;
+        const kind = kindOf(last);
+        const l = frameLabel({ name: last, kind, group: e.group, parent: parts.length > 1 ? { name: parts.at(-2)! } : null });
+        return { e, kind, l, name: displayName(e.name) };
+      })
+      .filter(({ kind }) => only === '' || (only === 'timers' ? kind === 'timer' : kind === 'sample'))
+      .map(({ e, kind, l, name }) => ({
+        name,
+        label: l.label,
+        role: l.role,
+        ...(l.file !== undefined ? { file: l.file, line: l.line } : {}),
         group: e.group,
-        kind: kindOf(splitPath(e.name).at(-1)!),
+        kind,
         calls: e.calls,
         subrs: e.subrs,
         excl: e.excl,
@@ -285,7 +305,7 @@ export class ProfileApi {
         exclPct: base > 0 ? (100 * e.excl) / base : 0,
         inclPct: base > 0 ? (100 * e.incl) / base : 0,
       }));
-    if (search) rows = rows.filter((r) => r.name.toLowerCase().includes(search));
+    if (search) rows = rows.filter((r) => r.name.toLowerCase().includes(search) || r.label.toLowerCase().includes(search));
     const key = sort as 'name' | 'calls' | 'subrs' | 'excl' | 'incl' | 'percall';
     rows.sort((a, b) => {
       const c = key === 'name' ? a.name.localeCompare(b.name) : (a[key] as number) - (b[key] as number);
@@ -318,7 +338,7 @@ export class ProfileApi {
     const s = (q.get('q') ?? '').toLowerCase();
     if (!s) return { total: 0, nodes: [] };
     const limit = clampInt(q.get('limit'), 100, 1, 1000);
-    const found = tree.nodes.filter((n) => n.name.toLowerCase().includes(s));
+    const found = tree.nodes.filter((n) => n.name.toLowerCase().includes(s) || frameLabel(n).label.toLowerCase().includes(s));
     found.sort((a, b) => b.incl - a.incl);
     return { total: found.length, nodes: found.slice(0, limit).map(info) };
   }
@@ -437,9 +457,12 @@ function readSourceFile(file: string, real: string): string {
 
 function info(n: TreeNode): NodeInfo {
   const src = n.kind === 'sample' || n.kind === 'unwind' ? sourceOf(n.name) : undefined;
+  const l = frameLabel(n);
   return {
     path: n.path,
     name: n.name,
+    label: l.label,
+    role: l.role,
     kind: n.kind,
     calls: n.calls,
     subrs: n.subrs,

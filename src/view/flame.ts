@@ -6,11 +6,19 @@
  * with 100,000 events still sends a small answer.
  */
 import { flameWidths, selfValue, stackRoots, type EventTree, type NodeKind, type TreeNode } from '../profile/event-tree.js';
+import { frameLabel, type FrameRole } from './labels.js';
 
 export { flameWidths };
 
 export interface FlameNode {
+  /** TAU's node name (the tooltip and the details line show it). */
   name: string;
+  /** What the frame reads: the function name, or the timer / phase / parameter value (labels.ts). */
+  label: string;
+  role: FrameRole;
+  /** Source position of sampled code. */
+  file?: string;
+  line?: number;
   /** Left out for the frames of complete stacks (a stacks file): their paths grow with their depth,
    * and the page builds them from the parent's path and the name. */
   path?: string;
@@ -40,18 +48,26 @@ export function flameGraph(tree: EventTree, opts: FlameOptions = {}): FlameNode 
   const tops = start ? [start] : stackRoots(tree);
   const total = tops.reduce((s, r) => s + (w.get(r) ?? 0), 0);
   const threshold = total * minFraction;
-  const convert = (n: TreeNode): FlameNode => {
+  // A timer's own `[CONTEXT] t` adds nothing a reader needs (every export leaves it out): its
+  // children hang under the timer directly, with their paths, since the page can no longer build
+  // them from the parent's. What the context itself keeps (normally 0) stays in the timer's width.
+  const spliced = (c: TreeNode): boolean => c.kind === 'context' && frameLabel(c).role === 'samples';
+  const convert = (n: TreeNode, explicitPath = false): FlameNode => {
     budget--;
-    const kids = n.children
-      .filter((c) => (w.get(c) ?? 0) > threshold)
-      .sort((a, b) => (w.get(b) ?? 0) - (w.get(a) ?? 0));
-    const children: FlameNode[] = [];
-    for (const c of kids) {
-      if (budget <= 0) break;
-      children.push(convert(c));
+    const kids: Array<[TreeNode, boolean]> = [];
+    for (const c of n.children) {
+      if (spliced(c)) for (const g of c.children) kids.push([g, true]);
+      else kids.push([c, false]);
     }
-    const path = n.frame && n !== start ? {} : { path: n.path };
-    return { name: n.name, ...path, kind: n.kind, value: w.get(n) ?? 0, self: selfValue(n), incl: n.incl, calls: n.calls, children };
+    const shown = kids.filter(([c]) => (w.get(c) ?? 0) > threshold).sort(([a], [b]) => (w.get(b) ?? 0) - (w.get(a) ?? 0));
+    const children: FlameNode[] = [];
+    for (const [c, under] of shown) {
+      if (budget <= 0) break;
+      children.push(convert(c, under));
+    }
+    const path = n.frame && n !== start && !explicitPath ? {} : { path: n.path };
+    const l = frameLabel(n);
+    return { name: n.name, ...l, ...path, kind: n.kind, value: w.get(n) ?? 0, self: selfValue(n), incl: n.incl, calls: n.calls, children };
   };
   if (start) return convert(start);
   const children: FlameNode[] = [];
@@ -59,5 +75,5 @@ export function flameGraph(tree: EventTree, opts: FlameOptions = {}): FlameNode 
     if (budget <= 0 || (w.get(r) ?? 0) <= threshold) break;
     children.push(convert(r));
   }
-  return { name: 'all', path: '', kind: 'timer', value: total, self: 0, incl: total, calls: 0, children };
+  return { name: 'all', label: 'all', role: 'timer', path: '', kind: 'timer', value: total, self: 0, incl: total, calls: 0, children };
 }

@@ -1,6 +1,7 @@
 /**
- * Two real runs of test/native/compare_work.c to compare: run A with the work scale 1, run B with 2
- * (its `scaled_work` does twice the CPU work; `steady_work` the same). Both run at the same time so
+ * Real runs of test/native/compare_work.c to compare: run A with the work scale 1, run B with 2
+ * (its `scaled_work` does twice the CPU work; `steady_work` the same), and `again`, a second run
+ * of A's command (the same program twice: no difference but noise). They run at the same time so
  * a shared machine loads them alike; samples use the thread's CPU clock (itimer-cpu), so sampled
  * values measure work, not waiting. Built once per test process.
  */
@@ -10,6 +11,8 @@ import { compileC, hyprof, tmpDir } from './native.js';
 export interface CompareRuns {
   a: string;
   b: string;
+  /** Run A's command once more. */
+  again: string;
   exe: string;
 }
 
@@ -21,10 +24,15 @@ export function compareRuns(): Promise<CompareRuns> {
     const root = tmpDir('compare-runs');
     const a = join(root, 'run-a');
     const b = join(root, 'run-b');
+    const again = join(root, 'run-a-again');
     const env = { HYPROF_SAMPLE_SOURCE: 'itimer-cpu' };
-    const [ra, rb] = await Promise.all([hyprof(['run', '--dir', a, '--', exe, '1'], { env }), hyprof(['run', '--dir', b, '--', exe, '2'], { env })]);
-    for (const r of [ra, rb]) if (r.code !== 0) throw new Error(`hyprof run failed (${r.code}): ${r.stderr}`);
-    return { a, b, exe };
+    const all = await Promise.all([
+      hyprof(['run', '--dir', a, '--', exe, '1'], { env }),
+      hyprof(['run', '--dir', b, '--', exe, '2'], { env }),
+      hyprof(['run', '--dir', again, '--', exe, '1'], { env }),
+    ]);
+    for (const r of all) if (r.code !== 0) throw new Error(`hyprof run failed (${r.code}): ${r.stderr}`);
+    return { a, b, again, exe };
   })();
   return runs;
 }

@@ -114,11 +114,11 @@ export async function run(cmd: string, args: string[], opts: RunOptions = {}): P
 
 /** The profile directory `hyprof run` / `hyprof resolve` writes to, from their arguments. */
 function outputDir(args: string[], opts: RunOptions): string | undefined {
-  const cmd = args[0];
+  const cmd = args[0] === 'record' ? 'run' : args[0];
   if (cmd !== 'run' && cmd !== 'resolve') return undefined;
   const dashes = args.indexOf('--');
   const own = dashes >= 0 ? args.slice(0, dashes) : args;
-  const flags = cmd === 'run' ? ['--dir'] : ['-o', '--output'];
+  const flags = cmd === 'run' ? ['--dir', '-o'] : ['-o', '--output'];
   for (let i = 1; i < own.length; i++) {
     for (const f of flags) {
       if (own[i] === f && i + 1 < own.length) return own[i + 1];

@@ -1,7 +1,16 @@
 /** The page's only way to the data: small JSON answers from the hyprof server. */
+import { formatCount, formatMetric, isTimeMetricName, timeUnitFor } from '../../src/base/units.js';
+import { state } from './state.js';
+
+/** What a frame is (src/view/labels.ts): hyprof's contexts, a timer's own samples, or sampled code. */
+export type FrameRole = 'timer' | 'phase' | 'param' | 'samples' | 'code';
+
 export interface NodeInfo {
   path: string;
+  /** TAU's node name; `label` is what the page writes (function name, timer name). */
   name: string;
+  label: string;
+  role: FrameRole;
   kind: 'timer' | 'context' | 'unwind' | 'sample';
   calls: number;
   subrs: number;
@@ -14,6 +23,10 @@ export interface NodeInfo {
 
 export interface FlameNode {
   name: string;
+  label: string;
+  role: FrameRole;
+  file?: string;
+  line?: number;
   /** Absent for the frames of complete stacks: the parent's path and the name (flame.ts fills it in). */
   path?: string;
   kind: NodeInfo['kind'];
@@ -49,19 +62,54 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
   return e;
 }
 
-/** The unit of a metric's values as TAU stores them: TIME metrics in microseconds, others counts. */
+/**
+ * The unit a header names: the forced time unit (the header's unit switch), `counts` for other
+ * metrics, or `by size` when each time value carries its own (ns, µs, ms, s).
+ */
 export function unitOf(metric: string): string {
-  return /TIME/i.test(metric) ? 'µs' : 'counts';
+  if (!isTimeMetricName(metric)) return 'counts';
+  return state.units === 'auto' ? AUTO_UNITS : timeUnitFor(0, state.units).symbol;
 }
 
-/** A value with its unit: `1,234.5 µs`. */
-export function withUnit(v: number, unit: string): string {
-  return `${fmt(v)} ${unit}`;
+/** What unitOf says when each value carries its own unit. */
+export const AUTO_UNITS = 'ns, µs, ms or s by size';
+
+/** ` (ms)` after a header; nothing when each value carries its own unit. */
+export function paren(unit: string, more = ''): string {
+  return unit === AUTO_UNITS ? (more ? ` (${more.trim()})` : '') : ` (${unit}${more})`;
 }
 
-/** A change with its sign. */
-export function signed(v: number): string {
-  return v > 0 ? `+${fmt(v)}` : fmt(v);
+/** A value of the shown metric with its unit, chosen for its size (src/base/units.ts): `1.35 s`, `12.3 k`. */
+export function val(v: number, metric: string = state.metricName): string {
+  return formatMetric(v, metric, state.units);
+}
+
+/** Calls and sample counts: `845`, `12.3 k`. */
+export function count(v: number): string {
+  return formatCount(v, state.units);
+}
+
+/** A change with its sign, in the metric's unit. */
+export function signed(v: number, metric: string = state.metricName): string {
+  return v > 0 ? `+${val(v, metric)}` : val(v, metric);
+}
+
+/** Marks of hyprof's contexts on frames and rows: timers, phases, parameter values. Sampled code has none. */
+export const ROLE_MARK: Record<FrameRole, string> = { timer: '◆', phase: '▣', param: '◈', samples: '◆', code: '' };
+
+/** A frame's text: the mark of a context, then its label. */
+export function frameText(n: { label: string; role: FrameRole }): string {
+  // A timer's own [CONTEXT] row in the tree holds the samples taken in it.
+  if (n.role === 'samples') return `${ROLE_MARK.samples} samples in ${n.label}`;
+  const m = ROLE_MARK[n.role];
+  return m ? `${m} ${n.label}` : n.label;
+}
+
+/** The tooltip of a frame or row: what it is, where its code is, and TAU's node name. */
+export function frameTitle(n: { label: string; role: FrameRole; name: string; file?: string; line?: number }): string {
+  const what = n.role === 'code' ? 'sampled code' : n.role === 'samples' ? 'samples taken in this timer' : n.role === 'param' ? 'parameter value (hyprof context)' : `${n.role} (hyprof context)`;
+  const where = n.file !== undefined ? `\n${n.file}:${n.line}` : '';
+  return `${n.label} — ${what}${where}\nTAU node: ${n.name}`;
 }
 
 /** b / a as the tables show it, or what stands instead. */

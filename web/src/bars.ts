@@ -3,7 +3,7 @@
  * the top events, same colour for the same event on every row. Threads arrive a page at a time.
  */
 import * as d3 from 'd3';
-import { el, fmt, getJson, unitOf } from './api.js';
+import { el, getJson, unitOf, val } from './api.js';
 import { state, showError } from './state.js';
 
 interface Row {
@@ -42,7 +42,7 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   } catch (e) {
     return showError(e);
   }
-  const unit = kind === 'samples' ? `${unitOf(a.metric)} sampled` : unitOf(a.metric);
+  const sampled = kind === 'samples' ? ' sampled' : '';
   root.replaceChildren();
   if (title) root.append(el('h3', { class: 'run-title' }, title));
   const controls = el('div', { class: 'controls' });
@@ -69,16 +69,16 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   const list = el('div', { class: 'bars' });
   // Columns as wide as their longest entry: thread names and totals with units are never cut.
   list.style.setProperty('--label-w', `${Math.max(8, ...rows.map((r) => r.label.length)) + 1}ch`);
-  list.style.setProperty('--total-w', `${Math.max(8, ...rows.map((r) => `${fmt(r.total)} ${unitOf(a.metric)}`.length)) + 1}ch`);
+  list.style.setProperty('--total-w', `${Math.max(8, ...rows.map((r) => val(r.total, a.metric).length)) + 1}ch`);
   for (const r of rows) {
     const row = el('div', { class: `row${r.stat ? ' stat' : ''}`, 'data-thread': r.key, title: `${r.label}: click for its statistics` });
-    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total', title: `${fmt(r.total)} ${unit}` }, `${fmt(r.total)} ${unitOf(a.metric)}`));
+    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total', title: `${val(r.total, a.metric)}${sampled}` }, val(r.total, a.metric)));
     const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
     let at = 0;
     const parts = [...r.values.map((v, i) => ({ v, c: colourOfName(a.top[i]), n: a.top[i] })), { v: r.other, c: '#c8ccd4', n: 'other' }];
     for (const p of parts) {
       if (p.v <= 0) continue;
-      svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${fmt(p.v)} ${unit}`);
+      svg.append('rect').attr('x', x(at)).attr('y', 0).attr('width', x(p.v)).attr('height', 10).attr('fill', p.c).append('title').text(`${p.n}: ${val(p.v, a.metric)}${sampled}`);
       at += p.v;
     }
     row.onclick = () => onPick(r.key, r.label);

@@ -2,10 +2,12 @@
  * The compare mode: run A (the baseline) beside run B. The statistics table of both runs with the
  * change (B − A) and ratio (B / A) per event, sampled function and sampled line, largest change
  * first (the data of `hyprof diff`), and a differential flame graph: frames and widths of run B,
- * colour from the change against run A (red slower, green faster).
+ * colour from the change against run A (red slower, green faster). Sampled values carry their
+ * sampling error; a change within it is noise (grey, listed after the changes); timer values are
+ * probe-measured, exact.
  */
 import * as d3 from 'd3';
-import { el, fmt, getJson, ratioText, signed, unitOf } from './api.js';
+import { count, el, fmt, frameText, getJson, ratioText, signed, unitOf, val, type FrameRole, paren } from './api.js';
 import { state, showError } from './state.js';
 
 interface Compared {
@@ -13,6 +15,9 @@ interface Compared {
   b?: number;
   delta: number;
   ratio: number | null;
+  exact?: true;
+  error?: number;
+  noise?: boolean;
 }
 interface DiffAnswer {
   metric: string;
@@ -28,7 +33,14 @@ interface DiffAnswer {
 const LIMIT = 200;
 
 function changeClass(c: Compared): string {
+  if (c.noise) return 'noise';
   return c.delta > 0 ? 'worse' : c.delta < 0 ? 'better' : '';
+}
+
+/** The error cell of a sampled value: `±1.2 ms`, `noise` when the change is within 3 of them. */
+function errorCell(c: Compared, metric: string): HTMLTableCellElement {
+  const text = c.error === undefined ? '' : `±${val(c.error, metric)}${c.noise ? ' noise' : ''}`;
+  return el('td', { class: `num error${c.noise ? ' noise' : ''}`, 'data-value': String(c.error ?? '') }, text);
 }
 
 function table(cls: string, heads: string[], rows: HTMLTableRowElement[]): HTMLTableElement {
@@ -43,15 +55,19 @@ function table(cls: string, heads: string[], rows: HTMLTableRowElement[]): HTMLT
   return t;
 }
 
-/** One row: name, then A, B, change and ratio of the compared value, then extra cells. */
-function row(name: string, c: Compared, only: 'a' | 'b' | undefined, extra: Array<string>, attrs: Record<string, string>): HTMLTableRowElement {
-  const tr = el('tr', attrs);
+/**
+ * One row: name, then A, B, change and ratio of the compared value, then extra cells. `metric`:
+ * values in its units (undefined: as recorded, for user events).
+ */
+function row(name: string, c: Compared, only: 'a' | 'b' | undefined, extra: Array<string | HTMLTableCellElement>, attrs: Record<string, string>, metric?: string): HTMLTableRowElement {
+  const v = (x: number): string => (metric === undefined ? fmt(x) : val(x, metric));
+  const tr = el('tr', { ...attrs, ...(c.noise ? { class: `${attrs.class ?? ''} noise`.trim() } : {}) });
   tr.append(el('td', { class: 'name', title: name }, name));
-  tr.append(el('td', { class: 'num a', 'data-value': String(c.a ?? '') }, c.a === undefined ? '–' : fmt(c.a)));
-  tr.append(el('td', { class: 'num b', 'data-value': String(c.b ?? '') }, c.b === undefined ? '–' : fmt(c.b)));
-  tr.append(el('td', { class: `num delta ${changeClass(c)}`, 'data-value': String(c.delta) }, signed(c.delta)));
+  tr.append(el('td', { class: 'num a', 'data-value': String(c.a ?? '') }, c.a === undefined ? '–' : v(c.a)));
+  tr.append(el('td', { class: 'num b', 'data-value': String(c.b ?? '') }, c.b === undefined ? '–' : v(c.b)));
+  tr.append(el('td', { class: `num delta ${changeClass(c)}`, 'data-value': String(c.delta) }, metric === undefined ? (c.delta > 0 ? `+${fmt(c.delta)}` : fmt(c.delta)) : signed(c.delta, metric)));
   tr.append(el('td', { class: `num ratio ${changeClass(c)}`, 'data-value': String(c.ratio ?? '') }, ratioText(c.ratio, only)));
-  for (const x of extra) tr.append(el('td', { class: 'num' }, x));
+  for (const x of extra) tr.append(typeof x === 'string' ? el('td', { class: 'num' }, x) : x);
   return tr;
 }
 
@@ -70,35 +86,37 @@ export async function renderDiffTable(root: HTMLElement): Promise<void> {
     el(
       'div',
       { class: 'controls' },
-      `A: ${d.a.dir} (${d.a.thread})  ·  B: ${d.b.dir} (${d.b.thread})  ·  metric ${d.metric}, values in ${unit}; largest change first; red: B larger, green: B smaller`,
+      `A: ${d.a.dir} (${d.a.thread})  ·  B: ${d.b.dir} (${d.b.thread})  ·  metric ${d.metric}, values in ${unit}; largest change first; red: B larger, green: B smaller; ` +
+        'sampled values ± their sampling error, changes within 3 errors grey (noise) and listed last',
     ),
   );
-  root.append(el('h3', { class: 'run-title' }, `Events: exclusive ${d.metric} (${unit})`));
+  const m = d.metric;
+  root.append(el('h3', { class: 'run-title' }, `Events: exclusive ${d.metric}${paren(unit)}, measured by probes: exact`));
   const ev = d.events.filter((e) => match(e.name)).slice(0, LIMIT);
   root.append(
     table(
       'diff-events',
-      ['Event', `A (${unit})`, `B (${unit})`, `B − A (${unit})`, 'B / A', `A incl. (${unit})`, `B incl. (${unit})`, 'A calls', 'B calls'],
+      ['Event', `A${paren(unit)}`, `B${paren(unit)}`, `B − A${paren(unit)}`, 'B / A', `A incl.${paren(unit)}`, `B incl.${paren(unit)}`, 'A calls', 'B calls'],
       ev.map((e) =>
-        row(e.name, e.excl, e.only, [e.incl.a === undefined ? '–' : fmt(e.incl.a), e.incl.b === undefined ? '–' : fmt(e.incl.b), e.calls.a === undefined ? '–' : fmt(e.calls.a), e.calls.b === undefined ? '–' : fmt(e.calls.b)], {
+        row(e.name, e.excl, e.only, [e.incl.a === undefined ? '–' : val(e.incl.a, m), e.incl.b === undefined ? '–' : val(e.incl.b, m), e.calls.a === undefined ? '–' : count(e.calls.a), e.calls.b === undefined ? '–' : count(e.calls.b)], {
           'data-name': e.name,
           class: `kind-${e.kind}`,
-        }),
+        }, m),
       ),
     ),
   );
   if (d.functions.length > 0) {
-    root.append(el('h3', { class: 'run-title' }, `Sampled functions: self ${d.metric} (${unit} sampled) per sample context`));
+    root.append(el('h3', { class: 'run-title' }, `Sampled functions: self ${d.metric}${paren(unit, ' sampled')} per sample context`));
     const fns = d.functions.filter((f) => match(f.function) || match(f.context ?? '')).slice(0, LIMIT);
     root.append(
       table(
         'diff-functions',
-        ['Function', `A (${unit})`, `B (${unit})`, `B − A (${unit})`, 'B / A', 'A samples', 'B samples', 'Context'],
+        ['Function', `A${paren(unit)}`, `B${paren(unit)}`, `B − A${paren(unit)}`, 'B / A', 'error (±1σ)', 'A samples', 'B samples', 'Context'],
         fns.map((f) => {
-          const tr = row(f.function, f.self, f.only, [f.samples.a === undefined ? '–' : fmt(f.samples.a), f.samples.b === undefined ? '–' : fmt(f.samples.b)], {
+          const tr = row(f.function, f.self, f.only, [errorCell(f.self, m), f.samples.a === undefined ? '–' : count(f.samples.a), f.samples.b === undefined ? '–' : count(f.samples.b)], {
             'data-name': f.function,
             'data-context': f.context ?? '',
-          });
+          }, m);
           tr.append(el('td', { class: 'context' }, f.context ?? 'all contexts'));
           return tr;
         }),
@@ -106,14 +124,14 @@ export async function renderDiffTable(root: HTMLElement): Promise<void> {
     );
   }
   if (d.lines.length > 0) {
-    root.append(el('h3', { class: 'run-title' }, `Sampled lines: ${d.metric} (${unit} sampled) per sample context`));
+    root.append(el('h3', { class: 'run-title' }, `Sampled lines: ${d.metric}${paren(unit, ' sampled')} per sample context`));
     const ls = d.lines.filter((l) => match(l.line) || match(l.context)).slice(0, LIMIT);
     root.append(
       table(
         'diff-lines',
-        ['Line', `A (${unit})`, `B (${unit})`, `B − A (${unit})`, 'B / A', 'A samples', 'B samples', 'Context'],
+        ['Line', `A${paren(unit)}`, `B${paren(unit)}`, `B − A${paren(unit)}`, 'B / A', 'error (±1σ)', 'A samples', 'B samples', 'Context'],
         ls.map((l) => {
-          const tr = row(l.line, l.value, l.only, [l.samples.a === undefined ? '–' : fmt(l.samples.a), l.samples.b === undefined ? '–' : fmt(l.samples.b)], { 'data-name': l.line, 'data-context': l.context });
+          const tr = row(l.line, l.value, l.only, [errorCell(l.value, m), l.samples.a === undefined ? '–' : count(l.samples.a), l.samples.b === undefined ? '–' : count(l.samples.b)], { 'data-name': l.line, 'data-context': l.context }, m);
           tr.append(el('td', { class: 'context' }, l.context));
           return tr;
         }),
@@ -134,6 +152,8 @@ export async function renderDiffTable(root: HTMLElement): Promise<void> {
 
 interface DiffFlameNode {
   name: string;
+  label: string;
+  role: FrameRole;
   path: string;
   kind: string;
   value: number;
@@ -169,7 +189,6 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
   } catch (e) {
     return showError(e);
   }
-  const unit = unitOf(state.metricName);
   root.replaceChildren();
   const info = el('div', { class: 'controls muted' });
   const legend = el('span', { class: 'diff-legend' });
@@ -182,7 +201,7 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
     void renderDiffFlame(root);
   };
   const [tb, ta] = bAndA(f);
-  info.append(pick, ` Differential flame graph: widths from run ${widthFrom.toUpperCase()} (run B total ${fmt(tb)} ${unit}, run A ${fmt(ta)} ${unit}), colour from the change B against A  `, legend);
+  info.append(pick, ` Differential flame graph: widths from run ${widthFrom.toUpperCase()} (run B total ${val(tb)}, run A ${val(ta)}), colour from the change B against A  `, legend);
   root.append(info);
   const holder = el('div', { id: 'flame' });
   root.append(holder);
@@ -206,6 +225,7 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
     .data(nodes.filter((d) => x(d.x0 + d.n.value) - x(d.x0) >= 0.5))
     .join('g')
     .attr('data-path', (d) => d.n.path ?? null)
+    .attr('data-label', (d) => d.n.label)
     .attr('data-value', (d) => String(d.n.value))
     .attr('data-other', (d) => String(d.n.other))
     .attr('transform', (d) => `translate(${x(d.x0)},${d.depth * ROW})`);
@@ -218,12 +238,13 @@ export async function renderDiffFlame(root: HTMLElement): Promise<void> {
     .attr('y', ROW - 5)
     .text((d) => {
       const chars = Math.floor((x(d.x0 + d.n.value) - x(d.x0) - 6) / 6.6);
-      return chars < 3 ? '' : d.n.name.length > chars ? `${d.n.name.slice(0, chars - 1)}…` : d.n.name;
+      const text = frameText(d.n);
+      return chars < 3 ? '' : text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
     });
   g.append('title').text((d) => {
     const [b, a] = bAndA(d.n);
     const r = a > 0 ? `${(b / a).toFixed(2)}×` : 'only in B';
-    return `${d.n.name}\nB ${fmt(b)} ${unit}   A ${fmt(a)} ${unit}   B − A ${signed(b - a)} ${unit}   B / A ${b === 0 ? 'only in A' : r}`;
+    return `${frameText(d.n)}\nTAU node: ${d.n.name}\nB ${val(b)}   A ${val(a)}   B − A ${signed(b - a)}   B / A ${b === 0 ? 'only in A' : r}`;
   });
 }
 

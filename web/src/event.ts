@@ -2,7 +2,7 @@
  * ParaProf's function window: one event — a timer (or event path) or a sampled function — on every
  * thread / rank as bars, with the mean, min, max and standard deviation over threads.
  */
-import { el, fmt, getJson, unitOf } from './api.js';
+import { el, getJson, unitOf, val } from './api.js';
 import { state, showError } from './state.js';
 
 interface EventAnswer {
@@ -68,8 +68,8 @@ export async function renderEvent(root: HTMLElement): Promise<void> {
   const spread = el('table', { class: 'spread' });
   for (const k of ['mean', 'min', 'max', 'std'] as const) {
     const tr = el('tr', { 'data-stat': k });
-    tr.append(el('td', {}, k === 'std' ? 'std. dev.' : k), el('td', { class: 'num', 'data-value': String(a.excl[k]) }, `${fmt(a.excl[k])} ${unit}`));
-    tr.append(el('td', { class: 'muted' }, `${a.kind === 'timer' ? 'inclusive' : 'total'} ${fmt(a.incl[k])} ${unit}`));
+    tr.append(el('td', {}, k === 'std' ? 'std. dev.' : k), el('td', { class: 'num', 'data-value': String(a.excl[k]) }, val(a.excl[k], a.metric)));
+    tr.append(el('td', { class: 'muted' }, `${a.kind === 'timer' ? 'inclusive' : 'total'} ${val(a.incl[k], a.metric)}`));
     spread.append(tr);
   }
   root.append(spread);
@@ -80,10 +80,10 @@ export async function renderEvent(root: HTMLElement): Promise<void> {
     ...a.threads.map((t) => ({ key: t.key, label: t.label, excl: t.excl, stat: false })),
   ];
   list.style.setProperty('--label-w', `${Math.max(8, ...rows.map((r) => r.label.length)) + 1}ch`);
-  list.style.setProperty('--total-w', `${Math.max(8, ...rows.map((r) => (r.excl === undefined ? 1 : `${fmt(r.excl)} ${unit}`.length))) + 1}ch`);
+  list.style.setProperty('--total-w', `${Math.max(8, ...rows.map((r) => (r.excl === undefined ? 1 : val(r.excl, a.metric).length))) + 1}ch`);
   for (const r of rows) {
     const row = el('div', { class: `row${r.stat ? ' stat' : ''}`, 'data-thread': r.key, 'data-value': String(r.excl ?? '') });
-    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total' }, r.excl === undefined ? '–' : `${fmt(r.excl)} ${unit}`));
+    row.append(el('span', { class: 'label' }, r.label), el('span', { class: 'total' }, r.excl === undefined ? '–' : val(r.excl, a.metric)));
     const bar = el('span', { class: 'bar-track' });
     bar.style.cssText = 'flex:1;height:14px;position:relative';
     const fill = el('span');

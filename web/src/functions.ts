@@ -3,7 +3,7 @@
  * --no-children) and total (samples with the function anywhere in the chain, --children), over all
  * contexts or in one context (the timer that was running). Sorted on the server; click a column.
  */
-import { el, fmt, getJson, pct, unitOf } from './api.js';
+import { count, el, getJson, pct, unitOf, val, paren } from './api.js';
 import { state, showError } from './state.js';
 
 interface FunctionRow {
@@ -54,7 +54,7 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     void renderFunctions(root);
   };
   const unit = unitOf(state.metricName);
-  controls.append(el('span', {}, `${fmt(a.scope.samples)} samples, ${fmt(a.scope.value)} ${unit} of ${state.metricName} in `), pick);
+  controls.append(el('span', {}, `${count(a.scope.samples)} samples, ${val(a.scope.value)} of ${state.metricName} in `), pick);
   root.append(controls);
   if (a.scope.samples === 0) {
     root.append(el('p', { class: 'muted' }, 'No samples in this profile: measure with sampling on (hyprof run samples by default).'));
@@ -70,7 +70,7 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     };
     return th;
   };
-  head.append(el('th', {}, 'Function'), sortable(`Self (${unit})`, 'self'), el('th', { class: 'num' }, '%'), sortable(`Total (${unit})`, 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
+  head.append(el('th', {}, 'Function'), sortable(`Self${paren(unit)}`, 'self'), el('th', { class: 'num' }, '%'), sortable(`Total${paren(unit)}`, 'total'), el('th', { class: 'num' }, '%'), el('th', { class: 'num' }, 'Samples'), el('th', {}, 'File'));
   const thead = el('thead');
   thead.append(head);
   const body = el('tbody');
@@ -78,11 +78,11 @@ export async function renderFunctions(root: HTMLElement): Promise<void> {
     const tr = el('tr', { 'data-name': r.function });
     tr.append(
       el('td', { class: 'name' }, r.function),
-      el('td', { class: 'num self', 'data-value': String(r.self) }, fmt(r.self)),
+      el('td', { class: 'num self', 'data-value': String(r.self) }, val(r.self)),
       el('td', { class: 'num' }, pct(r.selfPercent)),
-      el('td', { class: 'num total', 'data-value': String(r.total) }, fmt(r.total)),
+      el('td', { class: 'num total', 'data-value': String(r.total) }, val(r.total)),
       el('td', { class: 'num' }, pct(r.totalPercent)),
-      el('td', { class: 'num' }, fmt(r.totalSamples)),
+      el('td', { class: 'num' }, count(r.totalSamples)),
       el('td', { class: 'file muted' }, r.file),
     );
     body.append(tr);

@@ -137,6 +137,11 @@ async function start(): Promise<void> {
     resetFunctions();
     void render();
   };
+  const units = document.getElementById('units') as HTMLSelectElement;
+  units.onchange = () => {
+    state.units = units.value as typeof state.units;
+    void render();
+  };
   const search = document.getElementById('search') as HTMLInputElement;
   let timer: ReturnType<typeof setTimeout> | undefined;
   search.oninput = () => {

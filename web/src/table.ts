@@ -1,10 +1,18 @@
-/** ParaProf's thread statistics table: sorted and searched on the server, a page at a time. */
-import { el, fmt, getJson, pct, unitOf } from './api.js';
+/**
+ * ParaProf's thread statistics table: sorted and searched on the server, a page at a time. Timers
+ * by default; the sampled code (by function, with file:line) on its own switch, so the two kinds of
+ * measurement are not ranked against each other.
+ */
+import { count, el, frameText, getJson, pct, unitOf, val, type FrameRole, paren } from './api.js';
 import { renderDiffTable } from './compare.js';
 import { state, showError } from './state.js';
 
 interface TableRow {
   name: string;
+  label: string;
+  role: FrameRole;
+  file?: string;
+  line?: number;
   group: string;
   kind: string;
   calls: number;
@@ -23,7 +31,7 @@ interface TableAnswer {
 }
 
 const PAGE = 100;
-const view = { sort: 'excl', order: 'desc', offset: 0, paths: false };
+const view: { sort: string; order: string; offset: number; paths: boolean; kind: 'timers' | 'samples' } = { sort: 'excl', order: 'desc', offset: 0, paths: false, kind: 'timers' };
 
 const COLUMNS: Array<[key: string, label: string, num: boolean]> = [
   ['name', 'Name', false],
@@ -54,12 +62,24 @@ export async function renderTable(root: HTMLElement): Promise<void> {
       offset: view.offset,
       limit: PAGE,
       paths: view.paths ? 1 : 0,
+      kind: view.kind,
     });
   } catch (e) {
     return showError(e);
   }
   root.replaceChildren();
   const controls = el('div', { class: 'controls' });
+  const kinds = el('span', { class: 'switch', id: 'table-kind' });
+  for (const [k, text] of [['timers', 'Timers'], ['samples', 'Sampled code']] as const) {
+    const b = el('button', { 'data-kind': k, class: view.kind === k ? 'active' : '' }, text);
+    b.onclick = () => {
+      view.kind = k;
+      view.offset = 0;
+      void renderTable(root);
+    };
+    kinds.append(b);
+  }
+  controls.append(kinds, ' ');
   const box = el('input', { type: 'checkbox', id: 'paths' });
   box.checked = view.paths;
   box.onchange = () => {
@@ -69,13 +89,14 @@ export async function renderTable(root: HTMLElement): Promise<void> {
   };
   const lab = el('label', { for: 'paths' }, ' event paths (a => b)');
   const unit = unitOf(a.metric);
-  controls.append(el('span', {}, `${a.total} events${state.search ? ` matching "${state.search}"` : ''}; metric ${a.metric}, values in ${unit}`), box, lab);
+  const what = view.kind === 'timers' ? 'timers' : 'sampled lines';
+  controls.append(el('span', {}, `${a.total} ${what}${state.search ? ` matching "${state.search}"` : ''}; metric ${a.metric}, values in ${unit}`), box, lab);
   root.append(controls);
   const table = el('table', { class: 'stats' });
   const head = el('tr');
   for (const [key, label, num] of COLUMNS) {
     const sortKey = key === 'exclPct' ? 'excl' : key === 'inclPct' ? 'incl' : key;
-    const units: Record<string, string> = { excl: ` (${unit})`, incl: ` (${unit})`, percall: ` (${unit})`, calls: '', subrs: '' };
+    const units: Record<string, string> = { excl: `${paren(unit)}`, incl: `${paren(unit)}`, percall: `${paren(unit)}`, calls: '', subrs: '' };
     const th = el('th', { class: num ? 'num' : '', 'data-sort': sortKey }, label + (units[key] ?? '') + (view.sort === sortKey && key !== 'exclPct' && key !== 'inclPct' ? (view.order === 'desc' ? ' ▼' : ' ▲') : ''));
     th.onclick = () => {
       view.order = view.sort === sortKey && view.order === 'desc' ? 'asc' : 'desc';
@@ -90,11 +111,14 @@ export async function renderTable(root: HTMLElement): Promise<void> {
   table.append(thead);
   const body = el('tbody');
   for (const r of a.rows) {
-    const tr = el('tr', { class: `kind-${r.kind}`, 'data-name': r.name });
-    tr.append(el('td', { class: 'name', title: `${r.name}\ngroup ${r.group}` }, r.name));
+    const tr = el('tr', { class: `kind-${r.kind} role-${r.role}`, 'data-name': r.name });
+    const name = el('td', { class: 'name', title: `${r.label}${r.file !== undefined ? `\n${r.file}:${r.line}` : ''}\nTAU name: ${r.name}\ngroup ${r.group}` }, view.paths && r.name.includes('=>') ? r.name : frameText(r));
+    if (r.file !== undefined) name.append(el('span', { class: 'where muted' }, ` ${r.file.slice(r.file.lastIndexOf('/') + 1)}:${r.line}`));
+    tr.append(name);
     for (const [key, , ] of COLUMNS.slice(1)) {
       const v = r[key as keyof TableRow] as number;
-      tr.append(el('td', { class: `num ${key}`, 'data-value': String(v) }, key.endsWith('Pct') ? pct(v) : fmt(v)));
+      const text = key.endsWith('Pct') ? pct(v) : key === 'calls' || key === 'subrs' ? count(v) : val(v, a.metric);
+      tr.append(el('td', { class: `num ${key}`, 'data-value': String(v) }, text));
     }
     body.append(tr);
   }
