@@ -36,7 +36,7 @@ ifeq ($(shell test "$(HYPROF_PAPI)" != 0 && test -f /usr/include/papi.h && echo 
 endif
 
 .PHONY: all install uninstall clean fortran-module
-all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp fortran-module
+all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp $(BUILD)/hyprof_otf2.stamp fortran-module
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -48,6 +48,11 @@ $(BUILD)/libhyprof.so: $(OBJECTS)
 # The MPI layer: built with the MPI compiler when there is one, else skipped with a message.
 $(BUILD)/libhyprof_mpi.stamp: $(BUILD)/libhyprof.so scripts/build-mpi.sh $(wildcard native/mpi/*.[ch])
 	sh scripts/build-mpi.sh $(BUILD)
+
+# The trace converter hyprof-otf2: built with the OTF2 library when there is one, else skipped with a
+# message (docs/trace.md).
+$(BUILD)/hyprof_otf2.stamp: scripts/build-otf2.sh $(wildcard native/otf2/*.[ch])
+	sh scripts/build-otf2.sh $(BUILD)
 
 # The Fortran module (hyprof.mod) from native/include/hyprof.f90, when that file and a Fortran
 # compiler are there; else a message and nothing.

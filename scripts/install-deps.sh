@@ -4,12 +4,14 @@
 #                        pkg-config (the C-only install's test builds with `pkg-config hyprof`)
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
+#   traces (optional):   libopen-trace-format2-dev (hyprof-otf2 writes OTF2 with it), otf2-tools
+#                        (otf2-print) and python3-otf2 (the tests read every trace with both)
 #   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
 #                        a JDK (TAU's own profile reader, test/tools/tau-reader), util-linux (prlimit:
 #                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks)
 set -euo pipefail
 packages=(build-essential python3 pkg-config gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
-  openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time)
+  openmpi-bin libopenmpi-dev libopen-trace-format2-dev otf2-tools python3-otf2 chromium linux-perf openjdk-17-jdk-headless util-linux time)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()
 for p in "${packages[@]}"; do

@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { createProgress } from '../base/progress.js';
+import { otf2Writer } from './package-root.js';
 
 export interface ResolveStepOptions {
   callpath?: boolean;
@@ -28,6 +29,8 @@ export interface ResolveSummary {
   warnings: string[];
   /** Images a process replaced by exec, each in a context of its own. */
   replaced: Array<{ node: number; context: number; executable: string }>;
+  /** The OTF2 archive written from the run's trace (HYPROF_TRACE), if one was. */
+  trace?: { archive: string; locations: number; events: number };
 }
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
@@ -113,6 +116,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
     const result = await resolveRawFiles(files, {
       ...opts,
       outDir,
+      otf2Writer: otf2Writer(),
       onProgress: (done, total, what) => progress.update(`hyprof: ${what} (${done}/${total})`),
     });
     progress.done();
@@ -122,6 +126,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       drops: result.drops,
       warnings: result.warnings,
       replaced: result.replacedImages.map(({ node, context, executable }) => ({ node, context, executable })),
+      ...(result.trace?.archive ? { trace: { archive: result.trace.archive, locations: result.trace.locations, events: result.trace.events } } : {}),
     };
   } catch (e) {
     progress.done();

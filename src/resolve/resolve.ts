@@ -22,6 +22,7 @@ import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../pr
 import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
+import { checkTraceFiles, traceFileOf, writeTraceArchive, type TraceResult } from './trace-otf2.js';
 import { MERGED_FILE, writeMergedFile } from '../profile/tau-merged.js';
 import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
@@ -41,6 +42,11 @@ export interface ResolveOptions {
   allRanks?: boolean;
   /** `profile` (TAU's profile.<node>.<context>.<thread> files, the default) or `merged` (tauprofile.xml). */
   format?: 'profile' | 'merged';
+  /**
+   * The OTF2 writer (hyprof-otf2, native/otf2/), null when it was not built (no OTF2 library): a run
+   * that recorded a trace then gets a note instead of an archive (trace-otf2.ts).
+   */
+  otf2Writer?: string | null;
 }
 
 export interface ResolveResult {
@@ -59,6 +65,8 @@ export interface ResolveResult {
   workers: number;
   /** Images replaced by exec that another image of their process follows, each in a context of its own. */
   replacedImages: ReplacedImage[];
+  /** The OTF2 archive written from the run's trace files (HYPROF_TRACE); undefined when none recorded one. */
+  trace?: TraceResult;
 }
 
 /** What the first pass keeps of a process. */
@@ -131,6 +139,8 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
         'resolve the whole run at once (hyprof run -- mpirun ..., or hyprof resolve <raw directory> --format merged)',
     );
   }
+  // A damaged trace file stops the resolve here too, before anything is written.
+  checkTraceFiles(opts.otf2Writer ?? null, files.map(traceFileOf).filter((f): f is string => f !== null));
   await symbolizer.flush();
 
   // Pass 2: assemble and write, file by file.
@@ -191,6 +201,23 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   } catch (e) {
     throw writeError(opts.outDir, e);
   }
+  // The trace: one archive for the processes resolved together; ranks resolving their own files into
+  // one directory at once would each replace it, so they leave it to a resolve of the whole run.
+  const traceParts = parts.flatMap((p) => (p.trace ? [p.trace] : []));
+  let trace: TraceResult | undefined;
+  if (traceParts.length > 0 && procs.some(isRankOfSeveral) && !allRanks) {
+    trace = {
+      archive: null,
+      locations: 0,
+      events: 0,
+      warnings: [
+        `the trace files of these ranks are kept beside their raw files: one OTF2 archive holds every rank, ` +
+          'written by a resolve of the whole run (hyprof run -- mpirun ..., or hyprof resolve <raw directory>)',
+      ],
+    };
+  } else if (traceParts.length > 0) {
+    trace = writeTraceArchive(opts.otf2Writer ?? null, opts.outDir, [...metrics], traceParts);
+  }
 
   const drops: Record<string, number> = {};
   for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
@@ -208,10 +235,12 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       ...new Set([...symbolizer.warnings, ...warnings]),
       ...parts.flatMap((p) => p.openmpNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
+      ...(trace?.warnings ?? []),
     ],
     ...(ranks ? { ranks } : {}),
     workers,
     replacedImages: images,
+    ...(trace ? { trace } : {}),
   };
 }
 
