@@ -13,7 +13,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, hyprof, libPath, repoRoot, run, tmpDir, type RunResult } from './helpers/native.js';
+import { compileC, haveTool, hyprof, libPath, repoRoot, run, runtimeSources, tmpDir, type RunResult } from './helpers/native.js';
 import { resolveChecked } from './helpers/resolve.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import type { TauThreadProfile } from '../src/profile/tau-model.js';
@@ -262,3 +262,39 @@ traceTest('TAU_TRACE_FORMAT other than otf2 is named once; the trace is written 
   t.is(r.stderr.match(/hyprof: TAU_TRACE_FORMAT=slog2: hyprof writes traces in OTF2 only \(TAU_TRACE_FORMAT=otf2\)/g)?.length, 1, r.stderr);
   readArchive(t, dir);
 });
+
+for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitizer', 'address']] as const) {
+  traceTest(`${label}: a thread fills and writes trace buffers while another flushes, copying them; no report, a sound trace`, async (t) => {
+    // test/native/core_flush_race.c: one thread enters 5,000 contexts (five records each) while the
+    // main thread flushes over and over; 4 KiB buffers, so the thread writes a block every 51 steps
+    // while the flushes copy its buffer (native/core/trace.c: the seqlock on its gen).
+    const exe = compileC(`trace_flush_race_${sanitize}`, [...runtimeSources(), 'core_flush_race.c'], {
+      link: false,
+      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    });
+    const dir = tmpDir(`trace-flush-race-${sanitize}`);
+    const copies = tmpDir(`trace-flush-race-copies-${sanitize}`);
+    const r = await run(exe, [copies, '5000'], {
+      timeoutMs: 300_000,
+      env: {
+        HYPROF_RAW_DIR: dir,
+        HYPROF_RESOLVE: '0',
+        HYPROF_SAMPLING: '0',
+        HYPROF_THROTTLE: '0',
+        HYPROF_TRACE: '1',
+        HYPROF_TRACE_BUFFER_KB: '4',
+        TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
+        ASAN_OPTIONS: 'detect_leaks=1',
+      },
+    });
+    t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
+    t.notRegex(r.stderr, /WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:/);
+    const out = tmpDir(`trace-flush-race-out-${sanitize}`);
+    const res = await hyprof(['resolve', dir, '-o', out]);
+    t.is(res.code, 0, res.stderr);
+    const a = readArchive(t, out);
+    const worker = a.locations.find((l) => l.name.startsWith('thread 1'));
+    t.is(worker?.regions.work?.calls, 5_000, 'every call of the thread in the trace');
+  });
+}

@@ -51,19 +51,45 @@ static uint32_t defs_done;       /* events whose DEFS are claimed (written or be
 static uint64_t write_failures;  /* failed block writes, all threads (atomic) */
 static int write_errno;          /* the first failed write's errno */
 
-/* ---- CRC-32 (the raw file's: writer.c), incremental; the table made at process start ---- */
+/* ---- CRC-32C (Castagnoli), incremental ----
+ * Not the raw file's zlib CRC-32 (writer.c): every byte of the trace passes through it, and CRC-32C
+ * has an instruction on x86-64 (SSE 4.2: 8 bytes per instruction against about 8 instructions per
+ * byte for a table), which keeps the check of a full buffer a small part of recording it (bench/trace.ts).
+ * The table is the fallback where the instruction is missing, made at process start. */
 
 static uint32_t crc_table[256];
+static int crc_hw;
 
 static void crc_init(void) {
   for (uint32_t i = 0; i < 256; i++) {
     uint32_t c = i;
-    for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    for (int k = 0; k < 8; k++) c = c & 1 ? 0x82F63B78u ^ (c >> 1) : c >> 1;
     crc_table[i] = c;
   }
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
 }
 
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_more_hw(uint32_t c, const uint8_t *p, size_t n) {
+  uint64_t c64 = c;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    c64 = __builtin_ia32_crc32di(c64, w);
+  }
+  c = (uint32_t)c64;
+  for (; n; p++, n--) c = __builtin_ia32_crc32qi(c, *p);
+  return c;
+}
+#endif
+
 static uint32_t crc_more(uint32_t c, const uint8_t *p, size_t n) {
+#if defined(__x86_64__)
+  if (crc_hw) return crc_more_hw(c, p, n);
+#endif
   for (size_t i = 0; i < n; i++) c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
   return c;
 }

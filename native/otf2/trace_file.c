@@ -18,7 +18,7 @@ static uint32_t crc_more(uint32_t c, const uint8_t *p, size_t n) {
   if (!crc_table[1])
     for (uint32_t i = 0; i < 256; i++) {
       uint32_t v = i;
-      for (int k = 0; k < 8; k++) v = v & 1 ? 0xEDB88320u ^ (v >> 1) : v >> 1;
+      for (int k = 0; k < 8; k++) v = v & 1 ? 0x82F63B78u ^ (v >> 1) : v >> 1; /* CRC-32C, as trace.c */
       crc_table[i] = v;
     }
   for (size_t i = 0; i < n; i++) c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
