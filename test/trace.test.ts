@@ -211,6 +211,30 @@ traceTest('a run killed by SIGKILL after a flush: the trace is kept up to its la
   t.is(loc.properties['hyprof:lost_reason'], 'the run ended without a final dump (killed)');
 });
 
+traceTest('a run killed by SIGKILL with no dump at all: no profile, but the trace up to its last written buffer, and what was lost said', async (t) => {
+  const exe = compileC('trace_kill_nodump', ['trace_kill.c']);
+  const dir = tmpDir('trace-kill-nodump');
+  const r = await run(exe, ['0', '2000'], { env: { HYPROF_DIR: dir, HYPROF_TRACE: '1', HYPROF_TRACE_BUFFER_KB: '4' } });
+  t.is(r.signal, 'SIGKILL');
+  const files = readdirSync(dir);
+  t.is(files.filter((f) => f.endsWith('.raw')).length, 0, 'no raw file: nothing was dumped');
+  const trace = files.find((f) => f.endsWith('.trace'))!;
+  const pid = /\.(\d+)\.\d+\.trace$/.exec(trace)![1];
+  const out = tmpDir('trace-kill-nodump-out');
+  const res = await hyprof(['resolve', dir, '-o', out]);
+  t.is(res.code, 0, res.stderr);
+  noTrace(res);
+  t.regex(res.stderr, /no raw measurement file beside this trace \(the process ended without writing its measurements: killed\?\): its trace is converted with the names it holds, and it has no profile/);
+  t.regex(res.stderr, /thread 0: the trace has no end \(the run was killed\?\): kept up to its last written block, \d+ records/);
+  t.regex(res.stderr, /hyprof: no profile \(no raw measurement file\), trace: traces\.otf2 \(OTF2, 1 location, \d+ events\)/);
+  const a = readArchive(t, out);
+  const loc = a.locations[0];
+  t.is(loc.group, `process 0.${pid}`);
+  const phases = Object.keys(loc.regions).filter((n) => /^Iteration \d+$/.test(n)).length;
+  t.true(phases > 2000 - 70 && phases <= 2000, `${phases} phases of 2,000`);
+  t.is(loc.properties['hyprof:lost_reason'], 'the run ended without a final dump (killed)');
+});
+
 traceTest('a damaged trace file is refused with its name and the place; a cut one is read to its last whole block', async (t) => {
   const exe = compileC('trace_damage', ['param_phases.c']);
   const dir = tmpDir('trace-damage');

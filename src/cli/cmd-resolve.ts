@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
-import { collectRawFiles, defaultOutputDir } from './raw-inputs.js';
+import { collectInputs, defaultOutputDir } from './raw-inputs.js';
 import { resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
 import { describeOutput, resolveNotes } from './run-messages.js';
@@ -50,7 +50,7 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (raw: string[], opts: ResolveCliOptions) => {
-      const files = collectRawFiles(raw);
+      const { raw: files, orphanTraces } = collectInputs(raw);
       const outDir = opts.output ?? defaultOutputDir();
       const summary = await resolveStep(files, outDir, {
         callpath: opts.callpath,
@@ -58,6 +58,7 @@ export function register(program: Command): void {
         keepAddresses: opts.keepAddresses,
         symbolizer: opts.symbolizer,
         format: opts.format,
+        orphanTraces,
       });
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
       process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);

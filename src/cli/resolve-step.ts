@@ -17,6 +17,8 @@ export interface ResolveStepOptions {
   allRanks?: boolean;
   /** `profile` (profile.<node>.<context>.<thread> files) or `merged` (tauprofile.xml); default TAU_PROFILE_FORMAT. */
   format?: 'profile' | 'merged';
+  /** Trace files without a raw file (a process killed before it wrote one): converted into the archive too. */
+  orphanTraces?: string[];
 }
 
 export interface ResolveSummary {

@@ -12,6 +12,7 @@ export function showDir(dir: string): string {
 }
 
 export function describeOutput(s: ResolveSummary, dir: string): string {
+  if (s.threads === 0 && s.trace) return `no profile (no raw measurement file)${traceText(s.trace).replace(/^;/, ',')} written to ${showDir(dir)}`;
   return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})${replacedText(s.replaced)}${traceText(s.trace)}`;
 }
 

@@ -78,6 +78,16 @@ export function tracePart(proc: RawProcess, tree: ContextTree, trace: string, no
   };
 }
 
+/**
+ * The part of a trace file whose process wrote no raw file: numbered as a process of its own (node 0,
+ * context = its pid, from the file's name `hyprof.<host>.<pid>.<start>.trace`), its events named by
+ * the trace file's own definitions (the writer does that for events the plan does not name).
+ */
+export function orphanTracePart(file: string): TracePart {
+  const m = /hyprof\.(.+)\.(\d+)\.(\d+)\.trace$/.exec(file);
+  return { file, node: 0, context: m ? Number(m[2]) : 0, rank: -1, host: m ? m[1] : 'localhost', threads: [], regions: [] };
+}
+
 function esc(s: string | number): string {
   return String(s).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
 }
