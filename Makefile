@@ -84,6 +84,9 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	install -m 755 $(BUILD)/libhyprof.so $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	@if [ -f $(BUILD)/hyprof-otf2 ]; then \
+	  echo "install hyprof-otf2"; install -m 755 $(BUILD)/hyprof-otf2 $(DESTDIR)$(LIBDIR)/; \
+	fi
 	@if [ -f $(BUILD)/libhyprof_mpi.so ]; then \
 	  echo "install libhyprof_mpi.so hyprof-mpi.pc"; \
 	  install -m 755 $(BUILD)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/ && \
@@ -98,7 +101,7 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so \
+	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/hyprof-otf2 \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof
