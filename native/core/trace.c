@@ -43,7 +43,8 @@ uint32_t hp_trace_extra;
 enum { BLOCK_RECORDS = 1, BLOCK_SNAPSHOT = 2, BLOCK_DEFS = 3 };
 #define BLOCK_ENDED 1u
 
-static int fd = -1;
+static int fd = -1;               /* the trace file (atomic: a forked child opens it on first use) */
+static int open_state;           /* forked child: 1 the file is still to be opened, 2 being opened */
 static uint32_t buffer_bytes;
 static char file_path[4400];
 static char file_base[256];      /* the file's name without the directory, for the metadata */
@@ -111,8 +112,9 @@ static void put_header(uint8_t *h, uint32_t kind, uint32_t thread, uint32_t gen,
 }
 
 static int write_all(const uint8_t *p, size_t n) {
+  int to = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
   while (n) {
-    ssize_t w = write(fd, p, n);
+    ssize_t w = write(to, p, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       int e = w < 0 ? errno : ENOSPC, none = 0;
@@ -125,6 +127,8 @@ static int write_all(const uint8_t *p, size_t n) {
   }
   return 0;
 }
+
+static int ensure_file(void);
 
 /* ---- event definitions ---- */
 
@@ -142,6 +146,7 @@ static uint8_t *put_str(uint8_t *p, const char *s) {
  * whose block cannot be made or written leaves those events unnamed in the file: the reader says so,
  * and names them from the raw file when there is one. */
 static void write_defs(void) {
+  if (!ensure_file()) return;
   uint32_t from = __atomic_load_n(&defs_done, __ATOMIC_ACQUIRE), to;
   do {
     to = hp_event_count();
@@ -192,7 +197,7 @@ static void append_u64(char *dst, size_t cap, uint64_t v) {
 }
 
 /* `hyprof.<host>.<pid>.<start µs>.trace`: the raw file's name (dump.c) with `.trace` for `.raw`. */
-static int open_file(void) {
+static void name_file(void) {
   struct utsname u;
   file_base[0] = 0;
   append(file_base, sizeof file_base, "hyprof.");
@@ -206,9 +211,14 @@ static int open_file(void) {
   append(file_path, sizeof file_path, hp_cfg.raw_dir);
   append(file_path, sizeof file_path, "/");
   append(file_path, sizeof file_path, file_base);
+}
+
+/* Create the named file and write its header; publish fd. Async-signal-safe (mkdir, open, write). */
+static int open_file(void) {
   if (!hp_rt.under_run) mkdir(hp_cfg.raw_dir, 0777); /* as the dump does (dump.c) */
-  fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return -1;
+  int f = open(file_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (f < 0) return -1;
+  __atomic_store_n(&fd, f, __ATOMIC_RELEASE);
   /* The file's header: magic, version, extra metric values per record, pid, start. */
   uint8_t h[32] = "HYPROFTR";
   uint32_t version = 1, extra = hp_trace_extra;
@@ -219,11 +229,38 @@ static int open_file(void) {
   memcpy(h + 16, &pid, 8);
   memcpy(h + 24, &start, 8);
   if (write_all(h, sizeof h) != 0) {
-    close(fd);
-    fd = -1;
+    __atomic_store_n(&fd, -1, __ATOMIC_RELEASE);
+    close(f);
     return -1;
   }
   return 0;
+}
+
+/* The file is open (1) or cannot be (0). A forked child opens its file on its first write, not at
+ * the fork: the fork-and-exec of a shell (system, popen) whose child enters no timer writes no raw
+ * file (dump.c), and must leave no trace file either. The first writer opens it; another thread
+ * (or a signal handler) that finds it being opened waits a bounded while, then counts its records
+ * lost rather than hang. Async-signal-safe. */
+static int ensure_file(void) {
+  if (__atomic_load_n(&fd, __ATOMIC_ACQUIRE) >= 0) return 1;
+  int pending = 1;
+  if (__atomic_compare_exchange_n(&open_state, &pending, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (open_file() != 0) { /* said once (the state is never 1 again); its records are counted lost */
+      static const char a[] = "hyprof: HYPROF_TRACE: cannot create the trace file ", b[] = "; this process's trace is lost\n";
+      ssize_t w = write(2, a, sizeof a - 1);
+      w = write(2, file_path, strlen(file_path));
+      w = write(2, b, sizeof b - 1);
+      (void)w;
+    }
+    __atomic_store_n(&open_state, 0, __ATOMIC_RELEASE);
+  } else {
+    for (int i = 0; i < 1000000 && __atomic_load_n(&open_state, __ATOMIC_ACQUIRE) == 2; i++) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+  return __atomic_load_n(&fd, __ATOMIC_ACQUIRE) >= 0;
 }
 
 void hp_trace_process_start(void) {
@@ -234,6 +271,7 @@ void hp_trace_process_start(void) {
   buffer_bytes = (uint32_t)hp_env_long("HYPROF_TRACE_BUFFER_KB", NULL, 1024, 4, 1024 * 1024) * 1024u;
   hp_trace_extra = hp_n_metrics > 1 ? hp_n_metrics - 1 : 0;
   crc_init();
+  name_file();
   if (open_file() != 0) {
     int e = errno;
     hp_warn("HYPROF_TRACE: cannot create the trace file %s (%s); no trace is recorded, the profile is", file_path, strerror(e));
@@ -259,7 +297,7 @@ static void write_buffer(hp_thread *t, hp_trace_buf *b, uint32_t flags, uint64_t
   uint32_t len = b->len;
   if (len == 0 && !flags) return;
   put_header(b->mem, BLOCK_RECORDS, t->index, b->gen, len, flags, (uint32_t)t->tid, end_ns, b->lost);
-  if (write_all(b->mem, HP_TRACE_BLOCK_HEADER + (size_t)len) != 0) lose(b, len / record_size(), HP_TRACE_LOST_WRITE);
+  if (!ensure_file() || write_all(b->mem, HP_TRACE_BLOCK_HEADER + (size_t)len) != 0) lose(b, len / record_size(), HP_TRACE_LOST_WRITE);
   /* gen first, then len: a dump that read the old len and copies meanwhile sees gen moved (seqlock) */
   __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELEASE);
   __atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
@@ -321,14 +359,12 @@ void hp_trace_thread_compact(hp_thread *t) {
 
 void hp_trace_fork_child(hp_thread *t) {
   if (!hp_trace_on) return;
-  if (fd >= 0) close(fd); /* the parent's file */
-  fd = -1;
+  int parent = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&fd, -1, __ATOMIC_RELEASE);
+  if (parent >= 0) close(parent); /* the parent's file */
   __atomic_store_n(&defs_done, 0, __ATOMIC_RELAXED);
-  if (open_file() != 0) {
-    __atomic_store_n(&hp_trace_on, 0, __ATOMIC_RELEASE);
-    hp_warn("HYPROF_TRACE: cannot create the trace file %s of forked process %ld; it records no trace", file_path, (long)hp_rt.pid);
-    return;
-  }
+  name_file();
+  __atomic_store_n(&open_state, 1, __ATOMIC_RELEASE); /* opened on its first write: ensure_file */
   hp_meta_add("hyprof Trace", file_base);
   hp_trace_buf *b = t ? t->trace : NULL;
   if (!b) return;
@@ -351,7 +387,7 @@ static uint8_t *snap;
 static size_t snap_size;
 
 void hp_trace_dump_thread(const hp_thread *t, uint64_t end_ns) {
-  if (!__atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE) || fd < 0) return;
+  if (!__atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE)) return;
   hp_trace_buf *b = __atomic_load_n(&((hp_thread *)t)->trace, __ATOMIC_ACQUIRE);
   if (!b || __atomic_load_n(&b->ended, __ATOMIC_ACQUIRE)) return; /* its last block is written */
   if (!snap) {
@@ -372,7 +408,7 @@ void hp_trace_dump_thread(const hp_thread *t, uint64_t end_ns) {
     for (uint32_t i = 0; i < len / 8; i++) dst[i] = __atomic_load_n(&src[i], __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen) continue;
     put_header(snap, BLOCK_SNAPSHOT, t->index, gen, len, 0, (uint32_t)t->tid, end_ns, __atomic_load_n(&b->lost, __ATOMIC_RELAXED));
-    write_all(snap, HP_TRACE_BLOCK_HEADER + (size_t)len);
+    if (ensure_file()) write_all(snap, HP_TRACE_BLOCK_HEADER + (size_t)len);
     write_defs();
     return;
   }
