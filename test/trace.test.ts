@@ -186,6 +186,27 @@ traceTest('the profile of a traced run is the one of an untraced run', async (t)
   t.false(existsSync(join(plain, 'traces.otf2')), 'no archive without HYPROF_TRACE');
 });
 
+traceTest('forks: a child that exits has its own trace, system() and a child that leaves by _exit leave none', async (t) => {
+  const exe = compileC('trace_fork', ['trace_fork.c']);
+  const dir = tmpDir('trace-fork');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_TRACE: '1', HYPROF_RESOLVE: '0' } });
+  t.is(r.code, 0, r.stderr);
+  const child = r.stdout.trim();
+  const files = readdirSync(dir);
+  const stem = (f: string) => f.replace(/\.(raw|trace)$/, '');
+  t.deepEqual(files.filter((f) => f.endsWith('.trace')).map(stem).sort(), files.filter((f) => f.endsWith('.raw')).map(stem).sort(), 'a trace file beside every raw file, and no other');
+  t.is(files.filter((f) => f.endsWith('.trace')).length, 2, 'the parent and the child that exited');
+  const out = tmpDir('trace-fork-out');
+  const res = await hyprof(['resolve', dir, '-o', out]);
+  t.is(res.code, 0, res.stderr);
+  const a = readArchive(t, out);
+  t.deepEqual(a.locations.map((l) => l.group).sort(), ['process 0.0', `process 0.${child}`]);
+  const kid = a.locations.find((l) => l.group === `process 0.${child}`)!;
+  t.deepEqual(Object.keys(kid.regions).sort(), ['.TAU application', 'child work', 'outer'], 'the child goes on inside the timer it forked in');
+  t.true(sameTimes(t, kid, threadOf(out, 0, Number(child), 0)) >= 3);
+  t.true(sameTimes(t, a.locations.find((l) => l.group === 'process 0.0')!, threadOf(out, 0, 0, 0)) >= 2);
+});
+
 traceTest('a run killed by SIGKILL after a flush: the trace is kept up to its last written buffer, and the resolve says what was lost', async (t) => {
   const exe = compileC('trace_kill', ['trace_kill.c']);
   const dir = tmpDir('trace-kill');
