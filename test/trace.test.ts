@@ -256,6 +256,18 @@ traceTest('a run killed by SIGKILL with no dump at all: no profile, but the trac
   t.is(loc.properties['hyprof:lost_reason'], 'the run ended without a final dump (killed)');
 });
 
+traceTest('hyprof run of a traced program killed by SIGKILL: no profile, the trace converted all the same', async (t) => {
+  const exe = compileC('trace_kill_run', ['trace_kill.c']);
+  const out = tmpDir('trace-kill-run');
+  const r = await hyprof(['run', '--dir', out, '--', exe, '0', '2000'], { env: { HYPROF_TRACE: '1', HYPROF_TRACE_BUFFER_KB: '4', HYPROF_SAMPLING: '0' } });
+  t.not(r.code, 0);
+  noTrace(r);
+  t.regex(r.stderr, /no profile/);
+  t.regex(r.stderr, /hyprof: no profile \(no raw measurement file\), trace: traces\.otf2 \(OTF2, 1 location, \d+ events\)/);
+  const a = readArchive(t, out);
+  t.true(Object.keys(a.locations[0].regions).filter((n) => /^Iteration \d+$/.test(n)).length > 1900);
+});
+
 traceTest('a damaged trace file is refused with its name and the place; a cut one is read to its last whole block', async (t) => {
   const exe = compileC('trace_damage', ['param_phases.c']);
   const dir = tmpDir('trace-damage');
