@@ -15,6 +15,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, haveTool, hyprof, libPath, repoRoot, run, runtimeSources, tmpDir, type RunResult } from './helpers/native.js';
 import { resolveChecked } from './helpers/resolve.js';
+import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import type { TauThreadProfile } from '../src/profile/tau-model.js';
 import { otf2WriterPath } from '../src/cli/package-root.js';
@@ -205,6 +206,32 @@ traceTest('forks: a child that exits has its own trace, system() and a child tha
   t.deepEqual(Object.keys(kid.regions).sort(), ['.TAU application', 'child work', 'outer'], 'the child goes on inside the timer it forked in');
   t.true(sameTimes(t, kid, threadOf(out, 0, Number(child), 0)) >= 3);
   t.true(sameTimes(t, a.locations.find((l) => l.group === 'process 0.0')!, threadOf(out, 0, 0, 0)) >= 2);
+});
+
+traceTest('MPI, 4 ranks with a late sender: one location group per rank, the MPI calls as MPI regions, the receivers\' wait in their MPI_Recv', async (t) => {
+  const missingMpi = mpiMissing();
+  if (missingMpi) return t.fail(missingMpi);
+  const exe = compileMpiC('mpi_late_sender', 'mpi_late_sender.c');
+  const out = tmpDir('trace-mpi');
+  const delayMs = 300;
+  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(4), exe, String(delayMs)], {
+    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0' },
+    timeoutMs: 300_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /ranks 4/);
+  const a = readArchive(t, out);
+  const main = (rank: number) => a.locations.find((l) => l.group === `rank ${rank}` && l.name.startsWith('thread 0'))!;
+  for (let rank = 0; rank < 4; rank++) {
+    const loc = main(rank);
+    t.truthy(loc, `rank ${rank} has its main thread`);
+    t.true(sameTimes(t, loc, threadOf(out, rank, 0, 0)) >= 5);
+    t.is(loc.regions['MPI_Allreduce()']?.calls, 1);
+    if (rank === 0) t.is(loc.regions['MPI_Send()']?.calls, 3);
+    else t.true(loc.regions['MPI_Recv()'].incl / 1e6 >= delayMs * 0.9, `rank ${rank} waited ${loc.regions['MPI_Recv()'].incl / 1e6} ms for the late sender`);
+  }
+  t.is(a.regions.find((x) => x.name === 'MPI_Send()')?.paradigm, 'Paradigm.MPI');
+  t.is(a.regions.find((x) => x.name === 'MPI_Send()')?.description, 'MPI');
 });
 
 traceTest('a run killed by SIGKILL after a flush: the trace is kept up to its last written buffer, and the resolve says what was lost', async (t) => {
