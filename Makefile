@@ -36,7 +36,7 @@ ifeq ($(shell test "$(HYPROF_PAPI)" != 0 && test -f /usr/include/papi.h && echo 
 endif
 
 .PHONY: all install uninstall clean fortran-module
-all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp fortran-module
+all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp $(BUILD)/hyprof_otf2.stamp fortran-module
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -48,6 +48,11 @@ $(BUILD)/libhyprof.so: $(OBJECTS)
 # The MPI layer: built with the MPI compiler when there is one, else skipped with a message.
 $(BUILD)/libhyprof_mpi.stamp: $(BUILD)/libhyprof.so scripts/build-mpi.sh $(wildcard native/mpi/*.[ch])
 	sh scripts/build-mpi.sh $(BUILD)
+
+# The trace converter hyprof-otf2: built with the OTF2 library when there is one, else skipped with a
+# message (docs/trace.md).
+$(BUILD)/hyprof_otf2.stamp: scripts/build-otf2.sh $(wildcard native/otf2/*.[ch])
+	sh scripts/build-otf2.sh $(BUILD)
 
 # The Fortran module (hyprof.mod) from native/include/hyprof.f90, when that file and a Fortran
 # compiler are there; else a message and nothing.
@@ -79,6 +84,9 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	install -m 755 $(BUILD)/libhyprof.so $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	@if [ -f $(BUILD)/hyprof-otf2 ]; then \
+	  echo "install hyprof-otf2"; install -m 755 $(BUILD)/hyprof-otf2 $(DESTDIR)$(LIBDIR)/; \
+	fi
 	@if [ -f $(BUILD)/libhyprof_mpi.so ]; then \
 	  echo "install libhyprof_mpi.so hyprof-mpi.pc"; \
 	  install -m 755 $(BUILD)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/ && \
@@ -93,7 +101,7 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so \
+	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/hyprof-otf2 \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof

@@ -50,6 +50,20 @@
       ]
     },
     {
+      # hyprof-otf2 (native/otf2/): the trace converter `hyprof resolve` runs, linked with the OTF2
+      # library; built only where the library is (scripts/build-otf2.sh), like the MPI layer.
+      "target_name": "hyprof_otf2",
+      "type": "none",
+      "actions": [
+        {
+          "action_name": "build_otf2_writer",
+          "inputs": ["scripts/build-otf2.sh", "<!@(find native/otf2 -name '*.[ch]' | sort)"],
+          "outputs": ["<(PRODUCT_DIR)/hyprof_otf2.stamp"],
+          "action": ["sh", "scripts/build-otf2.sh", "<(PRODUCT_DIR)"]
+        }
+      ]
+    },
+    {
       "target_name": "hyprof_fortran_module",
       "type": "none",
       "actions": [

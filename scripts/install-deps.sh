@@ -4,6 +4,8 @@
 #                        pkg-config (the C-only install's test builds with `pkg-config hyprof`)
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
+#   traces (optional):   libopen-trace-format2-dev (hyprof-otf2 writes OTF2 with it), otf2-tools
+#                        (otf2-print) and python3-otf2 (the tests read every trace with both)
 #   tests / benchmarks:  chromium (viewer tests through playwright-core), linux-perf (perf record),
 #                        a JDK (TAU's own profile reader, test/tools/tau-reader), util-linux (prlimit:
 #                        a file size limit in the tests), time (GNU time: peak memory in the benchmarks),

@@ -1,5 +1,5 @@
 /**
- * The C-only install: `make install PREFIX=...` builds libhyprof.so, the MPI layer and the pkg-config
+ * The C-only install: `make install PREFIX=...` builds libhyprof.so, the MPI layer, the OTF2 writer and the pkg-config
  * files without Node, and programs built with `pkg-config --cflags --libs hyprof` depend on nothing
  * but PREFIX. Run where node is not on the PATH, such a program says how to turn its measurements
  * into a profile; with the single executable installed beside (PREFIX/bin/hyprof) it does it itself.
@@ -48,10 +48,12 @@ function install(): Installed {
   return installed;
 }
 
-test('make install puts the library, headers, MPI layer and pkg-config files under PREFIX', (t) => {
+test('make install puts the library, headers, MPI layer, OTF2 writer and pkg-config files under PREFIX', (t) => {
   const { prefix, log, pkgEnv, noNode } = install();
   t.deepEqual(toolsFound(noNode, ['node', 'npm', 'npx']), []);
-  t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['libhyprof.so', 'libhyprof_mpi.so', 'pkgconfig']);
+  // hyprof-otf2: the OTF2 library is installed with the rest (scripts/install-deps.sh)
+  t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['hyprof-otf2', 'libhyprof.so', 'libhyprof_mpi.so', 'pkgconfig']);
+  t.is(spawnSync(join(prefix, 'lib', 'hyprof-otf2'), ['--check']).status, 0, 'the installed OTF2 writer runs');
   t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
   const headers = readdirSync(join(prefix, 'include')).sort();
   t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['TAU.h', 'hyprof.h', 'hyprof.hpp']);

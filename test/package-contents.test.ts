@@ -29,6 +29,7 @@ test('the package holds the license, the built CLI and viewer, and what a build 
     'scripts/runtime-sources.sh',
     'scripts/build-mpi.sh',
     'scripts/build-otf2-read.sh',
+    'scripts/build-otf2.sh',
     'scripts/install.sh',
     'scripts/install-mpi.sh',
     'dist/src/cli/main.js',

@@ -85,7 +85,7 @@ test.serial('TAU variables hyprof does not implement are named once each, with w
   const exe = compileC('tau_vars', ['tau_api_c.c']);
   const env = {
     HYPROF_DIR: tmpDir('tau-vars'),
-    TAU_TRACE: '1',
+    TAU_TRACE: '0', // implemented (HYPROF_TRACE), and off: never named here
     TRACEDIR: '/tmp/traces',
     TAU_TRACK_HEAP: 'on',
     TAU_COMM_MATRIX: '0', // off: asks for nothing hyprof lacks
@@ -97,8 +97,7 @@ test.serial('TAU variables hyprof does not implement are named once each, with w
   t.is(r.code, 0, r.stderr);
   const lines = r.stderr.split('\n').filter((l) => / is not supported: /.test(l));
   t.deepEqual(lines, [
-    'hyprof: TAU_TRACE is not supported: hyprof writes profiles, not event traces (TAU_TRACE=1 ignored)',
-    'hyprof: TRACEDIR is not supported: hyprof writes profiles, not event traces (TRACEDIR=/tmp/traces ignored)',
+    "hyprof: TRACEDIR is not supported: the trace (TAU_TRACE=1) is written in the profile's directory, as traces.otf2 (TRACEDIR=/tmp/traces ignored)",
     'hyprof: TAU_TRACK_HEAP is not supported: heap memory is not tracked (TAU_TRACK_HEAP=on ignored)',
   ]);
   // Another MPI rank says nothing: rank 0 has said it for the job.

@@ -150,16 +150,15 @@ void hp_config_read(void) {
 /* TAU's variables that a TAU job script commonly sets and hyprof does not implement, with what the
  * user gets instead. `flag`: the variable is a switch, so an "off" value asks for nothing hyprof
  * lacks and is not mentioned. The variables hyprof reads (PROFILEDIR, TAU_CALLPATH, TAU_SAMPLING,
- * TAU_EBS_*, TAU_THROTTLE*, TAU_SELECT_FILE, TAU_METRICS, TAU_PROFILE_FORMAT, ...) are not here. */
+ * TAU_EBS_*, TAU_THROTTLE*, TAU_SELECT_FILE, TAU_METRICS, TAU_PROFILE_FORMAT, TAU_TRACE,
+ * TAU_TRACE_FORMAT, ...) are not here. */
 static const struct {
   const char *name;
   int flag;
   const char *instead;
 } unsupported[] = {
-  {"TAU_TRACE", 1, "hyprof writes profiles, not event traces"},
-  {"TAU_TRACE_FORMAT", 0, "hyprof writes profiles, not event traces"},
-  {"TRACEDIR", 0, "hyprof writes profiles, not event traces"},
-  {"TAU_SYNCHRONIZE_CLOCKS", 1, "it only matters for traces, which hyprof does not write"},
+  {"TRACEDIR", 0, "the trace (TAU_TRACE=1) is written in the profile's directory, as traces.otf2"},
+  {"TAU_SYNCHRONIZE_CLOCKS", 1, "a trace's processes share their host's clock; clocks of several hosts are not aligned"},
   {"TAU_COMM_MATRIX", 1, "no communication matrix is written; MPI calls and message sizes are in the profile"},
   {"TAU_TRACK_MESSAGE", 1, "no per-peer message events are written; message sizes per MPI call are"},
   {"TAU_CALLSITE", 1, "no call-site profiles are written; sampling shows where calls come from"},

@@ -35,6 +35,7 @@
 #include "metrics.h"
 #include "module.h"
 #include "runtime.h"
+#include "trace.h"
 #include "userevent.h"
 #include "writer.h"
 
@@ -517,6 +518,7 @@ static void section_thread(hp_buf *b, hp_thread *t, uint64_t now, uint64_t now_w
     hp_buf_u64(b, torn);
     n_drop++;
   }
+  n_drop += hp_trace_write_drops(t, b);
   n_drop += hp_modules_write_drops(t, b);
   hp_buf_patch_u32(b, n_drop_at, n_drop);
 
@@ -605,6 +607,7 @@ int hp_dump(int why) {
     hp_meta_add_long("hyprof Ended Threads Kept", n_ended);
     hp_meta_add_long("hyprof Ended Threads Memory (bytes)", ended_bytes);
   }
+  hp_trace_add_metadata();
   hp_modules_add_metadata();
 
   hp_buf b = {0};
@@ -613,6 +616,8 @@ int hp_dump(int why) {
   hp_buf_u32(&b, 0);
   section_info(&b, why, now_wall);
   for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
+  /* HYPROF_TRACE: the records not yet written, closed where the profile closes open timers. */
+  for (hp_thread *t = hp_thread_list(); t; t = t->next) hp_trace_dump_thread(t, thread_end_mono(t, now));
   section_user_events(&b);
   hp_func_write_section(&b);
   hp_modules_write_sections(&b);

@@ -28,6 +28,7 @@
 #include "module.h"
 #include "rank.h"
 #include "runtime.h"
+#include "trace.h"
 
 #ifndef HYPROF_VERSION
 #define HYPROF_VERSION "0.1.0"
@@ -372,6 +373,7 @@ static void init_once_body(void) {
   collect_metadata();
   hp_rank_from_env();
   hp_config_warn_unsupported();
+  hp_trace_process_start();
   hp_modules_process_start();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);

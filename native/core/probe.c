@@ -18,6 +18,7 @@
 #include "functions.h"
 #include "stats.h"
 #include "throttle.h"
+#include "trace.h"
 #include "probe.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
@@ -57,6 +58,7 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   if (!(flags & HP_FRAME_NO_STATS)) HP_ADD(parent->child_calls, 1);
   hp_write_end(t, seq);
   if (__builtin_expect(hp_n_metrics > 1, 0)) hp_metrics_push(t, top + 1); /* HYPROF_METRICS: metrics.h */
+  HP_TRACE(t, HP_TREC_ENTER, event, now); /* HYPROF_TRACE: trace.h */
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
   return top + 1;
 }
@@ -117,6 +119,10 @@ static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, 
   uint32_t flags = f->flags, param_event = f->param_event;
   uint64_t start = run_start(t, f);
   uint64_t incl = now > start ? now - start : 0;
+  if (__builtin_expect(hp_trace_on, 0)) { /* HYPROF_TRACE: the specialisation is left first (inside its timer) */
+    if (param_event != HP_NO_EVENT) hp_trace_put(t, HP_TREC_LEAVE, param_event, now);
+    hp_trace_put(t, HP_TREC_LEAVE, f->event, now);
+  }
   uint32_t seq = hp_write_begin(t);   /* a dump may be reading these (thread.h) */
   HP_ADD(p->sub_ns, sub);
   if (__builtin_expect(flags & HP_FRAME_DETACHED, 0)) {
@@ -339,7 +345,11 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
   /* The present specialisation's interval ends here; a name it already carries gets its new value,
    * another name specialises further (hp_param_intern). */
-  if (f->param_event != HP_NO_EVENT) record_param(t, f, hp_now_ns());
+  if (f->param_event != HP_NO_EVENT) {
+    uint64_t end = hp_now_ns();
+    HP_TRACE(t, HP_TREC_LEAVE, f->param_event, end);
+    record_param(t, f, end);
+  }
   hp_event *pe = base ? hp_param_intern(base, current, name, value) : NULL;
   if (pe) {
     uint64_t now = hp_now_ns();
@@ -353,6 +363,7 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
     HP_PUT(f->context, hp_context_hash(f->parent_context, pe->id));
     hp_write_end(t, seq);
     if (hp_n_metrics > 1) hp_metrics_param_start(t, top); /* HYPROF_METRICS: metrics.h */
+    HP_TRACE(t, HP_TREC_ENTER, pe->id, now);
   }
   hp_tool_leave(t);
 }

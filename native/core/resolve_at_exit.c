@@ -100,6 +100,19 @@ static void file_list(char *out, size_t cap, char **files) {
 }
 
 /* `raw`: the files, space-separated, as the messages name them. */
+/* The trace file of a raw file (HYPROF_TRACE, trace.c: its name with `.trace` for `.raw`), converted
+ * into the profile directory's OTF2 archive by the resolve: removed with it. */
+static void unlink_trace(const char *raw) {
+  size_t n = strlen(raw);
+  if (n < 4 || strcmp(raw + n - 4, ".raw") != 0) return;
+  char *trace = malloc(n + 3);
+  if (!trace) return;
+  memcpy(trace, raw, n - 4);
+  memcpy(trace + n - 4, ".trace", 7);
+  unlink(trace);
+  free(trace);
+}
+
 static void resolve_files(char **files, const char *raw) {
   char node[PATH_MAX], cli[PATH_MAX], exe[PATH_MAX];
   int with_node = find_node(node, sizeof node) && find_cli(cli, sizeof cli);
@@ -166,7 +179,10 @@ static void resolve_files(char **files, const char *raw) {
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
   } else if (!hp_cfg.keep_raw) {
-    for (size_t i = 0; i < n_files; i++) unlink(files[i]);
+    for (size_t i = 0; i < n_files; i++) {
+      unlink(files[i]);
+      unlink_trace(files[i]);
+    }
   }
   free(argv);
   free(env);

@@ -25,6 +25,7 @@
 #include "runtime.h"
 #include "metrics.h"
 #include "stats.h"
+#include "trace.h"
 
 __thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
 static hp_thread *thread_list;
@@ -131,6 +132,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   hp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
   do t->next = head;
   while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  hp_trace_thread_start(t);
   hp_modules_thread_start(t);
   hp_modules_unlock();
   hp_tool_leave(t);
@@ -232,6 +234,7 @@ static void compact(hp_thread *t) {
   kept += (uint64_t)t->user_capacity * sizeof(hp_user_stat);
   for (uint32_t i = 0; i < t->n_warnings && i < HP_MAX_WARNINGS; i++) kept += strlen(t->warnings[i]) + 1;
   kept += hp_modules_thread_compact(t);
+  hp_trace_thread_compact(t);
   __atomic_store_n(&t->kept_bytes, kept, __ATOMIC_RELAXED);   /* a dump may read it meanwhile */
   hp_thread_release_retired();
 }
@@ -246,6 +249,7 @@ void hp_thread_end(hp_thread *t) {
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */
   t->stop_mono_ns = hp_now_ns();
+  hp_trace_thread_end(t);
   __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
   compact(t);
   hp_tool_leave(t);
@@ -260,6 +264,7 @@ void hp_thread_after_fork_child(void) {
   __atomic_store_n(&thread_list, self, __ATOMIC_RELAXED);
   next_index = 1;
   if (!self) {
+    hp_trace_fork_child(NULL);
     hp_modules_fork_child(NULL);
     return;
   }
@@ -283,6 +288,7 @@ void hp_thread_after_fork_child(void) {
     if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;
   }
   hp_metrics_fork_child(self);
+  hp_trace_fork_child(self);
   hp_modules_fork_child(self);
 }
 

@@ -159,6 +159,8 @@ typedef struct hp_thread {
   /* metrics.c, used only when several metrics are measured (HYPROF_METRICS): per frame the extra
    * metrics' start and child values, the thread's perf group, the values at the thread's end. */
   struct hp_mframe *mframes;
+  /* trace.c: the thread's trace buffer (HYPROF_TRACE), NULL when the run records no trace. */
+  struct hp_trace_buf *trace;
   int perf_fd;                     /* the group's leader, -1 when none */
   int perf_fds[HP_MAX_METRICS];
   uint64_t m_end[HP_MAX_METRICS];

@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
-import { collectRawFiles, defaultOutputDir, fromOneRun } from './raw-inputs.js';
+import { collectInputs, defaultOutputDir, fromOneRun } from './raw-inputs.js';
 import { abandonResolve, resolveStep } from './resolve-step.js';
 import type { ResolveStepOptions } from './resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
@@ -50,7 +50,7 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (raw: string[], opts: ResolveCliOptions) => {
-      const files = collectRawFiles(raw);
+      const { raw: files, orphanTraces } = collectInputs(raw);
       const outDir = opts.output ?? defaultOutputDir();
       // Interrupted (Ctrl-C, a time limit): the partial output goes, and that is said.
       const interrupted = (s: NodeJS.Signals) => () => {
@@ -66,6 +66,7 @@ export function register(program: Command): void {
         symbolizer: opts.symbolizer,
         format: opts.format,
         ...(fromOneRun(files) ? { fromRun: true } : {}),
+        orphanTraces,
       });
       for (const [s, h] of handlers) process.off(s, h);
       for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);

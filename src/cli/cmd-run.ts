@@ -15,7 +15,7 @@ import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { mpiRuntime, requireRuntime } from './package-root.js';
-import { defaultOutputDir } from './raw-inputs.js';
+import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 
@@ -275,6 +275,21 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       : end.signal
         ? `${how}: it could not write its measurements; no profile`
         : `${how ? `${how}; ` : ''}${noMeasurementsWhy(rawDir, file)}; no profile`;
+    // A traced process killed before it wrote its measurements left its trace: converted still.
+    const traces = orphanTracesUnder(rawDir);
+    if (traces.length > 0) {
+      try {
+        const summary = await resolveStep([], outDir, { orphanTraces: traces });
+        process.stderr.write(`hyprof: ${msg}\n`);
+        for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
+        process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}\n`);
+        removeRawDir(rawDir);
+        return status;
+      } catch (e) {
+        if (!(e instanceof UserError)) throw e;
+        process.stderr.write(`hyprof: ${e.message}\n`);
+      }
+    }
     removeRawDir(rawDir);
     process.stderr.write(`hyprof: ${msg}\n`);
     return status;
@@ -297,7 +312,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   const interrupts = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, keepOnSignal(s)] as const);
   for (const [s, h] of interrupts) process.on(s, h);
   try {
-    const summary = await resolveStep(raws, outDir, { ...(launcher ? { allRanks: true } : {}), ...(opts.format ? { format: opts.format } : {}) });
+    const summary = await resolveStep(raws, outDir, {
+      ...(launcher ? { allRanks: true } : {}),
+      ...(opts.format ? { format: opts.format } : {}),
+      orphanTraces: orphanTracesUnder(rawDir),
+    });
     for (const note of resolveNotes(summary)) if (!said.some((x) => note.endsWith(x))) process.stderr.write(`${note}\n`);
     process.stderr.write(`hyprof: ${how ? `${how}; ` : ''}${describeOutput(summary, outDir)}\n`);
   } catch (e) {

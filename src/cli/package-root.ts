@@ -33,6 +33,14 @@ function runtimeDir(): string {
 export const fortranModDir = installedPrefix ? includeDir : join(libDir, 'fortran');
 export const fortranModPath = join(fortranModDir, 'hyprof.mod');
 
+/** The OTF2 writer (native/otf2/), built only where the OTF2 library was found (docs/trace.md). */
+export const otf2WriterPath = join(libDir, 'hyprof-otf2');
+
+/** The OTF2 writer when it was built, else null. */
+export function otf2Writer(): string | null {
+  return existsSync(otf2WriterPath) ? otf2WriterPath : null;
+}
+
 /** The MPI layer's library when it was built, else null. */
 export function mpiRuntime(): string | null {
   return existsSync(mpiLibPath) ? mpiLibPath : null;

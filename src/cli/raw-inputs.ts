@@ -21,13 +21,38 @@ export function rawFilesUnder(dir: string): string[] {
  * `*.raw` files inside them (and one level of subdirectories: the raw directory that ranks of an MPI
  * job leave, `<dir>/.hyprof-raw`). Half-written files (`<name>.tmp.<pid>`) are never picked up.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { fileKind } from '../samples/raw-reader.js';
 
 export function collectRawFiles(inputs: string[]): string[] {
+  return collectInputs(inputs).raw;
+}
+
+/** The trace files (HYPROF_TRACE) in dir and one level down that have no raw file beside them: a
+ * process that recorded a trace and ended without writing its measurements (killed by SIGKILL). */
+export function orphanTracesUnder(dir: string): string[] {
+  const found: string[] = [];
+  const look = (d: string) => {
+    for (const f of readdirSync(d).sort()) if (f.endsWith('.trace') && !existsSync(join(d, `${f.slice(0, -'.trace'.length)}.raw`))) found.push(join(d, f));
+  };
+  look(dir);
+  for (const f of readdirSync(dir).sort()) {
+    try {
+      if (statSync(join(dir, f)).isDirectory()) look(join(dir, f));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** The raw files of collectRawFiles, and the trace files without a raw file in the directories
+ * named (a directory that holds only those is no error: its traces are still converted). */
+export function collectInputs(inputs: string[]): { raw: string[]; orphanTraces: string[] } {
   const files: string[] = [];
+  const orphans: string[] = [];
   for (const input of inputs) {
     let st;
     try {
@@ -37,8 +62,10 @@ export function collectRawFiles(inputs: string[]): string[] {
     }
     if (st.isDirectory()) {
       const found = rawFilesUnder(input);
-      if (found.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
+      const traces = orphanTracesUnder(input);
+      if (found.length === 0 && traces.length === 0) throw new UserError(`${input}: no raw measurement files (*.raw) in this directory`);
       for (const f of found) files.push(f);
+      for (const f of traces) orphans.push(f);
     } else if (st.isFile()) {
       files.push(input);
     } else {
@@ -46,7 +73,7 @@ export function collectRawFiles(inputs: string[]): string[] {
       throw new UserError(`${input}: ${fileKind(st)}, not a raw measurement file`);
     }
   }
-  return [...new Set(files)];
+  return { raw: [...new Set(files)], orphanTraces: [...new Set(orphans)] };
 }
 
 /**

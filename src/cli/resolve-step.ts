@@ -8,6 +8,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { systemTreeOf } from '../base/make-dirs.js';
 import { createProgress } from '../base/progress.js';
+import { otf2Writer } from './package-root.js';
 
 export interface ResolveStepOptions {
   callpath?: boolean;
@@ -20,6 +21,8 @@ export interface ResolveStepOptions {
   format?: 'profile' | 'merged';
   /** The files are one run's raw directory (resolve.ts). */
   fromRun?: boolean;
+  /** Trace files without a raw file (a process killed before it wrote one): converted into the archive too. */
+  orphanTraces?: string[];
 }
 
 export interface ResolveSummary {
@@ -36,6 +39,8 @@ export interface ResolveSummary {
   replaced: Array<{ node: number; context: number; executable: string }>;
   /** The profile files of earlier runs this one replaced or removed (same nodes), and when the newest was written. */
   earlier?: { files: number; newestMs: number };
+  /** The OTF2 archive written from the run's trace (HYPROF_TRACE), if one was. */
+  trace?: { archive: string; locations: number; events: number };
 }
 
 /** `profile.0.0.*`, or `profile.{0,1}.0.*` for several nodes: the written files in one glob. */
@@ -207,6 +212,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
     const result = await resolveRawFiles(files, {
       ...opts,
       outDir,
+      otf2Writer: otf2Writer(),
       onProgress: (done, total, what) => progress.update(`hyprof: ${what} (${done}/${total})`),
     });
     progress.done();
@@ -220,6 +226,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
       samples: result.samples,
       warnings: result.warnings,
       replaced: result.replacedImages.map(({ node, context, executable }) => ({ node, context, executable })),
+      ...(result.trace?.archive ? { trace: { archive: result.trace.archive, locations: result.trace.locations, events: result.trace.events } } : {}),
     };
   } catch (e) {
     current = undefined;

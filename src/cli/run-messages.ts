@@ -1,6 +1,6 @@
 /** The one-line messages `hyprof run` and `hyprof resolve` print about what happened. */
 import { constants } from 'node:os';
-import { isAbsolute, relative } from 'node:path';
+import { basename, isAbsolute, relative } from 'node:path';
 import type { ResolveSummary } from './resolve-step.js';
 import { dropLines } from '../report/drops.js';
 
@@ -13,7 +13,14 @@ export function showDir(dir: string): string {
 }
 
 export function describeOutput(s: ResolveSummary, dir: string): string {
-  return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})${replacedText(s.replaced)}`;
+  if (s.threads === 0 && s.trace) return `no profile (no raw measurement file)${traceText(s.trace).replace(/^;/, ',')} written to ${showDir(dir)}`;
+  return `profile of ${s.threads} thread${s.threads === 1 ? '' : 's'} written to ${showDir(dir)} (${s.pattern})${replacedText(s.replaced)}${traceText(s.trace)}`;
+}
+
+/** `; trace: traces.otf2 (2 locations, 1,234 events)`: the OTF2 archive of a traced run. */
+function traceText(t: ResolveSummary['trace']): string {
+  if (!t) return '';
+  return `; trace: ${basename(t.archive)} (OTF2, ${t.locations} location${t.locations === 1 ? '' : 's'}, ${t.events} events)`;
 }
 
 /** How many images replaced by exec are named one by one; the rest are counted. */

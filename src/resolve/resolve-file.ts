@@ -14,6 +14,8 @@ import { ModuleCollector, type ModulesFile } from '../profile/modules-file.js';
 import { writeThreadFile, type ProfileWrite } from '../profile/tau-writer.js';
 import { stacksFileName, writeStacksFile } from '../profile/stacks-file.js';
 import { join } from 'node:path';
+import { ContextTree } from './assemble-tree.js';
+import { traceFileOf, tracePart, type TracePart } from './trace-otf2.js';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */
 export interface AssembleJob {
@@ -39,6 +41,8 @@ export interface FilePart {
   openmpNotes: string[];
   /** The object file of every sampled function of this process (modules.json). */
   modules: ModulesFile;
+  /** The process's trace (HYPROF_TRACE), named as its profile is; undefined when it recorded none. */
+  trace?: TracePart;
 }
 
 export async function assembleFile(file: string, job: AssembleJob, symbolizer: Symbolizer): Promise<FilePart> {
@@ -71,6 +75,9 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       moves.push(writeThreadFile(job.write, m, t));
     },
   );
+  // The trace's names are the profile's: taken now, after the renaming above.
+  const traceFile = traceFileOf(file);
+  const trace = traceFile ? tracePart(proc, new ContextTree(proc), traceFile, a.node, a.context) : undefined;
   // The complete stacks beside the profile files, moved into place with them.
   if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   return {
@@ -84,5 +91,6 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
     openmp,
     openmpNotes: openmpNotes([proc], openmp),
     modules: modules.data(),
+    ...(trace ? { trace } : {}),
   };
 }

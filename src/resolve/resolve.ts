@@ -8,7 +8,7 @@
  *     in worker threads when there are many files (resolve-workers.ts), then rename them into place,
  *     and write the OpenMP analysis and, when asked, TAU's merged single-file format.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
@@ -22,6 +22,7 @@ import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../pr
 import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
+import { checkTraceFiles, orphanTracePart, traceFileOf, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
 import { MERGED_FILE, writeMergedFile } from '../profile/tau-merged.js';
 import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
@@ -47,6 +48,17 @@ export interface ResolveOptions {
    * by _exit, its background jobs resolved later.
    */
   fromRun?: boolean;
+  /**
+   * The OTF2 writer (hyprof-otf2, native/otf2/), null when it was not built (no OTF2 library): a run
+   * that recorded a trace then gets a note instead of an archive (trace-otf2.ts).
+   */
+  otf2Writer?: string | null;
+  /**
+   * Trace files with no raw file beside them: a process that ended without writing its measurements
+   * (killed by SIGKILL, with no flush before). Its trace goes into the archive with the names the
+   * trace file holds; it has no profile (trace-otf2.ts, orphanTracePart).
+   */
+  orphanTraces?: string[];
 }
 
 export interface ResolveResult {
@@ -65,6 +77,8 @@ export interface ResolveResult {
   workers: number;
   /** Images replaced by exec that another image of their process follows, each in a context of its own. */
   replacedImages: ReplacedImage[];
+  /** The OTF2 archive written from the run's trace files (HYPROF_TRACE); undefined when none recorded one. */
+  trace?: TraceResult;
 }
 
 /** What the first pass keeps of a process. */
@@ -94,6 +108,8 @@ export function profileFormatWarning(opt: ResolveOptions['format'], env: NodeJS.
 }
 
 export async function resolveRawFiles(files: string[], opts: ResolveOptions): Promise<ResolveResult> {
+  const orphans = (opts.orphanTraces ?? []).map(orphanTracePart);
+  if (files.length === 0 && orphans.length > 0) return traceOnly(orphans, opts);
   if (files.length === 0) throw new UserError('no raw measurement files to resolve');
   const symbolizer = new Symbolizer({
     symbolizer: opts.symbolizer,
@@ -137,6 +153,8 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
         'resolve the whole run at once (hyprof run -- mpirun ..., or hyprof resolve <raw directory> --format merged)',
     );
   }
+  // A damaged trace file stops the resolve here too, before anything is written.
+  checkTraceFiles(opts.otf2Writer ?? null, [...files.map(traceFileOf).filter((f): f is string => f !== null), ...orphans.map((o) => o.file)]);
   await symbolizer.flush();
 
   // Pass 2: assemble and write, file by file.
@@ -197,6 +215,23 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   } catch (e) {
     throw writeError(opts.outDir, e);
   }
+  // The trace: one archive for the processes resolved together; ranks resolving their own files into
+  // one directory at once would each replace it, so they leave it to a resolve of the whole run.
+  const traceParts = [...parts.flatMap((p) => (p.trace ? [p.trace] : [])), ...orphans];
+  let trace: TraceResult | undefined;
+  if (traceParts.length > 0 && procs.some(isRankOfSeveral) && !allRanks) {
+    trace = {
+      archive: null,
+      locations: 0,
+      events: 0,
+      warnings: [
+        `the trace files of these ranks are kept beside their raw files: one OTF2 archive holds every rank, ` +
+          'written by a resolve of the whole run (hyprof run -- mpirun ..., or hyprof resolve <raw directory>)',
+      ],
+    };
+  } else if (traceParts.length > 0) {
+    trace = writeTraceArchive(opts.otf2Writer ?? null, opts.outDir, [...metrics], traceParts);
+  }
 
   const drops: Record<string, number> = {};
   for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
@@ -214,11 +249,46 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       ...new Set([...symbolizer.warnings, ...warnings]),
       ...parts.flatMap((p) => p.openmpNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
+      ...orphans.map(orphanNote),
+      ...(trace?.warnings ?? []),
     ],
     ...(ranks ? { ranks } : {}),
     workers,
     replacedImages: images,
+    ...(trace ? { trace } : {}),
   };
+}
+
+/** Only trace files, no raw file (every process was killed before writing its measurements): the
+ * archive alone, no profile. */
+function traceOnly(orphans: TracePart[], opts: ResolveOptions): ResolveResult {
+  checkTraceFiles(opts.otf2Writer ?? null, orphans.map((o) => o.file));
+  let trace: TraceResult;
+  try {
+    mkdirSync(opts.outDir, { recursive: true });
+    trace = writeTraceArchive(opts.otf2Writer ?? null, opts.outDir, ['TIME'], orphans);
+  } catch (e) {
+    throw writeError(opts.outDir, e);
+  }
+  return {
+    outDir: opts.outDir,
+    files: [],
+    processes: 0,
+    threads: 0,
+    samples: 0,
+    drops: {},
+    warnings: [...orphans.map(orphanNote), ...trace.warnings],
+    workers: 0,
+    replacedImages: [],
+    trace,
+  };
+}
+
+function orphanNote(o: TracePart): string {
+  return (
+    `${o.file}: no raw measurement file beside this trace (the process ended without writing its measurements: killed?): ` +
+    'its trace is converted with the names it holds, and it has no profile'
+  );
 }
 
 /** Disk full, quota, a directory where a profile file should be: the environment's, said in words. */

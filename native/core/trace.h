@@ -1,0 +1,95 @@
+/* Event tracing (HYPROF_TRACE / TAU_TRACE): every enter and leave of a timer, phase and parameter
+ * specialisation, with the run's clock, into a fixed-size buffer per thread; a full buffer is
+ * appended to the process's trace file (`hyprof.<host>.<pid>.<start>.trace` beside the raw file) as
+ * one block, so memory never grows with the run. A dump (exit, flush, SIGINT / SIGTERM, exec)
+ * appends a snapshot of every thread's unwritten part. docs/raw-format.md ("Trace file") has the
+ * layout; `hyprof resolve` turns it into OTF2 (docs/trace.md).
+ *
+ * The recording is in the core, not a module, because it is on the probe fast path, which makes no
+ * module call (native/README.md): one load of `hp_trace_on` and a predicted branch when tracing is
+ * off; when on, two 8-byte stores into the thread's own buffer and a release store of its length.
+ * No lock, no allocation; the only system call is the write of a full buffer (one write(2) of one
+ * block on a file opened with O_APPEND, so the blocks of threads never interleave).
+ */
+#ifndef HP_TRACE_H
+#define HP_TRACE_H
+
+#include <stdint.h>
+
+#include "thread.h"
+
+/* Record kinds (high byte of a record's second word). */
+enum { HP_TREC_ENTER = 1, HP_TREC_LEAVE = 2 };
+
+/* The header in front of every block in the file (docs/raw-format.md). */
+#define HP_TRACE_BLOCK_HEADER 48
+
+/* One thread's buffer: HP_TRACE_BLOCK_HEADER bytes of room for the block's header, then `cap`
+ * bytes of records. Written by its thread only; a dump on another thread copies the published part
+ * (len) and checks gen before and after (a seqlock: a buffer written out meanwhile is read again). */
+typedef struct hp_trace_buf {
+  uint8_t *mem;              /* header room + records (mmap) */
+  uint32_t cap;              /* bytes of records */
+  uint32_t len;              /* bytes of records published (atomic) */
+  uint32_t gen;              /* blocks this thread has handed to write(2) (atomic) */
+  uint32_t ended;            /* 1 once the thread's last block was written (atomic) */
+  uint64_t lost;             /* records that could not be written (atomic): a failed write, or no
+                                buffer (memory, a record after the thread's end) */
+  uint32_t lost_why;         /* HP_TRACE_LOST_* bits (atomic) */
+} hp_trace_buf;
+
+#define HP_TRACE_LOST_WRITE 1u   /* write(2) failed (disk full, quota, ...) */
+#define HP_TRACE_LOST_MEMORY 2u  /* no memory for the thread's buffer */
+#define HP_TRACE_LOST_ENDED 4u   /* a record on a thread after its end (a late destructor's probe) */
+
+/* Set once at initialisation, before any thread state, when tracing is on and its file is open. */
+extern int hp_trace_on;
+/* Extra metric values per record (hp_n_metrics - 1 when several metrics are measured, else 0). */
+extern uint32_t hp_trace_extra;
+
+/* The slow part of a record: a full buffer written out, metrics read, no buffer. */
+void hp_trace_put_slow(hp_thread *t, uint32_t kind, uint32_t event, uint64_t ns);
+
+/* Record an enter or leave of `event` at `ns` on t (its own thread). Async-signal-safe. */
+static inline __attribute__((always_inline)) void hp_trace_put(hp_thread *t, uint32_t kind, uint32_t event, uint64_t ns) {
+  hp_trace_buf *b = t->trace;
+  if (__builtin_expect(b && !hp_trace_extra && b->len + 16 <= b->cap, 1)) {
+    uint32_t len = b->len;
+    uint64_t *r = (uint64_t *)(b->mem + HP_TRACE_BLOCK_HEADER + len);
+    /* release stores: a dump that sees these bytes sees the gen they belong to (thread.h) */
+    __atomic_store_n(&r[0], ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&r[1], (uint64_t)event | ((uint64_t)kind << 56), __ATOMIC_RELEASE);
+    __atomic_store_n(&b->len, len + 16, __ATOMIC_RELEASE);
+    return;
+  }
+  hp_trace_put_slow(t, kind, event, ns);
+}
+
+#define HP_TRACE(t, kind, event, ns) \
+  do { \
+    if (__builtin_expect(hp_trace_on, 0)) hp_trace_put((t), (kind), (event), (ns)); \
+  } while (0)
+
+/* ---- lifecycle, called by the core ---- */
+
+/* At initialisation (after the configuration): read HYPROF_TRACE / TAU_TRACE, open the file. */
+void hp_trace_process_start(void);
+/* A thread's state was made (its root frame set): its buffer, and the enter of its root. */
+void hp_trace_thread_start(hp_thread *t);
+/* The thread ends (stop_mono_ns set): its last block, flagged as its end. */
+void hp_trace_thread_end(hp_thread *t);
+/* An ended thread's compaction: the buffer is released (retired). Returns the bytes kept. */
+void hp_trace_thread_compact(hp_thread *t);
+/* Forked child: a file of its own; the forking thread's buffer emptied (the parent writes those
+ * records) and its open frames entered again at their new start. */
+void hp_trace_fork_child(hp_thread *t);
+/* Inside a dump, for every listed thread: a snapshot block of its unwritten records, with the time its
+ * open regions end at (`end_ns`). Async-signal-safe. */
+void hp_trace_dump_thread(const hp_thread *t, uint64_t end_ns);
+/* The dump's metadata: the trace file and what was lost (hp_meta_add). Async-signal-safe. */
+void hp_trace_add_metadata(void);
+/* Drop entries of t's THREAD section (trace_records_lost); returns how many. Async-signal-safe. */
+struct hp_buf;
+uint32_t hp_trace_write_drops(const hp_thread *t, struct hp_buf *b);
+
+#endif

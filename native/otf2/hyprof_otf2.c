@@ -1,0 +1,534 @@
+/* hyprof-otf2: the trace files of a run (native/core/trace.c) -> one OTF2 archive, through the OTF2
+ * library (docs/trace.md has the conventions it follows: names, system tree, locations, regions,
+ * attributes, metrics, lost counts).
+ *
+ *   hyprof-otf2 PLAN
+ *   hyprof-otf2 --check TRACE-FILE...   (read and check only: the resolve's first pass)
+ *
+ * PLAN is written by `hyprof resolve` (src/resolve/trace-plan.ts): which trace files, the profile
+ * numbering of their processes and threads, and every event's name as the TAU profile names it (the
+ * resolve computes those: instrumented functions named from their addresses, OpenMP constructs after
+ * their source). One line per item, fields separated by tabs, `\\`, `\t`, `\n` escaped:
+ *   archive DIR                       the archive goes to DIR/traces.otf2, DIR/traces.def, DIR/traces/
+ *   metric NAME                       each extra metric of the records, in order
+ *   process FILE NODE CONTEXT RANK HOST   (RANK -1: not an MPI rank)
+ *   thread INDEX NAME                 a thread of the last process (its profile thread number)
+ *   region ID PARADIGM ROLE GROUP FILE LINE NAME   an event of the last process
+ *   param ID TYPE NAME VALUE          a parameter of the last region (TYPE i: INT64, s: STRING)
+ * Events the plan does not name (registered after the raw file was written: a run killed after a
+ * flush) are named from the trace file's own definitions, and said.
+ *
+ * Prints one line per location written on stdout (`location <process> <thread> <events> <lost>`),
+ * warnings on stderr (`hyprof-otf2: ...`); exits 1 with one line on stderr when a trace file is
+ * damaged or the archive cannot be written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+#include "trace_file.h"
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("hyprof-otf2: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("hyprof-otf2: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) die("out of memory");
+  return q;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s ? s : "");
+  if (!d) die("out of memory");
+  return d;
+}
+
+/* ---- strings: OTF2 string definitions, deduplicated ---- */
+
+typedef struct strtab {
+  char **s;
+  uint32_t n, room;
+  uint32_t *hash; /* open addressing: index + 1, 0 = empty */
+  uint32_t hcap;
+} strtab;
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+static uint32_t intern(strtab *t, const char *s) {
+  if (t->n * 2 >= t->hcap) {
+    uint32_t cap = t->hcap ? t->hcap * 2 : 1024;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h) die("out of memory");
+    for (uint32_t i = 0; i < t->n; i++) {
+      uint32_t k = (uint32_t)fnv(t->s[i]) & (cap - 1);
+      while (h[k]) k = (k + 1) & (cap - 1);
+      h[k] = i + 1;
+    }
+    free(t->hash);
+    t->hash = h;
+    t->hcap = cap;
+  }
+  uint32_t k = (uint32_t)fnv(s) & (t->hcap - 1);
+  for (; t->hash[k]; k = (k + 1) & (t->hcap - 1))
+    if (strcmp(t->s[t->hash[k] - 1], s) == 0) return t->hash[k] - 1;
+  if (t->n == t->room) {
+    t->room = t->room ? t->room * 2 : 256;
+    t->s = xrealloc(t->s, t->room * sizeof *t->s);
+  }
+  t->s[t->n] = xstrdup(s);
+  t->hash[k] = t->n + 1;
+  return t->n++;
+}
+
+static strtab strings;
+
+/* ---- the plan ---- */
+
+typedef struct param {
+  char *name;
+  int is_int;
+  int64_t i;
+  char *s;
+} param;
+
+typedef struct region_def {
+  int known;
+  uint32_t region; /* OTF2 region id */
+  param *params;
+  uint32_t n_params;
+} region_def;
+
+typedef struct thread_def {
+  uint32_t index;
+  char *name;
+} thread_def;
+
+typedef struct process_def {
+  char *file;
+  long node, context, rank;
+  char *host;
+  thread_def *threads;
+  uint32_t n_threads;
+  region_def *regions; /* by event id */
+  uint32_t n_regions;
+} process_def;
+
+typedef struct region_out {
+  uint32_t name, group, file, line;
+  OTF2_RegionRole role;
+  OTF2_Paradigm paradigm;
+} region_out;
+
+static process_def *procs;
+static uint32_t n_procs;
+static char **metric_names;
+static uint32_t n_metrics;
+static region_out *regions;
+static uint32_t n_regions;
+static strtab region_keys; /* name \x1f group \x1f paradigm -> region id (same order as regions) */
+
+typedef struct attr_out {
+  uint32_t name;
+  OTF2_Type type;
+} attr_out;
+static attr_out *attrs;
+static uint32_t n_attrs;
+
+static uint32_t attribute(const char *pname, OTF2_Type type) {
+  char key[1100];
+  snprintf(key, sizeof key, "param:%s", pname);
+  uint32_t name = intern(&strings, key);
+  for (uint32_t i = 0; i < n_attrs; i++)
+    if (attrs[i].name == name && attrs[i].type == type) return i;
+  attrs = xrealloc(attrs, (n_attrs + 1) * sizeof *attrs);
+  attrs[n_attrs] = (attr_out){name, type};
+  return n_attrs++;
+}
+
+static uint32_t region_for(const char *name, const char *group, OTF2_Paradigm paradigm, OTF2_RegionRole role,
+                           const char *file, uint32_t line) {
+  char *key = xrealloc(NULL, strlen(name) + strlen(group) + 16);
+  sprintf(key, "%s\x1f%s\x1f%d", name, group, (int)paradigm);
+  uint32_t before = region_keys.n, id = intern(&region_keys, key);
+  free(key);
+  if (id == before) {
+    regions = xrealloc(regions, (n_regions + 1) * sizeof *regions);
+    regions[n_regions++] = (region_out){intern(&strings, name), intern(&strings, group), intern(&strings, file ? file : ""),
+                                        line, role, paradigm};
+  }
+  return id;
+}
+
+/* Undo the plan's escapes in place. */
+static void unescape(char *s) {
+  char *o = s;
+  for (; *s; s++) {
+    if (*s == '\\' && s[1]) {
+      s++;
+      *o++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s;
+    } else {
+      *o++ = *s;
+    }
+  }
+  *o = 0;
+}
+
+static int split(char *line, char **f, int max) {
+  int n = 0;
+  f[n++] = line;
+  for (char *p = line; *p && n < max; p++)
+    if (*p == '\t') {
+      *p = 0;
+      f[n++] = p + 1;
+    }
+  for (int i = 0; i < n; i++) unescape(f[i]);
+  return n;
+}
+
+static OTF2_Paradigm paradigm_of(const char *p) {
+  if (!strcmp(p, "mpi")) return OTF2_PARADIGM_MPI;
+  if (!strcmp(p, "openmp")) return OTF2_PARADIGM_OPENMP;
+  return OTF2_PARADIGM_USER;
+}
+
+static char *archive_dir;
+
+static void read_plan(const char *path) {
+  FILE *in = fopen(path, "r");
+  if (!in) die("%s: cannot read the plan: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  size_t lineno = 0;
+  while ((len = getline(&line, &cap, in)) >= 0) {
+    lineno++;
+    if (len && line[len - 1] == '\n') line[--len] = 0;
+    if (!len) continue;
+    char *f[10];
+    int n = split(line, f, 10);
+    process_def *p = n_procs ? &procs[n_procs - 1] : NULL;
+    if (!strcmp(f[0], "hyprof-otf2")) continue;
+    if (!strcmp(f[0], "archive") && n == 2) {
+      archive_dir = xstrdup(f[1]);
+    } else if (!strcmp(f[0], "metric") && n == 2) {
+      metric_names = xrealloc(metric_names, (n_metrics + 1) * sizeof *metric_names);
+      metric_names[n_metrics++] = xstrdup(f[1]);
+    } else if (!strcmp(f[0], "process") && n == 6) {
+      procs = xrealloc(procs, (n_procs + 1) * sizeof *procs);
+      procs[n_procs++] = (process_def){xstrdup(f[1]), atol(f[2]), atol(f[3]), atol(f[4]), xstrdup(f[5]), NULL, 0, NULL, 0};
+    } else if (!strcmp(f[0], "thread") && n == 3 && p) {
+      p->threads = xrealloc(p->threads, (p->n_threads + 1) * sizeof *p->threads);
+      p->threads[p->n_threads++] = (thread_def){(uint32_t)atol(f[1]), xstrdup(f[2])};
+    } else if (!strcmp(f[0], "region") && n == 8 && p) {
+      uint32_t id = (uint32_t)atol(f[1]);
+      if (id >= 100000000u) die("%s:%zu: event id out of range", path, lineno);
+      if (id >= p->n_regions) {
+        p->regions = xrealloc(p->regions, (id + 1) * sizeof *p->regions);
+        memset(p->regions + p->n_regions, 0, (id + 1 - p->n_regions) * sizeof *p->regions);
+        p->n_regions = id + 1;
+      }
+      OTF2_RegionRole role = !strcmp(f[3], "code") ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION;
+      p->regions[id].known = 1;
+      p->regions[id].region = region_for(f[7], f[4], paradigm_of(f[2]), role, f[5], (uint32_t)atol(f[6]));
+    } else if (!strcmp(f[0], "param") && n == 5 && p) {
+      uint32_t id = (uint32_t)atol(f[1]);
+      if (id >= p->n_regions || !p->regions[id].known) die("%s:%zu: a parameter of an event not named before", path, lineno);
+      region_def *r = &p->regions[id];
+      r->params = xrealloc(r->params, (r->n_params + 1) * sizeof *r->params);
+      param *q = &r->params[r->n_params++];
+      q->name = xstrdup(f[3]);
+      q->is_int = !strcmp(f[2], "i");
+      q->i = q->is_int ? strtoll(f[4], NULL, 10) : 0;
+      q->s = q->is_int ? NULL : xstrdup(f[4]);
+    } else {
+      die("%s:%zu: not a plan line", path, lineno);
+    }
+  }
+  free(line);
+  fclose(in);
+  if (!archive_dir) die("%s: no archive line", path);
+}
+
+/* ---- OTF2 ---- */
+
+static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc, void *cb, bool final) {
+  (void)data; (void)type; (void)loc; (void)cb; (void)final;
+  return OTF2_FLUSH;
+}
+static OTF2_TimeStamp post_flush(void *data, OTF2_FileType type, OTF2_LocationRef loc) {
+  (void)data; (void)type; (void)loc;
+  return 0;
+}
+static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
+
+static void check(OTF2_ErrorCode e, const char *what) {
+  if (e != OTF2_SUCCESS) die("cannot write the OTF2 archive in %s (%s): %s", archive_dir, what, OTF2_Error_GetDescription(e));
+}
+
+typedef struct location_out {
+  uint64_t id;
+  uint32_t name;
+  uint32_t group;   /* location group (process) */
+  uint64_t events;
+  uint64_t lost;
+  uint32_t lost_reason;
+} location_out;
+
+static location_out *locs;
+static uint32_t n_locs;
+
+/* The region of event `ev` of process p (file f): the plan's, else from the trace's definitions. */
+static uint32_t region_of(process_def *p, tf_file *f, uint32_t ev, uint32_t *unnamed) {
+  if (ev < p->n_regions && p->regions[ev].known) return p->regions[ev].region;
+  if (ev >= p->n_regions) {
+    p->regions = xrealloc(p->regions, (ev + 1) * sizeof *p->regions);
+    memset(p->regions + p->n_regions, 0, (ev + 1 - p->n_regions) * sizeof *p->regions);
+    p->n_regions = ev + 1;
+  }
+  char name[64];
+  const tf_event *e = ev < f->n_events && f->events[ev].name ? &f->events[ev] : NULL;
+  if (!e) snprintf(name, sizeof name, "(event %u: not named in the trace)", ev);
+  (*unnamed)++;
+  p->regions[ev].known = 1;
+  p->regions[ev].region = region_for(e ? e->name : name, e ? e->group : "TAU_USER", OTF2_PARADIGM_USER, OTF2_REGION_ROLE_FUNCTION, "", 0);
+  return p->regions[ev].region;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "--check")) {
+    /* hyprof-otf2 --check FILE...: every trace file read and checked, nothing written */
+    for (int i = 2; i < argc; i++) {
+      tf_file f;
+      char err[1024];
+      if (tf_read(argv[i], &f, err, sizeof err) != 0) die("%s", err);
+      tf_free(&f);
+    }
+    return 0;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: hyprof-otf2 PLAN | hyprof-otf2 --check TRACE-FILE... (written and run by hyprof resolve; docs/trace.md)\n");
+    return 2;
+  }
+  read_plan(argv[1]);
+  /* Every trace file read and checked before a byte of the archive is written. */
+  tf_file *files = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *files);
+  uint64_t t_min = UINT64_MAX, t_max = 0;
+  for (uint32_t i = 0; i < n_procs; i++) {
+    char err[1024];
+    if (tf_read(procs[i].file, &files[i], err, sizeof err) != 0) die("%s", err);
+    if (files[i].extra != n_metrics)
+      die("%s: its records hold %u extra metric values, the profile %u: not a trace of this profile", procs[i].file, files[i].extra, n_metrics);
+    size_t words = 2 + files[i].extra;
+    for (size_t k = 0; k < files[i].n_threads; k++) {
+      const tf_thread *t = &files[i].threads[k];
+      if (t->n) {
+        if (t->rec[0] < t_min) t_min = t->rec[0];
+        if (t->rec[(t->n - 1) * words] > t_max) t_max = t->rec[(t->n - 1) * words];
+      }
+      if (t->end_ns > t_max) t_max = t->end_ns;
+    }
+  }
+  if (t_min == UINT64_MAX) t_min = t_max = 0;
+
+  OTF2_Archive *archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                            OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (!archive) die("cannot create the OTF2 archive %s/traces.otf2 (does it exist already?)", archive_dir);
+  check(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL), "flush callbacks");
+  check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks");
+  check(OTF2_Archive_SetCreator(archive, "hyprof"), "creator");
+  check(OTF2_Archive_OpenEvtFiles(archive), "event files");
+
+  OTF2_AttributeList *al = OTF2_AttributeList_New();
+  uint32_t metric_base = 0; /* metric class i = metric_base + i; member i = i */
+  OTF2_Type u64_type = OTF2_TYPE_UINT64;
+  uint64_t next_loc = 0;
+  for (uint32_t pi = 0; pi < n_procs; pi++) {
+    process_def *p = &procs[pi];
+    tf_file *f = &files[pi];
+    size_t words = 2 + f->extra;
+    uint32_t unnamed = 0;
+    for (size_t k = 0; k < f->n_threads; k++) {
+      tf_thread *t = &f->threads[k];
+      const char *tname = NULL;
+      for (uint32_t j = 0; j < p->n_threads; j++)
+        if (p->threads[j].index == t->index) tname = p->threads[j].name;
+      char lname[256];
+      if (tname && *tname) snprintf(lname, sizeof lname, "thread %u \"%s\"", t->index, tname);
+      else snprintf(lname, sizeof lname, "thread %u", t->index);
+      locs = xrealloc(locs, (n_locs + 1) * sizeof *locs);
+      location_out *lo = &locs[n_locs++];
+      *lo = (location_out){next_loc++, intern(&strings, lname), pi, 0, t->lost, 0};
+      OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, lo->id);
+      if (!w) die("cannot write the OTF2 archive in %s (event writer)", archive_dir);
+      /* The records, nested as recorded; a leave that is not the innermost open region's closes the
+       * regions above it (as the runtime's own misuse handling did), one with no open region is
+       * left out and counted. Times never go back on a location: a record earlier than the one
+       * before it (the time-stamp counter of another core, a few ns behind) is moved to it. */
+      uint32_t *stack = NULL;
+      size_t depth = 0, room = 0;
+      uint64_t last = 0, moved = 0, stray = 0;
+      for (size_t r = 0; r < t->n; r++) {
+        const uint64_t *rec = &t->rec[r * words];
+        uint64_t ts = rec[0];
+        if (ts < last) {
+          ts = last;
+          moved++;
+        }
+        last = ts;
+        uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = (uint32_t)(rec[1] >> 56);
+        uint32_t region = region_of(p, f, ev, &unnamed);
+        if (kind == 1) {
+          if (depth == room) {
+            room = room ? room * 2 : 64;
+            stack = xrealloc(stack, room * sizeof *stack);
+          }
+          stack[depth++] = ev;
+          OTF2_AttributeList *attr = NULL;
+          region_def *rd = &p->regions[ev];
+          if (rd->n_params) {
+            attr = al;
+            for (uint32_t q = 0; q < rd->n_params; q++) {
+              param *pa = &rd->params[q];
+              if (pa->is_int) OTF2_AttributeList_AddInt64(al, attribute(pa->name, OTF2_TYPE_INT64), pa->i);
+              else OTF2_AttributeList_AddStringRef(al, attribute(pa->name, OTF2_TYPE_STRING), intern(&strings, pa->s));
+            }
+          }
+          check(OTF2_EvtWriter_Enter(w, attr, ts, region), "enter");
+          lo->events++;
+        } else {
+          size_t at = depth;
+          while (at > 0 && stack[at - 1] != ev) at--;
+          if (at == 0) {
+            stray++;
+            continue;
+          }
+          while (depth >= at) {
+            check(OTF2_EvtWriter_Leave(w, NULL, ts, region_of(p, f, stack[depth - 1], &unnamed)), "leave");
+            lo->events++;
+            depth--;
+          }
+        }
+        for (uint32_t m = 0; m < f->extra; m++) {
+          OTF2_MetricValue v = {.unsigned_int = rec[2 + m]};
+          check(OTF2_EvtWriter_Metric(w, NULL, ts, metric_base + m, 1, &u64_type, &v), "metric");
+          lo->events++;
+        }
+      }
+      /* Regions open at the end close where the profile closed them (the dump's time, or the
+       * thread's end), or at the last record when the run ended without either (killed). */
+      uint64_t end = t->end_ns > last ? t->end_ns : last;
+      while (depth > 0) {
+        check(OTF2_EvtWriter_Leave(w, NULL, end, region_of(p, f, stack[--depth], &unnamed)), "leave");
+        lo->events++;
+      }
+      free(stack);
+      check(OTF2_Archive_CloseEvtWriter(archive, w), "close event writer");
+      if (!t->closed_by_dump)
+        warn("%s: thread %u: the trace has no end (the run was killed?): kept up to its last written block, %zu records, "
+             "regions open then closed at its last record; what the thread recorded after that block is lost",
+             f->path, t->index, t->n);
+      else if (t->ran_after_dump)
+        warn("%s: thread %u: the trace goes on after the last dump (the run was killed after a flush?): kept up to its "
+             "last written block; what the thread recorded after it is lost", f->path, t->index);
+      if (t->missing_blocks) warn("%s: thread %u: %u blocks of records are missing (not written)", f->path, t->index, t->missing_blocks);
+      if (t->lost) warn("%s: thread %u: %" PRIu64 " records could not be written by the runtime (counted in the profile)", f->path, t->index, t->lost);
+      if (stray) warn("%s: thread %u: %" PRIu64 " leave records with no open region left out", f->path, t->index, stray);
+      if (moved) warn("%s: thread %u: %" PRIu64 " timestamps behind the one before moved up to it", f->path, t->index, moved);
+      lo->lost_reason = intern(&strings, !t->closed_by_dump || t->ran_after_dump ? "the run ended without a final dump (killed)"
+                                         : t->lost ? "the runtime could not write some records (see the profile's drops)" : "");
+      printf("location\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\n", pi, t->index, lo->events, t->lost);
+    }
+    if (unnamed) warn("%s: %u events not named by the profile: named from the trace file's own definitions", f->path, unnamed);
+    if (f->cut_bytes) warn("%s: its last %" PRIu64 " bytes are a block cut short (the run ended while writing it): left out", f->path, f->cut_bytes);
+  }
+  OTF2_AttributeList_Delete(al);
+  check(OTF2_Archive_CloseEvtFiles(archive), "close event files");
+
+  /* Local definitions: none of their own (all are global), but every location has its file. */
+  check(OTF2_Archive_OpenDefFiles(archive), "definition files");
+  for (uint32_t i = 0; i < n_locs; i++) {
+    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, locs[i].id);
+    if (!dw) die("cannot write the OTF2 archive in %s (definition writer)", archive_dir);
+    check(OTF2_Archive_CloseDefWriter(archive, dw), "close definition writer");
+  }
+  check(OTF2_Archive_CloseDefFiles(archive), "close definition files");
+
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(archive);
+  if (!g) die("cannot write the OTF2 archive in %s (global definitions)", archive_dir);
+  check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, t_min, t_max - t_min, OTF2_UNDEFINED_TIMESTAMP), "clock");
+  /* Strings used below are interned first, then all written. */
+  uint32_t s_node = intern(&strings, "node");
+  uint32_t *host_node = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *host_node);
+  uint32_t *group_name = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *group_name);
+  strtab hosts = {0};
+  for (uint32_t i = 0; i < n_procs; i++) {
+    host_node[i] = intern(&hosts, procs[i].host);
+    char name[128];
+    if (procs[i].rank >= 0) snprintf(name, sizeof name, "rank %ld", procs[i].rank);
+    else snprintf(name, sizeof name, "process %ld.%ld", procs[i].node, procs[i].context);
+    group_name[i] = intern(&strings, name);
+  }
+  uint32_t *host_str = xrealloc(NULL, (hosts.n ? hosts.n : 1) * sizeof *host_str);
+  for (uint32_t i = 0; i < hosts.n; i++) host_str[i] = intern(&strings, hosts.s[i]);
+  uint32_t *metric_str = xrealloc(NULL, (n_metrics ? n_metrics : 1) * sizeof *metric_str);
+  for (uint32_t m = 0; m < n_metrics; m++) metric_str[m] = intern(&strings, metric_names[m]);
+  uint32_t s_lost = intern(&strings, "hyprof:lost_events"), s_reason = intern(&strings, "hyprof:lost_reason");
+  uint32_t s_empty = intern(&strings, "");
+  for (uint32_t i = 0; i < strings.n; i++) check(OTF2_GlobalDefWriter_WriteString(g, i, strings.s[i]), "string");
+  for (uint32_t i = 0; i < hosts.n; i++)
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, i, host_str[i], s_node, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
+  for (uint32_t i = 0; i < n_procs; i++)
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, i, group_name[i], OTF2_LOCATION_GROUP_TYPE_PROCESS, host_node[i],
+                                                  OTF2_UNDEFINED_LOCATION_GROUP), "location group");
+  for (uint32_t i = 0; i < n_locs; i++)
+    check(OTF2_GlobalDefWriter_WriteLocation(g, locs[i].id, locs[i].name, OTF2_LOCATION_TYPE_CPU_THREAD, locs[i].events, locs[i].group), "location");
+  for (uint32_t i = 0; i < n_regions; i++) {
+    region_out *r = &regions[i];
+    check(OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->name, r->group, r->role, r->paradigm, OTF2_REGION_FLAG_NONE, r->file,
+                                           r->line, r->line ? r->line : 0), "region");
+  }
+  for (uint32_t i = 0; i < n_attrs; i++) check(OTF2_GlobalDefWriter_WriteAttribute(g, i, attrs[i].name, s_empty, attrs[i].type), "attribute");
+  for (uint32_t m = 0; m < n_metrics; m++) {
+    check(OTF2_GlobalDefWriter_WriteMetricMember(g, m, metric_str[m], metric_str[m], OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START,
+                                                 OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s_empty), "metric member");
+    OTF2_MetricMemberRef member = m;
+    check(OTF2_GlobalDefWriter_WriteMetricClass(g, metric_base + m, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU), "metric class");
+  }
+  for (uint32_t i = 0; i < n_locs; i++) {
+    OTF2_AttributeValue v = {.uint64 = locs[i].lost};
+    check(OTF2_GlobalDefWriter_WriteLocationProperty(g, locs[i].id, s_lost, OTF2_TYPE_UINT64, v), "location property");
+    OTF2_AttributeValue why = {.stringRef = locs[i].lost_reason};
+    check(OTF2_GlobalDefWriter_WriteLocationProperty(g, locs[i].id, s_reason, OTF2_TYPE_STRING, why), "location property");
+  }
+  check(OTF2_Archive_CloseGlobalDefWriter(archive, g), "close global definitions");
+  check(OTF2_Archive_Close(archive), "close");
+  for (uint32_t i = 0; i < n_procs; i++) tf_free(&files[i]);
+  return 0;
+}
