@@ -10,7 +10,7 @@
 import test from 'ava';
 import { chmodSync, chownSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, run, tmpDir } from './helpers/native.js';
+import { cliPath, compileC, haveTool, run, tmpDir } from './helpers/native.js';
 
 const nobody = 65534;
 
@@ -56,4 +56,22 @@ test('a setuid-root program run by another user: nothing written or run where it
   t.is(byRoot.code, 0, byRoot.stderr);
   t.true(readdirSync(own).some((f) => f.endsWith('.raw')), `raw file written by root: ${readdirSync(own).join(' ')}`);
   t.notRegex(byRoot.stderr, /secure-execution/);
+});
+
+test('under hyprof run, a setuid program run by another user gets one account of why nothing was measured', async (t) => {
+  if (process.getuid?.() !== 0) return t.fail('needs root: a setuid-root program is made and run as another user');
+  const dir = tmpDir('secure-run');
+  chmodSync(dir, 0o777);
+  const exe = compileC('secure_exec', ['secure_exec.c'], { outDir: dir });
+  chownSync(exe, 0, 0);
+  chmodSync(exe, 0o4755);
+  const out = join(dir, 'prof');
+  const r = await run('setpriv', [`--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, cliPath, 'run', '--dir', out, '--', exe], {
+    env: { HOME: dir },
+    cwd: dir,
+  });
+  t.regex(r.stdout, new RegExp(`secure program done: uid ${nobody} euid 0`), `the setuid bit took effect: ${r.stderr}`);
+  t.regex(r.stderr, /secure-execution mode: secure_exec .*hyprof measures nothing in it/);
+  t.regex(r.stderr, /the program is setuid or setgid: it runs in secure-execution mode/);
+  t.notRegex(r.stderr, /runtime was not loaded/, 'no second, contradicting account');
 });

@@ -114,7 +114,24 @@ function noMeasurementsWhy(rawDir: string, file: string | null): string {
       'and run it without hyprof run (docs/cli.md)'
     );
   }
-  return 'the program wrote no measurements (the runtime was not loaded: statically linked and setuid programs ignore LD_PRELOAD)';
+  if (file && setId(file)) {
+    // One account with the runtime's own line (native/core/init.c, secure_execution): a linked
+    // program loads the runtime, which then measures nothing; a preload is ignored altogether.
+    return (
+      'the program is setuid or setgid: it runs in secure-execution mode, where the C library ignores LD_PRELOAD and a ' +
+      'program linked with -lhyprof measures nothing (its own line above says so)'
+    );
+  }
+  return 'the program wrote no measurements (the runtime was not loaded: statically linked programs ignore LD_PRELOAD)';
+}
+
+/** The file has the set-user-id or set-group-id bit. */
+function setId(file: string): boolean {
+  try {
+    return (statSync(file).mode & 0o6000) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function rawFilesIn(dir: string): string[] {
