@@ -14,6 +14,8 @@ import { ModuleCollector, type ModulesFile } from '../profile/modules-file.js';
 import { writeThreadFile, type ProfileWrite } from '../profile/tau-writer.js';
 import { stacksFileName, writeStacksFile } from '../profile/stacks-file.js';
 import { join } from 'node:path';
+import { foldFileName, writeFoldFile } from '../profile/fold-file.js';
+import { buildFoldFile } from './fold-build.js';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */
 export interface AssembleJob {
@@ -73,6 +75,9 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   );
   // The complete stacks beside the profile files, moved into place with them.
   if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
+  // HYPROF_FOLD's instances and samples beside them (the TAU profile is as without folding).
+  const fold = buildFoldFile(proc, a.node, a.context, (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn));
+  if (fold) moves.push([writeFoldFile(job.write.tmp, fold), join(job.write.dir, foldFileName(a.node, a.context))]);
   return {
     file,
     moves,
