@@ -17,7 +17,7 @@
  *   bin, not the sampling interval, because the samples of different instances fall at different
  *   phases.
  * - Confidence: a bin's shares are proportions of its samples; the 95 % half-width of the top share
- *   (normal approximation) is given, and a bin with fewer than FEW samples says so instead.
+ *   (Wilson score interval) is given, and a bin with fewer than FEW samples says so instead.
  */
 import { UserError } from '../base/errors.js';
 import { listFoldFiles, readFoldFile, type FoldFile, type FoldSeries } from '../profile/fold-file.js';
@@ -69,6 +69,15 @@ export interface FoldThreadRow {
   top: (string | null)[];
 }
 
+/** The functions of a class as shares of each bin: the STACK_FUNCTIONS most sampled, the rest as "other". */
+export interface FoldStack {
+  functions: string[];
+  /** shares[f][bin]: the share of bin `bin`'s samples in function f (0 for a bin without samples). */
+  shares: number[][];
+}
+
+export const STACK_FUNCTIONS = 8;
+
 export interface FoldClass {
   instances: number;
   samples: number;
@@ -76,6 +85,7 @@ export interface FoldClass {
   absolute: boolean;
   bins: FoldBin[];
   threads: FoldThreadRow[];
+  stack: FoldStack;
 }
 
 export interface FoldReport {
@@ -103,6 +113,14 @@ function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return 0;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
   return sorted[i];
+}
+
+/** The 95 % Wilson score interval's half-width for a share p of n samples: unlike the normal
+ * approximation it is not 0 when every sample agrees (20 of 20 samples say "at least 84 %"). */
+export function wilsonHalfWidth(p: number, n: number): number {
+  const z = 1.96;
+  const z2n = (z * z) / n;
+  return (z * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n))) / (1 + z2n);
 }
 
 /** Instances (indexes) split into classes at gaps of their sorted lengths. */
@@ -224,8 +242,7 @@ export function foldSeries(f: FoldFile, s: FoldSeries, file: string, opts: FoldO
         const delta = edgeSum[mi][b + 1] / edgeN[mi][b + 1] - edgeSum[mi][b] / edgeN[mi][b];
         rates[m] = isTimeMetric(m) ? delta / (binMs * 1e6) : delta / binMs;
       });
-      const p = functions[0]?.share ?? 0;
-      const confidence = n >= FEW ? 1.96 * Math.sqrt((p * (1 - p)) / n) : null;
+      const confidence = n >= FEW ? wilsonHalfWidth(functions[0]?.share ?? 0, n) : null;
       return {
         from: (100 * b) / nBins,
         to: (100 * (b + 1)) / nBins,
@@ -246,7 +263,16 @@ export function foldSeries(f: FoldFile, s: FoldSeries, file: string, opts: FoldO
         samples: rows.reduce((a, r) => a + [...r.values()].reduce((x, y) => x + y, 0), 0),
         top: rows.map((r) => (r.size ? frameName([...r].sort((a, b) => b[1] - a[1])[0][0]) : null)),
       }));
-    return { instances: members.length, samples, lengthMs, absolute, bins, threads };
+    const totals = new Map<number, number>();
+    for (const m of fnCount) for (const [fn, n] of m) totals.set(fn, (totals.get(fn) ?? 0) + n);
+    const chosen = [...totals].sort((a, b) => b[1] - a[1]).slice(0, STACK_FUNCTIONS).map(([fn]) => fn);
+    const shares = chosen.map((fn) => fnCount.map((m, b) => (counts[b] ? (m.get(fn) ?? 0) / counts[b] : 0)));
+    const names = chosen.map(frameName);
+    if (totals.size > chosen.length) {
+      names.push('other');
+      shares.push(counts.map((n, b) => (n ? 1 - chosen.reduce((a, fn) => a + (fnCount[b].get(fn) ?? 0), 0) / n : 0)));
+    }
+    return { instances: members.length, samples, lengthMs, absolute, bins, threads, stack: { functions: names, shares } };
   });
   const classRule =
     groups.length <= 1

@@ -11,6 +11,7 @@ import { UserError } from '../base/errors.js';
 import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
+import { foldAnswer } from './fold-api.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
 
 /** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
@@ -73,6 +74,7 @@ export async function startViewServer(
     '/api/metadata': (q) => pick(q).metadata(q),
     '/api/event': (q) => pick(q).event(q),
     '/api/userevents': (q) => pick(q).userEvents(q),
+    '/api/fold': (q) => foldAnswer(pick(q).profile.dir, q),
     '/api/diff': (q) => (compare ?? noB()).diff(q),
     '/api/diff-flame': (q) => (compare ?? noB()).flame(q),
   };

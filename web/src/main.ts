@@ -10,6 +10,7 @@ import { renderFunctions, resetFunctions } from './functions.js';
 import { compareBox, renderDiffFlame } from './compare.js';
 import { renderEvent } from './event.js';
 import { renderUserEvents } from './userevents.js';
+import { renderFold } from './fold.js';
 
 interface Summary {
   dir: string;
@@ -22,8 +23,8 @@ interface Summary {
   compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'metadata';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'metadata'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'fold' | 'metadata';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'fold', 'metadata'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -40,6 +41,7 @@ async function render(): Promise<void> {
   else if (tab === 'functions') await renderFunctions(root);
   else if (tab === 'event') await renderEvent(root);
   else if (tab === 'userevents') await renderUserEvents(root);
+  else if (tab === 'fold') await renderFold(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
 }
