@@ -12,7 +12,9 @@
 import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, hyprof, run, tmpDir } from './helpers/native.js';
+import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
+import { runSampled } from './sampling-support.js';
+import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import type { FoldClass, FoldReport } from '../src/report/fold.js';
 
 const ITERATIONS = 300;
@@ -200,4 +202,54 @@ test('capacity: instances and samples beyond it are counted and said, never sile
   t.true(f.lost.samples > 0, JSON.stringify(f.lost));
   const text = await hyprof(['report', dir, '--fold', 'Iteration *']);
   t.regex(text.stdout, /^Lost: 184 instances not kept \(capacity 16 per thread: HYPROF_FOLD_INSTANCES\); \d+ samples not kept/m);
+});
+
+for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitizer + UBSan', 'address,undefined']] as const) {
+  test(`${label}: folding on 5 threads sampled at 10 kHz with a flush while they run, no report`, async (t) => {
+    // Every thread runs instances of the series (each its own) and samples the other threads' too
+    // (the process-wide slot), while the main thread flushes: the records' publication and the
+    // slot's sequence counter are what the sanitizer checks.
+    const exe = compileC(`fold_stress_${sanitize.split(',')[0]}`, [...runtimeSources(), 'sample_stress.c'], {
+      link: false,
+      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
+      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    });
+    const { result, raws } = await runSampled(exe, ['4'], {
+      HYPROF_PERIOD_US: '100',
+      HYPROF_FOLD: 'stress_outer,stress_in*',
+      TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
+      ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
+      UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    });
+    t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
+    t.notRegex(result.stderr, /ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:|SUMMARY: \w+Sanitizer/);
+    t.is(raws.length, 1);
+    const fold = raws[0]!.fold!;
+    t.deepEqual(fold.patterns, ['stress_outer', 'stress_in*']);
+    const instances = [...fold.threads.values()].reduce((n, l) => n + l[0].instances.length + l[1].instances.length, 0);
+    const samples = [...fold.threads.values()].reduce((n, l) => n + l[0].samples.length + l[1].samples.length, 0);
+    t.true(instances > 0 && samples > 0, `${instances} instances, ${samples} samples`);
+  });
+}
+
+test('MPI: an MPI call folded per rank (hyprof run -- mpirun -np 2), one fold per rank', async (t) => {
+  const missing = mpiMissing();
+  if (missing) return t.pass(missing);
+  const app = compileMpiC('fold_mpi', 'mpi_app.c');
+  const dir = join(tmpDir('fold-mpi'), 'profile');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(2), app, 'imbalance', '20'], {
+    env: { HYPROF_FOLD: 'MPI_Allreduce*' },
+    timeoutMs: 240_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(dir).filter((f) => f.startsWith('fold.')).sort(), ['fold.0.0.json', 'fold.1.0.json']);
+  const rep = await hyprof(['report', dir, '--fold', 'MPI_Allreduce*', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const folds = JSON.parse(rep.stdout) as FoldReport[];
+  t.deepEqual(folds.map((f) => f.node), [0, 1]);
+  // imbalance: 8 allreduces per rank, each after work proportional to the rank
+  for (const f of folds) t.is(f.instances, 8, `rank ${f.node}`);
+  const text = await hyprof(['report', dir, '--fold', 'MPI_Allreduce*']);
+  t.regex(text.stdout, /^FOLD 'MPI_Allreduce\*' \(node 0, context 0\): 8 instances/m);
+  t.regex(text.stdout, /^FOLD 'MPI_Allreduce\*' \(node 1, context 0\): 8 instances/m);
 });

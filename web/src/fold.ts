@@ -126,7 +126,7 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
   // bins without enough samples: hatched over
   c.bins.forEach((b, i) => {
     if (b.samples >= 10) return;
-    s.append(svg('rect', { x: x(i), y: Y0, width: x(i + 1) - x(i), height: PH, class: 'fold-few', fill: '#ffffff', 'fill-opacity': 0.6 }));
+    s.append(svg('rect', { x: x(i), y: Y0, width: x(i + 1) - x(i), height: PH, class: 'fold-few', fill: '#ffffff', 'fill-opacity': 0.6, 'pointer-events': 'none' }));
   });
   // a curve per metric rate, scaled to its maximum
   r.metrics.forEach((m, mi) => {
@@ -138,7 +138,7 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
       if (v === null) return;
       d += `${d === '' ? 'M' : 'L'}${(x(i) + x(i + 1)) / 2},${y(Math.max(v, 0) / max)}`;
     });
-    const p = svg('path', { d, fill: 'none', stroke: RATE_COLOURS[mi % RATE_COLOURS.length], 'stroke-width': 2, class: 'fold-rate', 'data-metric': m, 'data-max': String(max) });
+    const p = svg('path', { d, fill: 'none', stroke: RATE_COLOURS[mi % RATE_COLOURS.length], 'stroke-width': 2, class: 'fold-rate', 'data-metric': m, 'data-max': String(max), 'pointer-events': 'none' });
     const title = svg('title', {});
     title.textContent = `${m} rate (max ${max.toPrecision(3)})`;
     p.append(title);
