@@ -100,7 +100,7 @@ if (!haveTool('valgrind')) {
   };
   /** Inclusive instructions of a function and the number of calls to it, from a callgrind output. */
   const inclusive = (out: string, fn: string): { ir: number; calls: number } => {
-    const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+    const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
     const line = ann.split('\n').find((l) => new RegExp(`:${fn} \\[`).test(l));
     const ir = line ? Number(line.trim().split(' ')[0].replace(/,/g, '')) : 0;
     const text = readFileSync(out, 'utf8');

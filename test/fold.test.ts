@@ -10,7 +10,7 @@
  * not the fold.
  */
 import test from 'ava';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
@@ -252,4 +252,19 @@ test('MPI: an MPI call folded per rank (hyprof run -- mpirun -np 2), one fold pe
   const text = await hyprof(['report', dir, '--fold', 'MPI_Allreduce*']);
   t.regex(text.stdout, /^FOLD 'MPI_Allreduce\*' \(node 0, context 0\): 8 instances/m);
   t.regex(text.stdout, /^FOLD 'MPI_Allreduce\*' \(node 1, context 0\): 8 instances/m);
+});
+
+test('a compiler-instrumented function folds by its symbol (-finstrument-functions, a function called many times)', async (t) => {
+  const exe = compileC('fold_instr', ['instr_app.c', 'instr_util.c'], { cflags: ['-O1', '-g', '-finstrument-functions'] });
+  const dir = join(tmpDir('fold-instr'), 'profile');
+  const r = await hyprof(['run', '--dir', dir, '--', exe, '3000'], { env: { HYPROF_FOLD: 'help*', HYPROF_THROTTLE: '0' } });
+  t.is(r.code, 0, r.stderr);
+  const rep = await hyprof(['report', dir, '--fold', 'help*', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const [f] = JSON.parse(rep.stdout) as FoldReport[];
+  t.is(f.instances, 3000);
+  t.is(f.events, 1);
+  // the function's instances are named as the profile names it, not by its address
+  const file = JSON.parse(readFileSync(join(dir, 'fold.0.0.json'), 'utf8')) as { series: Array<{ events: string[] }> };
+  t.regex(file.series[0].events[0], /^helper \[\{.*instr_app\.c\} \{\d+,\d+\}\]$/);
 });

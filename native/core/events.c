@@ -116,7 +116,8 @@ hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kin
     e->id = id;
     e->base = kind == HP_KIND_PARAM ? base : id;
     e->kind = (uint8_t)kind;
-    if (hp_fold_series && kind != HP_KIND_PARAM && kind != HP_KIND_ROOT) e->fold = hp_fold_match(n);
+    /* functions are matched by their symbol once registered (functions.c): their name is an address */
+    if (hp_fold_series && kind != HP_KIND_PARAM && kind != HP_KIND_ROOT && kind != HP_KIND_FUNCTION) e->fold = hp_fold_match(n);
     e->name = n;
     e->group = g;
     e->hash_next = buckets[b];
