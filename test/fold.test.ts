@@ -268,3 +268,25 @@ test('a compiler-instrumented function folds by its symbol (-finstrument-functio
   const file = JSON.parse(readFileSync(join(dir, 'fold.0.0.json'), 'utf8')) as { series: Array<{ events: string[] }> };
   t.regex(file.series[0].events[0], /^helper \[\{.*instr_app\.c\} \{\d+,\d+\}\]$/);
 });
+
+test('OpenMP (clang, libomp): a parallel region folds by its construct name, every thread in its instances', async (t) => {
+  if (!haveTool('clang')) return t.pass('clang is not installed');
+  const exe = compileC('fold_truth_omp_region', ['fold_truth.c'], { cc: 'clang', cflags: ['-O1', '-g', '-fopenmp'], ldflags: ['-fopenmp'] });
+  const dir = join(tmpDir('fold-omp-region'), 'profile');
+  const r = await hyprof(['run', '--dir', dir, '--', exe, '60', '5', 'omp'], { env: { HYPROF_FOLD: 'OpenMP_Parallel_Region*', OMP_NUM_THREADS: '2' }, timeoutMs: 240_000 });
+  t.is(r.code, 0, r.stderr);
+  const rep = await hyprof(['report', dir, '--fold', 'OpenMP_Parallel_Region*', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const [f] = JSON.parse(rep.stdout) as FoldReport[];
+  // one region per iteration, an instance on each thread: every thread enters the construct
+  t.deepEqual(f.instanceThreads, [0, 1]);
+  t.true(f.instances >= 110 && f.instances <= 120, `${f.instances} instances`);
+  // the construct is named by its source location, as in the profile
+  const file = JSON.parse(readFileSync(join(dir, 'fold.0.0.json'), 'utf8')) as { series: Array<{ events: string[] }> };
+  t.deepEqual(file.series[0].events.map((e) => e.replace(/\[.*$/, '').trim()), ['OpenMP_Parallel_Region main']);
+  // inside the region both threads run c()
+  const c = main(f);
+  const threads = new Map(c.threads.map((x) => [x.thread, x.top.filter((n) => n !== null)]));
+  t.true([...threads.keys()].includes(0) && [...threads.keys()].includes(1), JSON.stringify([...threads]));
+  for (const [th, tops] of threads) t.true(tops.filter((n) => n === 'c').length >= tops.length / 2, `thread ${th}: ${tops.join(' ')}`);
+});
