@@ -87,6 +87,7 @@ test.serial('the Fold view: functions stacked over the synthetic time, the page-
   t.regex((await page.textContent(`${cls} .fold-lengths`)) ?? '', /^Class 1: \d+ instances, \d+ samples; lengths [\d.]+ \/ [\d.]+ \/ [\d.]+ \/ [\d.]+ \/ [\d.]+ ms/);
   t.truthy(await page.$(`${cls} .fold-spread`));
   t.is((await page.$$(`${cls} table.fold-bins tbody tr`)).length, 20);
+  t.regex((await page.textContent(`${cls} table.fold-bins tbody tr[data-from="10"]`)) ?? '', /a \d+%/);
   t.deepEqual(page.errors, []);
   await page.close();
 });

@@ -8,6 +8,8 @@ import { el, getJson } from './api.js';
 import { showError } from './state.js';
 
 interface FoldBin {
+  functions: Array<{ name: string; share: number }>;
+  lines: Array<{ name: string; share: number }>;
   from: number;
   to: number;
   samples: number;
@@ -148,7 +150,8 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
   s.append(svg('line', { x1: X0, y1: y(0), x2: X0 + PW, y2: y(0), stroke: '#333' }));
   s.append(svg('line', { x1: X0, y1: y(0), x2: X0, y2: y(1), stroke: '#333' }));
   for (let p = 0; p <= 100; p += 25) {
-    const t = svg('text', { x: X0 + (PW * p) / 100, y: y(0) + 14, 'text-anchor': 'middle', 'font-size': 11 });
+    const anchor = p === 0 ? 'start' : p === 100 ? 'end' : 'middle';
+    const t = svg('text', { x: X0 + (PW * p) / 100, y: y(0) + 14, 'text-anchor': anchor, 'font-size': 11 });
     t.textContent = c.absolute ? `${p} % (${((l.median * p) / 100).toFixed(2)} ms)` : `${p} %`;
     s.append(t);
   }
@@ -183,7 +186,7 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
   // the numbers behind the picture
   const t = el('table', { class: 'stats fold-bins' });
   const hr = el('tr');
-  for (const h of ['bin', 'samples', 'instances', ...r.metrics.map((m) => `${m} rate`), 'confidence']) hr.append(el('th', {}, h));
+  for (const h of ['bin', 'samples', 'instances', 'top functions', 'top line', ...r.metrics.map((m) => `${m} rate`), 'confidence']) hr.append(el('th', {}, h));
   const thead = el('thead');
   thead.append(hr);
   t.append(thead);
@@ -191,6 +194,7 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
   for (const b of c.bins) {
     const tr = el('tr', { 'data-from': String(b.from) });
     tr.append(el('td', {}, `${b.from.toFixed(0)}-${b.to.toFixed(0)} %`), el('td', { class: 'num' }, String(b.samples)), el('td', { class: 'num' }, String(b.instances)));
+    tr.append(el('td', { class: 'name' }, b.functions.map((f) => `${f.name} ${Math.round(f.share * 100)}%`).join(', ')), el('td', { class: 'name' }, b.lines[0]?.name ?? ''));
     for (const m of r.metrics) tr.append(el('td', { class: 'num' }, b.rates[m] === null ? '–' : (b.rates[m] as number).toPrecision(3)));
     tr.append(el('td', {}, b.note ?? (b.confidence !== null ? `±${Math.round(b.confidence * 100)}%` : '')));
     tb.append(tr);
