@@ -12,7 +12,8 @@
 import test from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
+import { spawnSync } from 'node:child_process';
+import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, testNativeDir, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import type { FoldClass, FoldReport } from '../src/report/fold.js';
@@ -293,4 +294,29 @@ test('OpenMP (clang, libomp): a parallel region folds by its construct name, eve
     t.is(tops[0], 'c', `thread ${th}: ${tops.join(' ')}`);
     t.true(tops.every((n) => n === 'c' || /^<OpenMP /.test(n as string)), `thread ${th}: ${tops.join(' ')}`);
   }
+});
+
+test('C++ (g++, hyprof.h as C++) and Fortran (gfortran, use hyprof): their probes fold like C\'s', async (t) => {
+  // C++: the same program compiled as C++ (hyprof.h's C++ call-site macros)
+  const cxx = compileC('fold_truth_cxx', ['fold_truth.c'], { cc: 'g++', cflags: ['-x', 'c++', '-O1', '-g'], ldflags: ['-x', 'none'] });
+  const d1 = join(tmpDir('fold-cxx'), 'profile');
+  const r1 = await hyprof(['run', '--dir', d1, '--', cxx, '40', '2', 'timer'], { env: { HYPROF_FOLD: 'iteration' } });
+  t.is(r1.code, 0, r1.stderr);
+  const j1 = await hyprof(['report', d1, '--fold', 'iteration', '--json']);
+  t.is((JSON.parse(j1.stdout) as FoldReport[])[0].instances, 40);
+  // Fortran: three dynamic phases `Iteration <i>` (blank-padded names) and a timer by name with parameters
+  if (!haveTool('gfortran')) return t.pass('gfortran is not installed');
+  const words = (opt: string) => (spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), 'config', opt], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/);
+  const dir = tmpDir('fold-f90');
+  const exe = join(dir, 'heat');
+  const fc = spawnSync('gfortran', ['-O1', '-g', ...words('--fflags'), join(testNativeDir, 'fortran_module.f90'), '-o', exe, ...words('--libs')], { encoding: 'utf8', cwd: dir });
+  t.is(fc.status, 0, fc.stderr);
+  const d2 = join(dir, 'profile');
+  const r2 = await hyprof(['run', '--dir', d2, '--', exe], { env: { HYPROF_FOLD: 'Iteration *,relax' } });
+  t.is(r2.code, 0, r2.stderr);
+  const it = JSON.parse((await hyprof(['report', d2, '--fold', 'Iteration *', '--json'])).stdout) as FoldReport[];
+  t.is(it[0].instances, 3);
+  t.is(it[0].events, 3);
+  const relax = JSON.parse((await hyprof(['report', d2, '--fold', 'relax', '--json'])).stdout) as FoldReport[];
+  t.is(relax[0].instances, 3);
 });

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     between(ms * 0.2 * ((seed >> 8) % 1000) / 1000.0); /* 0-20 % of an iteration, outside it */
     char *mem = NULL;
     if (pages_mode) {
-      mem = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      mem = (char *)mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem == MAP_FAILED) return 1;
     }
     char name[64];
