@@ -1,4 +1,4 @@
-/* Folding's known truth (test/fold.test.ts, bench/fold.ts): N instances of an iteration of about
+/* Folding's known truth (test/fold.test.ts, test/view-fold.test.ts): N instances of an iteration of about
  * `ms` milliseconds, each spinning in a() for its first 30 % and in b() for the other 70 %,
  * separated by a pause of pseudo-random length spent in between() (so samples fall at every phase of
  * the iterations, and none of the pause's may be folded).
@@ -8,7 +8,8 @@
  * at every turn of its loop (page faults from 50 % on only); "omp": a() for 30 %, then a parallel
  * loop with one iteration per thread, each spinning in c() for the other 70 %.
  * clock "wall" (default): the spins count wall-clock time; "cpu": the thread's CPU time, so the
- * truth holds on an oversubscribed machine too, folded over CPU_TIME (docs/fold.md). */
+ * truth holds on an oversubscribed machine too, folded over CPU_TIME (docs/fold.md).
+ * Compiles as C++ too (g++ -x c++). */
 #include <hyprof.h>
 #include <stdio.h>
 #include <stdlib.h>
