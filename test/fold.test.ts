@@ -320,3 +320,28 @@ test('C++ (g++, hyprof.h as C++) and Fortran (gfortran, use hyprof): their probe
   const relax = JSON.parse((await hyprof(['report', d2, '--fold', 'relax', '--json'])).stdout) as FoldReport[];
   t.is(relax[0].instances, 3);
 });
+
+test('OpenMP tasks (clang, HYPROF_OPENMP=full): a task run detached at a barrier folds and closes its instance', async (t) => {
+  if (!haveTool('clang')) return t.pass('clang is not installed');
+  const exe = compileC('fold_omp_tasks', ['omp_tasks.c'], { cc: 'clang', cflags: ['-O1', '-g', '-fopenmp'], ldflags: ['-fopenmp'] });
+  const dir = join(tmpDir('fold-omp-tasks'), 'profile');
+  const r = await hyprof(['run', '--dir', dir, '--', exe, 'coarse'], {
+    env: { HYPROF_FOLD: 'OpenMP_Task*', HYPROF_OPENMP: 'full', OMP_NUM_THREADS: '2' },
+    timeoutMs: 240_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  const rep = await hyprof(['report', dir, '--fold', 'OpenMP_Task*', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const [f] = JSON.parse(rep.stdout) as FoldReport[];
+  t.is(f.instances, 3, 'three big tasks, each an instance');
+  t.is(f.lost.unplaced, 0);
+  // every sample lies inside its instance: no instance is left open (a stale one would collect the
+  // samples of everything after it)
+  const file = JSON.parse(readFileSync(join(dir, 'fold.0.0.json'), 'utf8')) as {
+    series: Array<{ instances: { duration: number[] }; samples: { instance: number[]; offset: number[] } }>;
+  };
+  const s = file.series[0];
+  t.true(s.samples.offset.length > 0);
+  const outside = s.samples.offset.filter((o, i) => o > s.instances.duration[s.samples.instance[i]] * 1.05 + 2e6);
+  t.deepEqual(outside, [], `${outside.length} of ${s.samples.offset.length} samples after their instance's end`);
+});

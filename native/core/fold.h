@@ -17,8 +17,10 @@
 #define HP_FOLD_PCS 4            /* innermost program counters kept per folded sample */
 #define HP_SEC_FOLD 13           /* the raw file's FOLD section (docs/raw-format.md) */
 
-/* A frame of a folded timer (thread.h, hp_frame.flags). */
+/* A frame of a folded timer (thread.h, hp_frame.flags), its series in bits 4-7 (fold.c): code that
+ * rewrites a frame's flags keeps HP_FRAME_FOLD_BITS, or the instance would never close. */
 #define HP_FRAME_FOLD 4u
+#define HP_FRAME_FOLD_BITS 0xf4u
 
 /* Number of series configured (0: folding is off). Set once at initialisation, before any thread. */
 extern uint32_t hp_fold_series;

@@ -491,7 +491,7 @@ int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_con
   if (level > 0) {
     /* a child call of its anchor, not of the frame below (push_frame counted none: NO_STATS) */
     uint32_t seq = hp_write_begin(t);
-    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED);
+    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED | (t->frames[level].flags & HP_FRAME_FOLD_BITS));
     HP_PUT(t->frames[level].anchor, anchor);
     HP_ADD(t->frames[anchor].child_calls, 1);
     hp_write_end(t, seq);
