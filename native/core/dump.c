@@ -31,6 +31,7 @@
 #include "config.h"
 #include "events.h"
 #include "functions.h"
+#include "fold.h"
 #include "meta.h"
 #include "metrics.h"
 #include "module.h"
@@ -620,6 +621,7 @@ int hp_dump(int why) {
   for (hp_thread *t = hp_thread_list(); t; t = t->next) hp_trace_dump_thread(t, thread_end_mono(t, now));
   section_user_events(&b);
   hp_func_write_section(&b);
+  hp_fold_write_section(&b);
   hp_modules_write_sections(&b);
   /* Last, so that they hold everything the sections above name (see the file comment). */
   section_contexts(&b, hp_now_ns());

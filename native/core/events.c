@@ -3,6 +3,7 @@
  * names live as long, packed in blocks of text (no allocation of its own per name: a program with a
  * million dynamic phases has a million names), and equal groups share one copy. */
 #include "events.h"
+#include "fold.h"
 
 #include <stddef.h>
 
@@ -115,6 +116,8 @@ hp_event *hp_event_intern(const char *name, const char *group, enum hp_event_kin
     e->id = id;
     e->base = kind == HP_KIND_PARAM ? base : id;
     e->kind = (uint8_t)kind;
+    /* functions are matched by their symbol once registered (functions.c): their name is an address */
+    if (hp_fold_series && kind != HP_KIND_PARAM && kind != HP_KIND_ROOT && kind != HP_KIND_FUNCTION) e->fold = hp_fold_match(n);
     e->name = n;
     e->group = g;
     e->hash_next = buckets[b];

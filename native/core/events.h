@@ -20,6 +20,7 @@ typedef struct hp_event {
   uint32_t base;      /* for HP_KIND_PARAM: the specialised timer; else id */
   uint8_t kind;
   uint8_t throttled;  /* set once, never cleared (throttle.h): starts are skipped from then on */
+  uint8_t fold;       /* the fold series (1..) its instances belong to, 0 none (fold.h) */
   const char *name;
   const char *group;
   struct hp_event *hash_next;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "fold.h"
 #include "meta.h"
 #include "select.h"
 #include "symtab.h"
@@ -46,6 +47,9 @@ const hp_func *hp_func_register(hp_thread *t, uintptr_t addr) {
     snprintf(name, sizeof name, "@0x%llx", (unsigned long long)addr);
     e = hp_event_intern(name, "TAU_DEFAULT", HP_KIND_FUNCTION, 0);
     measured++;
+    /* HYPROF_FOLD names functions by their symbols: the event's own name is its address (fold.h) */
+    char sym[512];
+    if (e && hp_fold_series && hp_symtab_name(addr, sym, sizeof sym)) __atomic_store_n(&e->fold, hp_fold_match(sym), __ATOMIC_RELAXED);
   } else {
     excluded++;
     hp_meta_add_long_live("hyprof Functions Excluded", excluded);

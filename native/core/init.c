@@ -22,6 +22,7 @@
 #include "functions.h"
 #include "throttle.h"
 #include "metrics.h"
+#include "fold.h"
 #include "events.h"
 #include "exec.h"
 #include "meta.h"
@@ -363,6 +364,7 @@ static void init_once_body(void) {
   hp_exec_read_predecessors();
   hp_throttle_read();
   hp_metrics_configure();
+  hp_fold_configure();
   hp_event *root = hp_event_intern(".TAU application", "TAU_UTILITY", HP_KIND_ROOT, 0);
   if (!root) {
     hp_rt.disabled = 1;

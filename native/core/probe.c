@@ -19,6 +19,7 @@
 #include "stats.h"
 #include "throttle.h"
 #include "trace.h"
+#include "fold.h"
 #include "probe.h"
 
 /* The caller's stack pointer just before it called the probe: the CFA of the probe function.
@@ -41,6 +42,7 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   hp_frame *f = &t->frames[top + 1];
   uint64_t parent_context = under ? *under : parent->context;
   uint64_t context = hp_context_hash(parent_context, event);
+  if (__builtin_expect(hp_fold_series != 0, 0)) flags |= hp_fold_frame_flags(event); /* HYPROF_FOLD: fold.h */
   uint32_t seq = hp_write_begin(t);   /* frame top + 1 may have been read as an open one (thread.h) */
   HP_PUT(f->event, event);
   HP_PUT(f->param_event, HP_NO_EVENT);
@@ -60,6 +62,7 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   if (__builtin_expect(hp_n_metrics > 1, 0)) hp_metrics_push(t, top + 1); /* HYPROF_METRICS: metrics.h */
   HP_TRACE(t, HP_TREC_ENTER, event, now); /* HYPROF_TRACE: trace.h */
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
+  if (__builtin_expect(flags & HP_FRAME_FOLD, 0)) hp_fold_push(t, top + 1);
   return top + 1;
 }
 
@@ -136,6 +139,7 @@ static inline __attribute__((always_inline)) uint64_t close_frame(hp_thread *t, 
   if (__builtin_expect(hp_n_metrics > 1, 0)) /* HYPROF_METRICS: metrics.h */
     hp_metrics_close(t, level, (flags & HP_FRAME_DETACHED) && f->anchor >= 0 && f->anchor < level ? f->anchor : level - 1,
                      !(flags & HP_FRAME_NO_STATS));
+  if (__builtin_expect(flags & HP_FRAME_FOLD, 0)) hp_fold_close(t, level, incl); /* an instance: fold.h */
   if (flags & HP_FRAME_NO_STATS) {
     hp_write_end(t, seq);
     return incl;
@@ -498,7 +502,7 @@ int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_con
   if (level > 0) {
     /* a child call of its anchor, not of the frame below (push_frame counted none: NO_STATS) */
     uint32_t seq = hp_write_begin(t);
-    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED);
+    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED | (t->frames[level].flags & HP_FRAME_FOLD_BITS));
     HP_PUT(t->frames[level].anchor, anchor);
     HP_ADD(t->frames[anchor].child_calls, 1);
     hp_write_end(t, seq);

@@ -24,6 +24,7 @@
 #include "module.h"
 #include "runtime.h"
 #include "metrics.h"
+#include "fold.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -123,6 +124,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   t->top = 0;
   t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
   hp_metrics_thread_start(t);
+  hp_fold_thread_start(t);
   hp_tls_thread = t;
   pthread_once(&key_once, make_key);
   pthread_setspecific(end_key, t);
@@ -276,6 +278,7 @@ void hp_thread_after_fork_child(void) {
   self->n_warnings = 0;
   self->warnings_not_kept = 0;
   self->drops_alloc = self->drops_depth = 0;
+  hp_fold_fork_child(self);
   uint64_t now = hp_now_ns();
   self->detached_ns = 0;
   /* The open timers go on in the child, measured from the fork. */

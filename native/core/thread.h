@@ -164,6 +164,7 @@ typedef struct hp_thread {
   int perf_fd;                     /* the group's leader, -1 when none */
   int perf_fds[HP_MAX_METRICS];
   uint64_t m_end[HP_MAX_METRICS];
+  struct hp_fold_thread *volatile fold; /* fold.c: this thread's fold records, NULL when not folding */
   struct hp_thread *next;          /* registry list, newest first */
 } hp_thread;
 

@@ -25,6 +25,7 @@
 #include <ucontext.h>
 
 #include "../core/clock.h"
+#include "../core/fold.h"
 #include "../core/module.h"
 #include "../core/thread.h"
 #include "sample_int.h"
@@ -145,6 +146,9 @@ void hp_sample_take(void *uc) {
     if (v.depth >= 1 && v.depth <= HP_SAMPLE_MAX_DEPTH) depth = v.depth;
   }
   if (hp_stable_add(st, context, pcs, depth, value, state) != 0) hp_count(&st->drops[HP_DROP_TABLE_FULL], 1);
+  /* HYPROF_FOLD: the sample's offset in the instances around it (core/fold.c, async-signal-safe:
+   * preallocated records, atomic loads, clock and counter reads only) */
+  if (hp_fold_series) hp_fold_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, context, pcs, depth);
 }
 
 #ifdef HYPROF_BENCH_HANDLER

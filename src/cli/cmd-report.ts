@@ -22,6 +22,8 @@ import { buildFunctionReport, renderFunctionReport } from '../report/report-func
 import { eventAcrossThreads } from '../report/event-threads.js';
 import { renderEventBars } from '../report/event-threads-text.js';
 import { colourWanted } from '../report/term-colour.js';
+import { foldReports } from '../report/fold.js';
+import { renderFold } from '../report/fold-text.js';
 import { threadLabel } from '../profile/tau-model.js';
 import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../profile/tau-reader.js';
 import { RANK_RAW_DIR } from './mpi-launchers.js';
@@ -47,6 +49,9 @@ interface ReportCliOptions {
   event?: string;
   trace?: boolean;
   units?: UnitChoice;
+  fold?: string;
+  bins?: number;
+  time?: string;
 }
 
 /** Profiles with more threads than this print the mean and the cross-rank views unless --thread asks for more. */
@@ -294,6 +299,9 @@ export function register(program: Command): void {
       "the run's trace instead (DIR/traces.otf2): MPI wait states (late sender, late receiver, wait at N×N, late broadcast) per call site and rank, " +
         'OpenMP task suspensions and task problems in time, the slowest instance of each phase against the median one',
     )
+    .option('--fold <name>', 'the fold of a timer recorded with HYPROF_FOLD instead: its instances folded onto one, as bins of 0-100 % with top functions and metric rates (docs/fold.md)')
+    .option('--time <metric>', 'the time axis of the fold (--fold): TIME (default) or CPU_TIME when measured (HYPROF_METRICS=TIME:CPU_TIME): preemption then does not stretch instances')
+    .option('--bins <n>', 'bins of the fold (--fold; default 20, 5 % each)', positiveInt('--bins'))
     .addHelpText(
       'after',
       '\nA profile of several ranks (MPI) also gets a RANKS section: ranks lost, the slowest rank, and per event\nthe mean, std. dev., min and max over all threads (ParaProf\'s mean and std. dev. views).',
@@ -303,6 +311,13 @@ export function register(program: Command): void {
         if (!hasTrace(dir)) throw new UserError(`--trace: ${dir} has no trace (${traceAnchor(dir)} is missing; record one with HYPROF_TRACE=1)`);
         const r = buildTraceReport(buildModel(await readTrace(dir)));
         process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderTraceReport(r, { limit: opts.limit }));
+        return;
+      }
+      if (opts.fold !== undefined) {
+        const thread = opts.thread === undefined ? undefined : Number(opts.thread);
+        if (thread !== undefined && !Number.isInteger(thread)) throw new UserError(`--thread ${opts.thread}: with --fold, a thread number`);
+        const r = foldReports(dir, { name: opts.fold, bins: opts.bins, thread, time: opts.time });
+        process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderFold(r));
         return;
       }
       if (opts.openmp) {

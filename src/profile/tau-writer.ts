@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
 import { STACKS_FILE } from './stacks-file.js';
+import { FOLD_FILE } from './fold-file.js';
 
 /** TAU's readers split on `"` and lines: names may carry neither. */
 export function sanitizeName(name: string): string {
@@ -246,7 +247,7 @@ function removeStale(dir: string, keep: Set<string>, isStale: (path: string, nod
   const clean = (d: string) => {
     for (const f of readdirSync(d)) {
       const path = join(d, f);
-      const m = PROFILE_FILE.exec(f) ?? (d === dir ? STACKS_FILE.exec(f) : null);
+      const m = PROFILE_FILE.exec(f) ?? (d === dir ? (STACKS_FILE.exec(f) ?? FOLD_FILE.exec(f)) : null);
       if (m && !keep.has(path) && isStale(path, Number(m[1]))) {
         try {
           unlinkSync(path);

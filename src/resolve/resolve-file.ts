@@ -16,6 +16,8 @@ import { stacksFileName, writeStacksFile } from '../profile/stacks-file.js';
 import { join } from 'node:path';
 import { ContextTree } from './assemble-tree.js';
 import { traceFileOf, tracePart, type TracePart } from './trace-otf2.js';
+import { foldFileName, writeFoldFile } from '../profile/fold-file.js';
+import { buildFoldFile } from './fold-build.js';
 
 /** What every file of one resolve is assembled with (plain data: it is sent to workers). */
 export interface AssembleJob {
@@ -80,6 +82,9 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   const trace = traceFile ? tracePart(proc, new ContextTree(proc), traceFile, a.node, a.context) : undefined;
   // The complete stacks beside the profile files, moved into place with them.
   if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
+  // HYPROF_FOLD's instances and samples beside them (the TAU profile is as without folding).
+  const fold = buildFoldFile(proc, a.node, a.context, (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn));
+  if (fold) moves.push([writeFoldFile(job.write.tmp, fold), join(job.write.dir, foldFileName(a.node, a.context))]);
   return {
     file,
     moves,

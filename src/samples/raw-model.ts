@@ -6,6 +6,7 @@
 
 export const RAW_MAGIC = 'HYPROFRW';
 export const RAW_VERSION = 1;
+import type { RawFold } from './raw-fold.js';
 
 export const enum SectionTag {
   INFO = 1,
@@ -24,6 +25,8 @@ export const enum SectionTag {
   FUNCTIONS = 11,
   /** Optional: V8's JIT code events as the V8 part logged them (src/samples/raw-jit.ts). */
   JIT = 12,
+  /** Optional: HYPROF_FOLD's instances and samples (src/samples/raw-fold.ts). */
+  FOLD = 13,
   END = 0xffffffff,
 }
 
@@ -367,6 +370,8 @@ export interface RawProcess {
   functions?: Map<number, bigint>;
   /** V8's JIT code events of a Node process that loaded the V8 part (JIT, raw-jit.ts). */
   jit?: RawJitLog;
+  /** HYPROF_FOLD's instances and samples (FOLD, raw-fold.ts). */
+  fold?: RawFold;
 }
 
 /** One JIT code event as logged, in the order V8 sent them. */

@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } f
 import { crc32 } from 'node:zlib';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
+import { readFold } from './raw-fold.js';
 import { readJit } from './raw-jit.js';
 import {
   RAW_MAGIC,
@@ -39,6 +40,7 @@ const SECTION_NAMES: Record<number, string> = {
   [SectionTag.OMPT]: 'OMPT',
   [SectionTag.FUNCTIONS]: 'FUNCTIONS',
   [SectionTag.JIT]: 'JIT',
+  [SectionTag.FOLD]: 'FOLD',
   [SectionTag.END]: 'END',
 };
 
@@ -172,7 +174,12 @@ export function parseRaw(file: string, buf: Buffer, opts: RawReadOptions = {}): 
   const functions = functionsSec ? readFunctions(cursorOf(functionsSec), events) : undefined;
   const jitSec = sections.find((s) => s.tag === SectionTag.JIT);
   const jit = jitSec ? readJit(cursorOf(jitSec)) : undefined;
-  return { file, version, info, events, contexts, threads, userEvents, maps, sampling, ...(functions ? { functions } : {}), ...(jit ? { jit } : {}) };
+  const foldSec = sections.find((s) => s.tag === SectionTag.FOLD);
+  const fold = foldSec ? readFold(cursorOf(foldSec), nMetrics, events, contexts) : undefined;
+  return {
+    file, version, info, events, contexts, threads, userEvents, maps, sampling,
+    ...(functions ? { functions } : {}), ...(jit ? { jit } : {}), ...(fold ? { fold } : {}),
+  };
 }
 
 /** FUNCTIONS: (u32 event, u64 address)[n], each event of kind FUNCTION, named once. */

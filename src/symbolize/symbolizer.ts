@@ -113,15 +113,14 @@ export class Symbolizer {
    */
   collect(p: RawProcess): void {
     const map = new AddressMap(p.maps);
-    for (const t of p.threads) {
-      for (const s of t.samples) {
-        s.pcs.forEach((pc, i) => {
-          const hit = map.lookup(i === 0 ? pc : pc - 1n);
-          if (!hit || !symbolizable(hit.mapping)) return;
-          this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
-        });
-      }
-    }
+    const note = (pc: bigint, i: number) => {
+      const hit = map.lookup(i === 0 ? pc : pc - 1n);
+      if (!hit || !symbolizable(hit.mapping)) return;
+      this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
+    };
+    for (const t of p.threads) for (const s of t.samples) s.pcs.forEach(note);
+    // Folded samples keep the innermost frames of the same stacks, unless the sample table was full.
+    for (const list of p.fold?.threads.values() ?? []) for (const f of list) for (const s of f.samples) s.pcs.forEach(note);
   }
 
   /** Note module addresses of one object file for the next flush(). */

@@ -12,6 +12,7 @@ import type { TauProfile } from '../profile/tau-model.js';
 import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
 import { RefusedDirectory, SourceAccess } from './source-access.js';
+import { foldAnswer } from './fold-api.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
 import { TraceApi } from './trace-api.js';
 import type { TraceModel } from '../trace/trace-model.js';
@@ -103,6 +104,7 @@ export async function startViewServer(
     '/api/metadata': (q) => pick(q).metadata(q),
     '/api/event': (q) => pick(q).event(q),
     '/api/userevents': (q) => pick(q).userEvents(q),
+    '/api/fold': (q) => foldAnswer(pick(q).profile.dir, q),
     '/api/diff': (q) => (compare ?? noB()).diff(q),
     '/api/diff-flame': (q) => (compare ?? noB()).flame(q),
   };

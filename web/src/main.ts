@@ -11,6 +11,7 @@ import { compareBox, renderDiffFlame } from './compare.js';
 import { renderEvent } from './event.js';
 import { renderUserEvents } from './userevents.js';
 import { renderTimeline, traceSummary } from './timeline.js';
+import { renderFold } from './fold.js';
 
 interface Summary {
   dir: string;
@@ -23,8 +24,8 @@ interface Summary {
   compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'metadata' | 'timeline';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'metadata', 'timeline'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'fold' | 'metadata' | 'timeline';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'fold', 'metadata', 'timeline'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -42,6 +43,7 @@ async function render(): Promise<void> {
   else if (tab === 'event') await renderEvent(root);
   else if (tab === 'userevents') await renderUserEvents(root);
   else if (tab === 'timeline') await renderTimeline(root);
+  else if (tab === 'fold') await renderFold(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
 }
