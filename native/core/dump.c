@@ -605,6 +605,7 @@ int hp_dump(int why) {
     hp_meta_add_long("hyprof Ended Threads Kept", n_ended);
     hp_meta_add_long("hyprof Ended Threads Memory (bytes)", ended_bytes);
   }
+  hp_schedstat_add_metadata();
   hp_modules_add_metadata();
 
   hp_buf b = {0};

@@ -9,6 +9,7 @@
 import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-analysis.js';
 import type { OpenmpFile } from '../analysis/openmp.js';
 import { sampledTotal, type ActivityTimes } from '../analysis/openmp-samples.js';
+import { loadLine } from '../analysis/run-load.js';
 
 const ms = (ns: number): string => (ns / 1e6).toFixed(ns >= 1e9 ? 0 : 3);
 const us = (ns: number): string => (ns / 1e3).toPrecision(3);
@@ -36,6 +37,9 @@ export function shortName(name: string): string {
 function runtimeLines(a: OpenmpAnalysis): string[] {
   const out = [`Process ${a.file}`, `  OpenMP runtime: ${a.runtime}; tool level ${a.level}; ${a.maxThreads} threads at most; ${a.cores} cores`];
   if (a.substituted) out.push(`  NOTE: ${a.substituted}`);
+  // First, before any finding: a finding on an oversubscribed run is read in that light.
+  const load = a.load ? loadLine(a.load) : null;
+  if (load) out.push(`  LOAD: ${load}`);
   return out;
 }
 
@@ -55,6 +59,7 @@ const TITLES: Record<string, string> = {
   'serial-section': 'Serial section leaves threads idle',
   'lock-contention': 'Lock contention',
   'region-overhead': 'Parallel region overhead (many short regions)',
+  'region-imbalance': 'Load imbalance in a parallel region',
 };
 
 function findings(a: OpenmpAnalysis, limit: number): string[] {
@@ -225,6 +230,7 @@ export function renderDiagnoses(data: OpenmpFile): string {
     if (a.diagnoses.length === 0) out.push('  No OpenMP performance problem found.');
     for (const d of a.diagnoses) {
       out.push('', `${TITLES[d.kind] ?? d.kind} at ${d.location} [${d.severity}]`, `  ${d.construct}`, `  ${d.message}`);
+      if (d.evidence) out.push(`  Evidence: ${d.evidence}.`);
     }
     out.push('');
   }
