@@ -44,6 +44,7 @@ async function measure(exe: string, p: Program, tag: string): Promise<OpenmpAnal
   const dir = join(tmpDir(`omp-load-${tag}`), 'prof');
   const r = await hyprof(['run', '--dir', dir, '--', exe, ...p.args], {
     env: { OMP_NUM_THREADS: '2', HYPROF_PERIOD_US: '1000', ...p.env },
+    timeoutMs: 600_000, // a loaded machine (the point of the test) stretches the run
   });
   if (r.code !== 0) throw new Error(`hyprof run ${p.args.join(' ')} exited ${r.code}: ${r.stderr}`);
   const f = readOpenmpFile(dir);

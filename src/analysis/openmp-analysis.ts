@@ -122,6 +122,9 @@ export interface OmpDiagnosis {
 
 export interface OpenmpAnalysis {
   file: string;
+  /** The process's node (the MPI rank in a run of several) and host, for findings over ranks. */
+  node?: number;
+  host?: string;
   runtime: string;
   level: string;
   substituted: string | null;
@@ -391,6 +394,8 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
 
   const analysis: OpenmpAnalysis = {
     file: proc.file,
+    node: proc.info.node,
+    host: proc.info.attributes.find(([k]) => k === 'Hostname')?.[1] ?? '',
     runtime: omp.runtime,
     level: omp.level,
     substituted: proc.info.attributes.find(([k]) => k === 'OpenMP Runtime Substituted')?.[1] ?? null,

@@ -105,7 +105,9 @@ export function diagnose(
   for (const t of a.tasks) {
     if (t.executed === 0) continue;
     const region = t.region ? regionByName.get(t.region) : undefined;
-    const cost = a.taskDispatch.perTaskNs + creationPerTask;
+    // The dispatch gap is wall time in the runtime between tasks: a thread that waited to run there
+    // stretches it, so it is taken at the share the threads ran (as the creation time above).
+    const cost = a.taskDispatch.perTaskNs * ran + creationPerTask;
     let fineShare = (100 * cost) / Math.max(1, cost + t.medianNs);
     let evidence = `from ${t.executed} task instances (durations)`;
     // A task's wall time includes any time its thread waited to run, and so do the dispatch gaps: on a
@@ -136,7 +138,7 @@ export function diagnose(
         evidence,
         message:
           `${t.executed} instances with a median duration of ${us(t.medianNs)} (90% under ${us(t.p90Ns)}, mean ${us(t.meanNs)}); ` +
-          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs)}` +
+          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs * ran)}` +
           `${creationPerTask > 0 ? `, creation ${us(creationPerTask)} sampled` : ''})` +
           (bySamples
             ? `; of the samples in its instances and their creation, ${p0(fineShare)} are the runtime's creating and dispatching them. `
