@@ -125,11 +125,15 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
         thread(1, { tasks: [task(39, { created: created1, sum: 39e6, max: 1e6, min: 1e6, hist: [[140, 39]] })], regions: [region(500e6)] }),
       ] },
     });
-  const b = bottleneck(40, 0);
+  const b = bottleneck(400, 0);
   t.deepEqual(b.diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'strong']]);
-  t.regex(b.diagnoses[0].message, /thread 0 creates 100% of the 40 tasks/);
+  t.regex(b.diagnoses[0].message, /thread 0 creates 100% of the 400 tasks/);
+  t.is(b.diagnoses[0].evidence, 'from 400 tasks created');
   // 80% created by one thread: still there, graded weak (no cliff at 90%).
-  t.deepEqual(bottleneck(32, 8).diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
+  t.deepEqual(bottleneck(320, 80).diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
+  // Too few tasks to rest a finding on: 40 is weak at most, 10 nothing (MIN_STRONG, MIN_WEAK).
+  t.deepEqual(bottleneck(40, 0).diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
+  t.deepEqual(bottleneck(10, 0).diagnoses, []);
 });
 
 test('many short parallel regions are diagnosed with the region; overhead classes stay within its time', (t) => {
@@ -156,14 +160,17 @@ test('lock waiting blamed on a releasing context shows in its relative lock metr
   const omp: OmptData = {
     level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
     constructs: [{ event: 1, kind: 0, codeptr: 0x10n }],
-    threads: [thread(0, { blame: [blame(11n, 100, 50, 100)], releases: [{ codeptr: 0x30n, blame: 100, count: 4 }] })],
+    threads: [thread(0, { blame: [blame(11n, 100, 50, 100)], releases: [{ codeptr: 0x30n, blame: 100, count: 60 }] })],
   };
   const a = analyzeOpenmp({ proc: proc(), omp, names, locate: () => 'a.c:7 (f)' });
   const c = a.contexts[0];
   t.is(c.lockBlame, 100);
   t.is(c.relLockBlame, 50); // 100 / (100 work + 0 idleness + 100 lock)
-  t.deepEqual(a.lockReleases, [{ location: 'a.c:7 (f)', blame: 100, count: 4 }]);
+  t.deepEqual(a.lockReleases, [{ location: 'a.c:7 (f)', blame: 100, count: 60 }]);
   t.true(a.diagnoses.some((d) => d.kind === 'lock-contention' && d.location === 'a.c:7 (f)'));
+  // The same share on 4 releases and no sample is too little to rest a finding on.
+  const few = analyzeOpenmp({ proc: proc(), omp: { ...omp, threads: [thread(0, { blame: [blame(11n, 100, 50, 100)], releases: [{ codeptr: 0x30n, blame: 100, count: 4 }] })] }, names, locate: () => 'a.c:7 (f)' });
+  t.false(few.diagnoses.some((d) => d.kind === 'lock-contention'));
 });
 
 test('two construct addresses on one source line keep distinct event names', (t) => {

@@ -609,6 +609,7 @@ int hp_dump(int why) {
     hp_meta_add_long("hyprof Ended Threads Memory (bytes)", ended_bytes);
   }
   hp_trace_add_metadata();
+  hp_schedstat_add_metadata();
   hp_modules_add_metadata();
 
   hp_buf b = {0};

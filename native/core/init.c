@@ -92,6 +92,7 @@ static void collect_metadata(void) {
     hp_meta_add("OS Machine", u.machine);
   }
   hp_meta_add_long("CPU Cores", sysconf(_SC_NPROCESSORS_ONLN));
+  hp_schedstat_process_start();
   buf[0] = 0;
   read_file_line("/proc/cpuinfo", "model name", buf, sizeof buf);
   if (buf[0]) hp_meta_add("CPU Type", buf);

@@ -248,6 +248,7 @@ void hp_thread_end(hp_thread *t) {
   if (!t->name[0]) hp_thread_os_name(t, t->name, sizeof t->name);
   hp_modules_thread_end(t);
   hp_metrics_thread_end(t);
+  hp_schedstat_thread_end(t);
   t->stop_ns = hp_wall_ns();
   /* Close the timers still open at the thread's end: they are counted as closed then. */
   t->stop_mono_ns = hp_now_ns();

@@ -360,14 +360,33 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
   LEAVE(o);
 }
 
+/* Level basic records barriers only, but the runtime calls the sync-region callbacks for every
+ * taskwait too: four calls per task in a recursive task program (each task's taskwait: region and
+ * wait, begin and end). These entry points leave at once on the kinds basic does not record, before
+ * anything else is loaded (bench/openmp-callgrind: the tool's own part of a fib task). */
+static int basic_skips(ompt_sync_region_t k) {
+  return k == ompt_sync_region_taskwait || k == ompt_sync_region_taskgroup || k == ompt_sync_region_reduction;
+}
+static void on_sync_region_basic(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                 ompt_data_t *task_data, const void *codeptr) {
+  if (basic_skips(k)) return;
+  on_sync_region(k, endpoint, parallel_data, task_data, codeptr);
+}
+static void on_sync_region_wait_basic(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                      ompt_data_t *task_data, const void *codeptr) {
+  if (basic_skips(k)) return;
+  on_sync_region_wait(k, endpoint, parallel_data, task_data, codeptr);
+}
+
 void hp_omp_register_basic(ompt_set_callback_t set) {
+  int full = hp_omp_level >= HP_OMP_FULL;
   set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
   set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
   set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
   set(ompt_callback_work, (ompt_callback_t)on_work);
   set(ompt_callback_masked, (ompt_callback_t)on_masked);
-  set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
-  set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+  set(ompt_callback_sync_region, (ompt_callback_t)(full ? on_sync_region : on_sync_region_basic));
+  set(ompt_callback_sync_region_wait, (ompt_callback_t)(full ? on_sync_region_wait : on_sync_region_wait_basic));
 }
 
 void hp_omp_register_full(ompt_set_callback_t set) {

@@ -16,6 +16,7 @@ import { OMP_KINDS, OmpKind, type OmptData } from './openmp-raw.js';
 import { mergeHistograms, quantile } from './openmp-stats.js';
 import { diagnose } from './openmp-diagnose.js';
 import { emptyTimes, sampleActivity, sampledTotal, type ActivityTimes, type FrameLocation } from './openmp-samples.js';
+import { runLoad, type RunLoad } from './run-load.js';
 
 export interface OmpContextMetrics {
   path: string;
@@ -36,6 +37,8 @@ export interface OmpContextMetrics {
   relLockBlame: number;
   /** True when no parallel region encloses the context (serial code). */
   serial: boolean;
+  /** Samples behind these figures (over threads): the evidence a finding on this context rests on. */
+  samples: number;
 }
 
 export interface OmpRegionReport {
@@ -83,6 +86,8 @@ export interface OmpTaskReport {
   creators: Array<{ thread: number; created: number; executed: number }>;
   /** Sampled time inside its instances, by activity (0 without sampling). */
   sampled: ActivityTimes;
+  /** The same in samples taken. */
+  sampledCounts: ActivityTimes;
 }
 
 /** A task construct seen only by sampling (level basic): named by where its code is. */
@@ -90,6 +95,8 @@ export interface OmpSampledTask {
   location: string;
   function: string;
   sampled: ActivityTimes;
+  /** The same classes in samples taken (openmp-samples.ts, SampleActivity.counts). */
+  counts: ActivityTimes;
 }
 
 export interface OmpDiagnosis {
@@ -100,18 +107,24 @@ export interface OmpDiagnosis {
     | 'loop-imbalance'
     | 'serial-section'
     | 'lock-contention'
-    | 'region-overhead';
+    | 'region-overhead'
+    | 'region-imbalance';
   /** strong: well past the documented threshold; weak: past the lower one (openmp-diagnose.ts). */
   severity: 'strong' | 'weak';
   /** The share that decided it (percent), to order findings. */
   score: number;
   location: string;
   construct: string;
+  /** What the finding rests on: how many samples or events, and a 95% interval for a sampled share. */
+  evidence: string;
   message: string;
 }
 
 export interface OpenmpAnalysis {
   file: string;
+  /** The process's node (the MPI rank in a run of several) and host, for findings over ranks. */
+  node?: number;
+  host?: string;
   runtime: string;
   level: string;
   substituted: string | null;
@@ -129,7 +142,14 @@ export interface OpenmpAnalysis {
   /** Sampled time of all threads by activity, and per thread (runtime shares). */
   activity: ActivityTimes;
   activityPerThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
+  /** The same in samples taken: what diagnoses decide on (load does not stretch a count). */
+  activityCounts: ActivityTimes;
+  activityCountsPerThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
   samples: number;
+  /** How loaded the machine was (run-load.ts). */
+  load: RunLoad;
+  /** Task construct lines seen in samples of the runtime's task creation, hottest first. */
+  creationSites: Array<{ location: string; function: string; samples: number }>;
   taskDispatch: { perTaskNs: number; tasks: number; starvation: number };
   lockReleases: Array<{ location: string; blame: number; count: number }>;
   diagnoses: OmpDiagnosis[];
@@ -189,9 +209,11 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
         m = {
           ctx: b.context, path, work: 0, idle: 0, overhead: 0, lockWait: 0, threadIdleness: 0, coreIdleness: 0, lockBlame: 0,
           absIdleness: 0, relIdleness: 0, absWork: 0, absLockBlame: 0, relLockBlame: 0, serial: regionOf(b.context) === null,
+          samples: 0,
         };
         byPath.set(path, m);
       }
+      m.samples += b.samples;
       m.work += b.work;
       m.idle += b.idle;
       m.overhead += b.overhead;
@@ -294,7 +316,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
         const reg = taskRegion.get(k.event);
         rep = {
           name: nameOf(k.event), location: locOf(k.event), region: reg != null ? nameOf(reg) : null, created: 0, executed: 0,
-          meanNs: 0, maxNs: 0, minNs: 0, medianNs: 0, p90Ns: 0, stdDevNs: 0, spawned: 0, creators: [], sampled: emptyTimes(),
+          meanNs: 0, maxNs: 0, minNs: 0, medianNs: 0, p90Ns: 0, stdDevNs: 0, spawned: 0, creators: [], sampled: emptyTimes(), sampledCounts: emptyTimes(),
         };
         hists.set(k.event, []);
         tasks.set(k.event, rep);
@@ -361,15 +383,19 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
   }
   const sampledTasks: OmpSampledTask[] = [];
   for (const t of act.tasks) {
-    const { event, location, function: fn, ...times } = t;
+    const { event, location, function: fn, counts, ...times } = t;
     const rep = event !== null ? tasks.get(event) : undefined;
-    if (rep) rep.sampled = times;
-    else if (event === null) sampledTasks.push({ location: location ?? '?', function: fn ?? '?', sampled: times });
+    if (rep) {
+      rep.sampled = times;
+      rep.sampledCounts = counts;
+    } else if (event === null) sampledTasks.push({ location: location ?? '?', function: fn ?? '?', sampled: times, counts });
   }
   sampledTasks.sort((x, y) => sampledTotal(y.sampled) - sampledTotal(x.sampled));
 
   const analysis: OpenmpAnalysis = {
     file: proc.file,
+    node: proc.info.node,
+    host: proc.info.attributes.find(([k]) => k === 'Hostname')?.[1] ?? '',
     runtime: omp.runtime,
     level: omp.level,
     substituted: proc.info.attributes.find(([k]) => k === 'OpenMP Runtime Substituted')?.[1] ?? null,
@@ -384,7 +410,11 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     sampledTasks,
     activity: act.total,
     activityPerThread: act.perThread,
+    activityCounts: act.counts.total,
+    activityCountsPerThread: act.counts.perThread,
     samples: act.samples,
+    creationSites: act.creationSites,
+    load: runLoad({ attributes: proc.info.attributes, threads: omp.maxTeam, samples: { count: act.samples, ns: sampledTotal(act.total) } }),
     taskDispatch,
     lockReleases: [...releases.values()].sort((a, b) => b.blame - a.blame),
     diagnoses: [],

@@ -1,32 +1,43 @@
 /**
  * The problems `hyprof report --diagnose` names, each with the construct's code location, the numbers
- * that decided it, and a grade: `strong` past the upper threshold, `weak` past the lower one, so a
- * ruling does not flip between two runs that differ by a few percent. Thresholds (docs/openmp.md,
- * "Diagnoses"; shares in percent):
+ * that decided it, the evidence behind them, and a grade: `strong` past the upper threshold, `weak`
+ * past the lower one, so a ruling does not flip between two runs that differ by a few percent.
+ * Thresholds (docs/openmp.md, "Diagnoses"; shares in percent):
  *
  * - tasks too fine (seed 003): the runtime's cost per task (dispatch gap measured at level full, plus
  *   creation time sampled per task created) against the task's median duration: weak when the cost
  *   is ≥ 20% of cost + duration, strong ≥ 50% (the runtime spends as long on a task as the task runs);
  *   at least 32 instances per thread. At level basic (no task events) the same shares come from
- *   samples: time creating and dispatching tasks against time in task code.
+ *   samples: samples creating and dispatching tasks against samples in task code.
  * - tasks too coarse: at most 4 instances per thread, not a generator (its instances create fewer
  *   than 8 tasks each), and the threads of its region wait at its barriers ≥ 15% (weak) / ≥ 30%
  *   (strong) of their time there.
  * - task-creation bottleneck: one thread creates ≥ 75% (weak) / ≥ 90% (strong) of the tasks (level
  *   full, by count; at basic, one thread runs that share of the sampled task code) while the other
  *   threads wait ≥ 20% / ≥ 40% of their time in the region (at its barriers; sampled barrier and idle
- *   time at basic).
+ *   samples at basic). One finding per creating thread and region, listing its task constructs.
  * - region overhead (many short parallel regions): at least 100 instances of under 1 ms each per
- *   thread, and forking, joining and waiting at the region's barriers take ≥ 20% (weak) / ≥ 40%
- *   (strong) of the threads' time in it.
+ *   thread (the time the threads ran: wall time × the share they were not waiting to run), and
+ *   forking, joining and waiting at the region's barriers take ≥ 20% (weak) / ≥ 40% (strong) of the
+ *   threads' time in it.
  * - loop imbalance: the slowest thread's time in a work-shared loop is ≥ 1.2× (weak) / ≥ 1.5×
  *   (strong) the mean, and ≥ 1% of the run.
  * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
  *   idleness (seed 000, equation 2); strong from 25% absolute.
  * - lock contention: ≥ 5% (weak) / ≥ 15% (strong) of the effort waiting for locks released at one site.
+ *
+ * Robust under load (issue: the same program measured on an idle and on a loaded machine must get the
+ * same findings). A wall-clock sample's time is the wall time since the thread's previous sample, so on
+ * a loaded machine the time a thread waited to run lands on wherever it resumed, mostly a runtime's
+ * spin-wait; the number of samples grows only while the thread runs. Sampled shares are therefore
+ * taken from counts of samples, and durations judged against a fixed bound ("under 1 ms") are
+ * corrected by the share of time the threads ran (run-load.ts). Evidence: a finding needs at least
+ * MIN_WEAK samples or events behind the share that decides it, a strong one MIN_STRONG; below that it
+ * is weak, or not raised. Each finding states its evidence and, for a sampled share, a 95% interval.
  */
 import type { OmpContextMetrics, OmpDiagnosis, OpenmpAnalysis } from './openmp-analysis.js';
 import { sampledTotal, taskManagement } from './openmp-samples.js';
+import { ranShare } from './run-load.js';
 
 const us = (ns: number): string => {
   if (ns >= 1e6) return `${(ns / 1e6).toPrecision(3)} ms`;
@@ -35,15 +46,42 @@ const us = (ns: number): string => {
 };
 const p0 = (x: number): string => `${x.toFixed(x < 10 ? 1 : 0)}%`;
 
+type Grade = 'strong' | 'weak' | null;
+
 /** Grade a share against its two thresholds; null below the lower one. */
-function grade(share: number, weak: number, strong: number): 'strong' | 'weak' | null {
+function grade(share: number, weak: number, strong: number): Grade {
   return share >= strong ? 'strong' : share >= weak ? 'weak' : null;
 }
-const lower = (a: 'strong' | 'weak' | null, b: 'strong' | 'weak' | null): 'strong' | 'weak' | null =>
-  a === null || b === null ? null : a === 'weak' || b === 'weak' ? 'weak' : 'strong';
+const lower = (a: Grade, b: Grade): Grade => (a === null || b === null ? null : a === 'weak' || b === 'weak' ? 'weak' : 'strong');
 
-/** Minimum samples for a sampled share to be worth a finding. */
-const MIN_SAMPLES = 20;
+/** Samples or events a finding needs at all, and for `strong`. */
+export const MIN_WEAK = 20;
+export const MIN_STRONG = 50;
+
+/** The grade the evidence allows: none under MIN_WEAK, at most weak under MIN_STRONG. */
+function backed(g: Grade, evidence: number): Grade {
+  if (g === null || evidence < MIN_WEAK) return null;
+  return evidence < MIN_STRONG ? 'weak' : g;
+}
+
+/** Wilson's 95% interval of a share k/n, in percent. */
+export function wilson(k: number, n: number): [number, number] {
+  if (n <= 0) return [0, 100];
+  const z = 1.96;
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / d;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return [100 * Math.max(0, c - h), 100 * Math.min(1, c + h)];
+}
+
+const sampledEvidence = (k: number, n: number): string => {
+  const [lo, hi] = wilson(k, n);
+  return `from ${n} samples (95% interval ${lo.toFixed(0)}–${hi.toFixed(0)}%)`;
+};
+
+/** Inlined copies of one construct carry one location and ` #<event>` names: one finding each kind. */
+const baseName = (construct: string): string => construct.replace(/ #\d+(\s*\[.*)?$/, '$1').trimEnd();
 
 export function diagnose(
   a: OpenmpAnalysis,
@@ -53,19 +91,43 @@ export function diagnose(
 ): OmpDiagnosis[] {
   const out: OmpDiagnosis[] = [];
   const T = Math.max(1, a.maxThreads);
-  const period = a.samples > 0 ? sampledTotal(a.activity) / a.samples : 0; // ns per sample
+  const ran = ranShare(a.load);
+  const loaded = a.load?.oversubscribed ?? false;
+  const counts = a.activityCounts;
   const regionByName = new Map(a.regions.map((r) => [r.name, r]));
   const created = a.tasks.reduce((n, t) => n + t.created, 0);
-  // Creation cost per task, from samples (the creating code's time in the runtime's task creation).
-  const creationPerTask = created > 0 ? a.activity.creation / created : 0;
+  const executed = a.tasks.reduce((n, t) => n + t.executed, 0);
+  // Creation cost per task, from samples (the creating code's time in the runtime's task creation),
+  // corrected for the time the creating threads waited to run.
+  const creationPerTask = created > 0 ? (a.activity.creation * ran) / created : 0;
 
   // ---- tasks with events (level full) ----
   for (const t of a.tasks) {
     if (t.executed === 0) continue;
     const region = t.region ? regionByName.get(t.region) : undefined;
-    const cost = a.taskDispatch.perTaskNs + creationPerTask;
-    const fineShare = (100 * cost) / Math.max(1, cost + t.medianNs);
-    const fine = t.executed >= 32 * T ? grade(fineShare, 20, 50) : null;
+    // The dispatch gap is wall time in the runtime between tasks: a thread that waited to run there
+    // stretches it, so it is taken at the share the threads ran (as the creation time above).
+    const cost = a.taskDispatch.perTaskNs * ran + creationPerTask;
+    let fineShare = (100 * cost) / Math.max(1, cost + t.medianNs);
+    let evidence = `from ${t.executed} task instances (durations)`;
+    // A task's wall time includes any time its thread waited to run, and so do the dispatch gaps: on a
+    // loaded machine the durations say less than the samples inside the construct's instances,
+    // counted, which load does not stretch. With enough of them the samples decide, loaded or not,
+    // so that one program gets one ruling on an idle and on a busy machine.
+    // The runtime's samples creating and dispatching tasks, this construct's part of them (by the
+    // tasks it created and ran), against the samples in its instances' own code.
+    const sc = t.sampledCounts;
+    const mgmtN =
+      counts && sc
+        ? Math.round((counts.creation * t.created) / Math.max(1, created) + (counts.dispatch * t.executed) / Math.max(1, executed))
+        : 0;
+    const sampledN = sc ? sc.work + mgmtN : 0;
+    const bySamples = sc !== undefined && sampledN >= MIN_STRONG;
+    if (bySamples) {
+      fineShare = (100 * mgmtN) / sampledN;
+      evidence = sampledEvidence(mgmtN, sampledN);
+    }
+    const fine = t.executed >= 32 * T ? backed(grade(fineShare, 20, 50), bySamples ? sampledN : t.executed) : null;
     if (fine) {
       out.push({
         kind: 'tasks-too-fine',
@@ -73,10 +135,14 @@ export function diagnose(
         score: fineShare,
         location: t.location,
         construct: t.name,
+        evidence,
         message:
           `${t.executed} instances with a median duration of ${us(t.medianNs)} (90% under ${us(t.p90Ns)}, mean ${us(t.meanNs)}); ` +
-          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs)}` +
-          `${creationPerTask > 0 ? `, creation ${us(creationPerTask)} sampled` : ''}): ${p0(fineShare)} of a task's cost is the runtime's. ` +
+          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs * ran)}` +
+          `${creationPerTask > 0 ? `, creation ${us(creationPerTask)} sampled` : ''})` +
+          (bySamples
+            ? `; of the samples in its instances and their creation, ${p0(fineShare)} are the runtime's creating and dispatching them. `
+            : `: ${p0(fineShare)} of a task's cost is the runtime's. `) +
           'Create tasks only above a cutoff (recursion depth, problem size) or use the if / final clause.',
       });
     }
@@ -90,78 +156,105 @@ export function diagnose(
         score: idleShare,
         location: t.location,
         construct: t.name,
+        evidence: `from ${t.executed} task instances and ${region.count} implicit tasks of the region`,
         message:
           `only ${t.executed} instances for ${T} threads (mean ${us(t.meanNs)}, longest ${us(t.maxNs)}) while the threads of ` +
           `${region.location} wait at its barriers ${p0(idleShare)} of their time there. Split the work into more, smaller tasks.`,
       });
     }
-    // One thread creates the tasks, the others wait for work in the region (whoever then runs them:
-    // a creator that runs its own tasks at once starves the others just the same).
+  }
+  // One thread creates the tasks, the others wait for work in the region (whoever then runs them: a
+  // creator that runs its own tasks at once starves the others just the same). One finding per
+  // creating thread and region, over all the task constructs it creates there.
+  const producers = new Map<string, { thread: number; region: NonNullable<ReturnType<typeof regionByName.get>>; tasks: typeof a.tasks; created: number; total: number }>();
+  for (const t of a.tasks) {
+    const region = t.region ? regionByName.get(t.region) : undefined;
+    if (T < 2 || t.created === 0 || !region || t.executed < 2 * T) continue;
     const top = t.creators.reduce((m, c) => (c.created > m.created ? c : m), { thread: -1, created: 0, executed: 0 });
-    if (T >= 2 && t.created > 0 && region && t.executed >= 2 * T) {
-      const share = (100 * top.created) / t.created;
-      const others = region.perThread.filter((p) => p.thread !== top.thread);
-      const oTime = others.reduce((n, p) => n + p.exec + p.threadManagement, 0);
-      const oIdle = (100 * others.reduce((n, p) => n + p.imbalance + p.limitedParallelism, 0)) / Math.max(1, oTime);
-      const g = lower(grade(share, 75, 90), grade(oIdle, 20, 40));
-      if (g) {
-        out.push({
-          kind: 'task-creation-bottleneck',
-          severity: g,
-          score: oIdle,
-          location: t.location,
-          construct: t.name,
-          message:
-            `thread ${top.thread} creates ${p0(share)} of the ${t.created} tasks while the other threads of ${region.location} ` +
-            `wait ${p0(oIdle)} of their time there: they run out of tasks. Create tasks in parallel (a work-shared loop of ` +
-            'task creators, taskloop) or make each task bigger.',
-        });
-      }
-    }
+    const key = `${top.thread}\u0000${region.name}`;
+    let p = producers.get(key);
+    if (!p) producers.set(key, (p = { thread: top.thread, region, tasks: [], created: 0, total: 0 }));
+    p.tasks.push(t);
+    p.created += top.created;
+    p.total += t.created;
+  }
+  for (const p of producers.values()) {
+    const share = (100 * p.created) / p.total;
+    const others = p.region.perThread.filter((x) => x.thread !== p.thread);
+    const oTime = others.reduce((n, x) => n + x.exec + x.threadManagement, 0);
+    const oIdle = (100 * others.reduce((n, x) => n + x.imbalance + x.limitedParallelism, 0)) / Math.max(1, oTime);
+    const g = backed(lower(grade(share, 75, 90), grade(oIdle, 20, 40)), p.total);
+    if (!g) continue;
+    const first = [...p.tasks].sort((x, y) => y.created - x.created)[0];
+    const more = p.tasks.length > 1 ? ` (and ${p.tasks.length - 1} more task construct${p.tasks.length > 2 ? 's' : ''}: ${p.tasks.slice(1).map((x) => x.location).join(', ')})` : '';
+    out.push({
+      kind: 'task-creation-bottleneck',
+      severity: g,
+      score: oIdle,
+      location: first.location,
+      construct: `${first.name}${more}`,
+      evidence: `from ${p.total} tasks created`,
+      message:
+        `thread ${p.thread} creates ${p0(share)} of the ${p.total} tasks while the other threads of ${p.region.location} ` +
+        `wait ${p0(oIdle)} of their time there: they run out of tasks. Create tasks in parallel (a work-shared loop of ` +
+        'task creators, taskloop) or make each task bigger.',
+    });
   }
 
   // ---- tasks seen by sampling only (level basic) ----
-  if (a.tasks.length === 0 && a.samples > 0) {
+  if (a.tasks.length === 0 && a.samples > 0 && counts) {
+    const bodyN = a.sampledTasks.reduce((n, t) => n + (t.counts?.work ?? 0), 0);
+    const mgmtN = taskManagement(counts);
     const body = a.sampledTasks.reduce((n, t) => n + t.sampled.work, 0);
     const mgmt = taskManagement(a.activity);
-    const taskSamples = period > 0 ? (body + mgmt) / period : 0;
-    const share = (100 * mgmt) / Math.max(1, body + mgmt);
+    const taskSamples = bodyN + mgmtN;
+    const share = (100 * mgmtN) / Math.max(1, taskSamples);
     const top = a.sampledTasks[0];
-    const fine = taskSamples >= MIN_SAMPLES && top ? grade(share, 20, 50) : null;
+    // The task constructs' own lines: where the runtime's task creation was called from (each site
+    // with at least a fifth of the creation samples, in source order, so that two constructs of
+    // nearly equal weight do not trade places between runs).
+    const sites = a.creationSites ?? [];
+    const siteN = sites.reduce((n, x) => n + x.samples, 0);
+    const main = sites.filter((x) => x.samples >= 0.2 * siteN).sort((x, y) => x.location.localeCompare(y.location, 'en', { numeric: true }));
+    const site = main.length > 0 ? { location: main.map((x) => x.location).join(', '), function: [...new Set(main.map((x) => x.function))].join(', ') } : undefined;
+    const fine = top ? backed(grade(share, 20, 50), taskSamples) : null;
     if (fine && top) {
       out.push({
         kind: 'tasks-too-fine',
         severity: fine,
         score: share,
-        location: top.location,
-        construct: `tasks (sampled; the busiest runs ${top.function})`,
+        location: site?.location ?? top.location,
+        construct: `tasks (sampled; the busiest runs ${top.function}${site ? `, created in ${site.function}` : ''})`,
+        evidence: sampledEvidence(mgmtN, taskSamples),
         message:
-          `threads spend ${us(mgmt)} creating and dispatching tasks against ${us(body)} in the tasks' own code (samples): ` +
+          `threads spend ${mgmtN} samples (${us(mgmt)}) creating and dispatching tasks against ${bodyN} (${us(body)}) in the tasks' own code: ` +
           `${p0(share)} of the tasks' cost is the runtime's. Create tasks only above a cutoff (recursion depth, problem size) ` +
           'or use the if / final clause. HYPROF_OPENMP=full counts and times each task.',
       });
     }
     // Who runs the tasks: one thread running nearly all task code while the others wait means the
     // tasks do not reach them (one creator, or a creator running its own tasks at once).
-    const runners = [...a.activityPerThread].sort((x, y) => y.inTasks - x.inTasks);
+    const perThread = a.activityCountsPerThread ?? [];
+    const runners = [...perThread].sort((x, y) => y.inTasks - x.inTasks);
     const allTasks = runners.reduce((n, p) => n + p.inTasks, 0);
-    if (T >= 2 && runners.length >= 2 && allTasks / Math.max(period, 1) >= MIN_SAMPLES) {
+    if (T >= 2 && runners.length >= 2 && allTasks >= MIN_WEAK) {
       const c = runners[0];
       const shareC = (100 * c.inTasks) / allTasks;
-      const others = a.activityPerThread.filter((p) => p.thread !== c.thread);
+      const others = perThread.filter((p) => p.thread !== c.thread);
       const oTotal = others.reduce((n, p) => n + sampledTotal(p), 0);
       const oWait = (100 * others.reduce((n, p) => n + p.barrier + p.idle, 0)) / Math.max(1, oTotal);
-      const g = lower(grade(shareC, 75, 90), grade(oWait, 20, 40));
+      const g = backed(lower(grade(shareC, 75, 90), grade(oWait, 20, 40)), Math.min(allTasks, oTotal));
       if (g) {
         out.push({
           kind: 'task-creation-bottleneck',
           severity: g,
           score: oWait,
-          location: top?.location ?? '?',
-          construct: 'tasks (sampled)',
+          location: site?.location ?? top?.location ?? '?',
+          construct: `tasks (sampled${site ? `; created in ${site.function}` : ''})`,
+          evidence: `from ${allTasks} samples in task code and ${oTotal} of the other threads (95% interval of the wait ${wilson(others.reduce((n, p) => n + p.barrier + p.idle, 0), oTotal).map((x) => x.toFixed(0)).join('–')}%)`,
           message:
             `thread ${c.thread} runs ${p0(shareC)} of the sampled task code while the other threads wait ${p0(oWait)} of ` +
-            'their sampled time (barrier, idle): the tasks do not reach them (one thread creates them, or runs them as it ' +
+            'their samples (barrier, idle): the tasks do not reach them (one thread creates them, or runs them as it ' +
             'creates them). Create tasks in parallel (a work-shared loop of task creators, taskloop) or make each task bigger.',
         });
       }
@@ -171,11 +264,11 @@ export function diagnose(
   // ---- parallel regions: many short ones ----
   for (const r of a.regions) {
     if (r.instances < 100 || r.count === 0) continue;
-    const perInstance = r.time / r.count; // per thread and instance
-    if (perInstance >= 1e6) continue;
+    const perInstance = r.time / r.count; // per thread and instance, wall
+    if (perInstance * ran >= 1e6) continue; // the time the threads ran, not the time they waited to
     const overhead = r.threadManagement + r.imbalance + r.limitedParallelism;
     const share = (100 * overhead) / Math.max(1, r.time);
-    const g = grade(share, 20, 40);
+    const g = backed(grade(share, 20, 40), r.instances);
     if (!g) continue;
     out.push({
       kind: 'region-overhead',
@@ -183,6 +276,7 @@ export function diagnose(
       score: share,
       location: r.location,
       construct: r.name,
+      evidence: `from ${r.instances} instances${ran < 1 ? `; ${us(perInstance * ran)} per instance once the time the threads waited to run is taken out` : ''}`,
       message:
         `${r.instances} instances of about ${us(perInstance)} per thread; forking and joining (${p0((100 * r.threadManagement) / Math.max(1, r.time))}) ` +
         `and waiting at its barriers (${p0((100 * (r.imbalance + r.limitedParallelism)) / Math.max(1, r.time))}) take ${p0(share)} ` +
@@ -206,29 +300,60 @@ export function diagnose(
     if (!g) continue;
     const slow = c.perThread.find((p) => p.incl === max)!;
     const share = (100 * (max - mean)) / max;
+    const calls = c.perThread.reduce((n, p) => n + (p.calls ?? 0), 0);
     out.push({
       kind: 'loop-imbalance',
       severity: g,
       score: share,
       location: c.location,
       construct: c.name,
+      evidence: `from ${calls || c.perThread.length} loop instances over ${c.perThread.length} threads${loaded ? '; the machine was oversubscribed: threads that waited to run unevenly look imbalanced too' : ''}`,
       message:
         `load imbalance: the slowest thread (${slow.thread}) spends ${us(max)} in the loop, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
         `(${p0(share)} of the slowest thread's time is waited by the others). Use schedule(dynamic) / schedule(guided) or balance the iterations.`,
     });
   }
 
+  // ---- imbalance seen only at a region's end ----
+  // gcc computes a static schedule in the compiled code: the runtime reports no work-shared loop, and
+  // the imbalance shows only as the threads' wait at the region's closing barrier. Raised when the
+  // runtime reported no loop at all, so that a loop found above is not named twice.
+  if (!a.constructs.some((c) => c.kind === 'OpenMP_Work_Loop')) {
+    for (const r of a.regions) {
+      if (r.perThread.length < 2 || r.time < 0.01 * runTime) continue;
+      const share = (100 * r.imbalance) / Math.max(1, r.time);
+      const g = backed(grade(share, 15, 30), r.count);
+      if (!g) continue;
+      out.push({
+        kind: 'region-imbalance',
+        severity: g,
+        score: share,
+        location: r.location,
+        construct: r.name,
+        evidence: `from ${r.count} implicit tasks over ${r.perThread.length} threads${loaded ? '; the machine was oversubscribed: threads that waited to run unevenly look imbalanced too' : ''}`,
+        message:
+          `threads wait at the end of the region ${p0(share)} of their time in it for the slowest thread (the runtime reported no ` +
+          'work-shared loop: a static schedule computed by the compiled code). Use schedule(dynamic) / schedule(guided) or balance the iterations.',
+      });
+    }
+  }
+
   // ---- serial sections ----
   for (const m of contexts) {
     if (!m.serial || m.absIdleness < 10 || m.relIdleness < 30) continue;
+    const g = backed(m.absIdleness >= 25 ? 'strong' : 'weak', m.samples ?? MIN_STRONG);
+    if (!g) continue;
     const line = m.ctx !== undefined && hotLine ? hotLine(m.ctx) : null;
     const leaf = m.path.split(' => ').pop() ?? m.path;
     out.push({
       kind: 'serial-section',
-      severity: m.absIdleness >= 25 ? 'strong' : 'weak',
+      severity: g,
       score: m.absIdleness,
-      location: line ?? leaf,
+      // The function, not its hottest line: which of a loop's lines collects the most samples varies
+      // from run to run (the line stays in the message).
+      location: line ? line.replace(/:\d+ \(/, ' (') : leaf,
       construct: m.path,
+      evidence: `from ${m.samples} samples in this context`,
       message:
         `serial code in ${leaf}${line ? ` (hottest line ${line})` : ''} leaves threads idle: ${m.absIdleness.toFixed(1)}% of the ` +
         `whole effort is idleness blamed on it, ${m.relIdleness.toFixed(0)}% relative (${a.maxThreads} threads, one working). ` +
@@ -239,7 +364,11 @@ export function diagnose(
   // ---- locks ----
   for (const r of a.lockReleases) {
     const share = effort > 0 ? (100 * r.blame) / effort : 0;
-    const g = grade(share, 5, 15);
+    // Evidence: the samples behind the blame (its time over the mean time of a sample), or the
+    // releases with waiters where those are more.
+    const perSample = a.samples > 0 ? sampledTotal(a.activity) / a.samples : 0;
+    const blamed = perSample > 0 ? Math.round(r.blame / perSample) : 0;
+    const g = backed(grade(share, 5, 15), Math.max(r.count, blamed));
     if (!g) continue;
     out.push({
       kind: 'lock-contention',
@@ -247,8 +376,30 @@ export function diagnose(
       score: share,
       location: r.location,
       construct: 'lock release',
+      evidence: `from ${r.count} releases with waiters and about ${blamed} samples waiting`,
       message: `${share.toFixed(1)}% of the effort is threads waiting for the lock released here (${r.count} releases with waiters). Shorten the critical section or split the lock.`,
     });
   }
-  return out.sort((x, y) => (x.severity === y.severity ? y.score - x.score : x.severity === 'strong' ? -1 : 1));
+  return mergeCopies(out).sort((x, y) => (x.severity === y.severity ? y.score - x.score : x.severity === 'strong' ? -1 : 1));
+}
+
+/**
+ * Copies of one construct (the compiler inlined it into several callers: one source line, events
+ * named `… #<id>`) make one finding: the strongest, saying how many copies share it.
+ */
+function mergeCopies(found: OmpDiagnosis[]): OmpDiagnosis[] {
+  const groups = new Map<string, OmpDiagnosis[]>();
+  for (const d of found) {
+    const key = `${d.kind}\u0000${d.location}\u0000${baseName(d.construct)}`;
+    const g = groups.get(key);
+    if (g) g.push(d);
+    else groups.set(key, [d]);
+  }
+  const out: OmpDiagnosis[] = [];
+  for (const g of groups.values()) {
+    const best = g.reduce((m, d) => (d.severity === 'strong' && m.severity !== 'strong') || (d.severity === m.severity && d.score > m.score) ? d : m);
+    if (g.length === 1) out.push(best);
+    else out.push({ ...best, construct: baseName(best.construct), message: `${best.message} (${g.length} inlined copies of this construct; the figures are of the strongest.)` });
+  }
+  return out;
 }

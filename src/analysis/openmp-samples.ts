@@ -35,6 +35,8 @@ export interface ActivityTimes {
 }
 
 export interface TaskSamples extends ActivityTimes {
+  /** The same classes in samples taken (not their time): what load does not stretch (see SampleActivity). */
+  counts: ActivityTimes;
   /** Level full: the task construct's event; level basic: null (known by its code only). */
   event: number | null;
   /** Where the task's code is (level basic), or null. */
@@ -47,6 +49,13 @@ export interface SampleActivity {
   /** Per thread, with the part of its time spent inside explicit tasks. */
   perThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
   /**
+   * The same classes counted in samples rather than time. A sample's time is the wall time since the
+   * thread's previous sample, so a thread that waited to run on a loaded machine charges that wait to
+   * wherever it resumed (mostly a runtime's spin-wait); the count of samples grows only while the
+   * thread runs. Shares that decide diagnoses are taken from counts (openmp-diagnose.ts).
+   */
+  counts: { total: ActivityTimes; perThread: Array<{ thread: number; inTasks: number } & ActivityTimes> };
+  /**
    * Time threads spent running explicit tasks while their innermost construct was a barrier, per
    * region event and thread: at level basic no event says so, and the barrier's wait includes it.
    */
@@ -55,6 +64,11 @@ export interface SampleActivity {
   tasks: TaskSamples[];
   /** Samples there were at all (0: sampling was off). */
   samples: number;
+  /**
+   * Where tasks were created, from samples in the runtime's task creation: the program's frame right
+   * below the placeholder is the line of the task construct. Samples per location (and its function).
+   */
+  creationSites: Array<{ location: string; function: string; samples: number }>;
 }
 
 export function emptyTimes(): ActivityTimes {
@@ -123,11 +137,15 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
     return hit;
   };
   const total = emptyTimes();
+  const totalCount = emptyTimes();
   const perThread: SampleActivity['perThread'] = [];
+  const perThreadCount: SampleActivity['perThread'] = [];
   const tasks = new Map<string, TaskSamples>();
+  const creationSites = new Map<string, { location: string; function: string; samples: number }>();
   let samples = 0;
   for (const th of proc.threads) {
     const mine = { thread: th.index, inTasks: 0, ...emptyTimes() };
+    const mineCount = { thread: th.index, inTasks: 0, ...emptyTimes() };
     for (const s of th.samples) {
       const ns = s.values[0] ?? 0;
       samples += s.count;
@@ -136,8 +154,18 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
       // about the program's work: still counted, as idleness.
       add(total, leaf, ns);
       add(mine, leaf, ns);
+      add(totalCount, leaf, s.count);
+      add(mineCount, leaf, s.count);
+      if (leaf === Placeholder.TASK_CREATE && s.pcs.length > 1 && kindOf(s.pcs[1]) === null) {
+        const at = locate(s.pcs[1]);
+        if (at) {
+          let c = creationSites.get(at.location);
+          if (!c) creationSites.set(at.location, (c = { location: at.location, function: at.function, samples: 0 }));
+          c.samples += s.count;
+        }
+      }
       let key: string | null = null;
-      let task: Omit<TaskSamples, keyof ActivityTimes> | null = null;
+      let task: Omit<TaskSamples, keyof ActivityTimes | 'counts'> | null = null;
       const ev = innermostTask(s.context);
       if (ev !== null) {
         key = `event ${ev}`;
@@ -146,6 +174,7 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
         const i = s.pcs.findIndex((pc, k) => k > 0 && kindOf(pc) === Placeholder.TASK);
         if (i > 0) {
           mine.inTasks += ns;
+          mineCount.inTasks += s.count;
           const region = regionOfBarrier(s.context);
           if (region !== null) {
             let m = tasksInBarriers.get(region);
@@ -161,16 +190,29 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
           }
         }
       }
-      if (ev !== null) mine.inTasks += ns;
+      if (ev !== null) {
+        mine.inTasks += ns;
+        mineCount.inTasks += s.count;
+      }
       if (key && task) {
         let t = tasks.get(key);
-        if (!t) tasks.set(key, (t = { ...task, ...emptyTimes() }));
+        if (!t) tasks.set(key, (t = { ...task, ...emptyTimes(), counts: emptyTimes() }));
         add(t, leaf, ns);
+        add(t.counts, leaf, s.count);
       }
     }
     perThread.push(mine);
+    perThreadCount.push(mineCount);
   }
-  return { total, perThread, tasksInBarriers, tasks: [...tasks.values()], samples };
+  return {
+    total,
+    perThread,
+    tasksInBarriers,
+    tasks: [...tasks.values()],
+    samples,
+    counts: { total: totalCount, perThread: perThreadCount },
+    creationSites: [...creationSites.values()].sort((a, b) => b.samples - a.samples),
+  };
 }
 
 /** Runtime time spent on tasks themselves: creating and dispatching them. */

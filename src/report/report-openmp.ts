@@ -9,6 +9,7 @@
 import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-analysis.js';
 import type { OpenmpFile } from '../analysis/openmp.js';
 import { sampledTotal, type ActivityTimes } from '../analysis/openmp-samples.js';
+import { loadLine } from '../analysis/run-load.js';
 
 const ms = (ns: number): string => (ns / 1e6).toFixed(ns >= 1e9 ? 0 : 3);
 const us = (ns: number): string => (ns / 1e3).toPrecision(3);
@@ -36,6 +37,9 @@ export function shortName(name: string): string {
 function runtimeLines(a: OpenmpAnalysis): string[] {
   const out = [`Process ${a.file}`, `  OpenMP runtime: ${a.runtime}; tool level ${a.level}; ${a.maxThreads} threads at most; ${a.cores} cores`];
   if (a.substituted) out.push(`  NOTE: ${a.substituted}`);
+  // First, before any finding: a finding on an oversubscribed run is read in that light.
+  const load = a.load ? loadLine(a.load) : null;
+  if (load) out.push(`  LOAD: ${load}`);
   return out;
 }
 
@@ -55,6 +59,7 @@ const TITLES: Record<string, string> = {
   'serial-section': 'Serial section leaves threads idle',
   'lock-contention': 'Lock contention',
   'region-overhead': 'Parallel region overhead (many short regions)',
+  'region-imbalance': 'Load imbalance in a parallel region',
 };
 
 function findings(a: OpenmpAnalysis, limit: number): string[] {
@@ -218,13 +223,102 @@ export function renderOpenmpReport(data: OpenmpFile, opts: { limit?: number } = 
   return `${out.join('\n')}\n`;
 }
 
+/** `0-3,5,7-8` */
+export function rankList(ranks: number[]): string {
+  const r = [...new Set(ranks)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < r.length; ) {
+    let j = i;
+    while (j + 1 < r.length && r[j + 1] === r[j] + 1) j++;
+    parts.push(j > i ? `${r[i]}-${r[j]}` : `${r[i]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * The load of a run of several processes (MPI ranks): per host, ranks × threads against the CPUs
+ * available, and how long threads waited to run. Said before any finding: imbalance between ranks
+ * that share too few CPUs is the machine's, not the program's.
+ */
+export function hostLoadLines(data: OpenmpFile): string[] {
+  const hosts = new Map<string, OpenmpAnalysis[]>();
+  for (const a of data.processes) {
+    const h = a.host ?? '';
+    const l = hosts.get(h);
+    if (l) l.push(a);
+    else hosts.set(h, [a]);
+  }
+  const out: string[] = [];
+  for (const [host, procs] of hosts) {
+    const cpus = procs.reduce((m, a) => Math.max(m, a.load?.cpus ?? 0), 0);
+    const threads = procs.reduce((n, a) => n + Math.max(1, a.maxThreads), 0);
+    const waits = procs.map((a) => a.load?.waitShare).filter((w): w is number => typeof w === 'number');
+    const over = (cpus > 0 && threads > cpus) || procs.some((a) => a.load?.oversubscribed);
+    if (!over) continue;
+    const wmin = waits.length ? Math.min(...waits) : null;
+    const wmax = waits.length ? Math.max(...waits) : null;
+    out.push(
+      `LOAD: ${host ? `host ${host}: ` : ''}${procs.length} process${procs.length === 1 ? '' : 'es'} with ${threads} threads in all on ` +
+        `${cpus || '?'} CPUs available: oversubscribed` +
+        (wmin !== null && wmax !== null
+          ? `; their threads waited to run ${(100 * wmin).toFixed(0)}${wmax - wmin >= 0.005 ? `–${(100 * wmax).toFixed(0)}` : ''}% of their time`
+          : '') +
+        '. Imbalance between them may be the machine\'s, not the program\'s.',
+    );
+  }
+  return out;
+}
+
+/** Findings of several processes merged: one per kind, place and construct, with the ranks it holds on. */
+function renderOverRanks(data: OpenmpFile): string[] {
+  const out = [`OpenMP findings over ${data.processes.length} processes (ranks ${rankList(data.processes.map((a) => a.node ?? 0))}):`];
+  out.push(...hostLoadLines(data).map((l) => `  ${l}`));
+  const groups = new Map<string, Array<{ rank: number; d: OpenmpAnalysis['diagnoses'][number] }>>();
+  for (const a of data.processes) {
+    for (const d of a.diagnoses) {
+      const key = `${d.kind}\u0000${d.location}\u0000${d.construct.replace(/ #\d+/, '')}`;
+      const g = groups.get(key);
+      const item = { rank: a.node ?? 0, d };
+      if (g) g.push(item);
+      else groups.set(key, [item]);
+    }
+  }
+  if (groups.size === 0) out.push('  No OpenMP performance problem found on any rank.');
+  const ordered = [...groups.values()].sort((x, y) => {
+    const sx = x.filter((i) => i.d.severity === 'strong').length, sy = y.filter((i) => i.d.severity === 'strong').length;
+    return sy - sx || y.length - x.length;
+  });
+  for (const g of ordered) {
+    const d = g[0].d;
+    const strong = g.filter((i) => i.d.severity === 'strong').map((i) => i.rank);
+    const weak = g.filter((i) => i.d.severity === 'weak').map((i) => i.rank);
+    const scores = g.map((i) => i.d.score).sort((a, b) => a - b);
+    const median = scores[Math.floor(scores.length / 2)];
+    const grade = strong.length >= weak.length ? 'strong' : 'weak';
+    out.push(
+      '',
+      `${TITLES[d.kind] ?? d.kind} at ${d.location} [${grade}] on ${g.length} of ${data.processes.length} ranks`,
+      `  ${d.construct.replace(/ #\d+/, '')}`,
+      `  ranks: ${strong.length ? `strong on ${rankList(strong)}` : ''}${strong.length && weak.length ? '; ' : ''}${weak.length ? `weak on ${rankList(weak)}` : ''}; ` +
+        `share ${p1(scores[0])}${scores.length > 1 ? ` to ${p1(scores[scores.length - 1])}, median ${p1(median)}` : ''}`,
+      `  rank ${g[0].rank}: ${d.message}`,
+    );
+    if (d.evidence) out.push(`  Evidence (rank ${g[0].rank}): ${d.evidence}.`);
+  }
+  out.push('');
+  return out;
+}
+
 export function renderDiagnoses(data: OpenmpFile): string {
   const out = header(data);
+  if (data.processes.length > 1) return `${[...out, ...renderOverRanks(data)].join('\n')}\n`;
   for (const a of data.processes) {
     out.push(...runtimeLines(a));
     if (a.diagnoses.length === 0) out.push('  No OpenMP performance problem found.');
     for (const d of a.diagnoses) {
       out.push('', `${TITLES[d.kind] ?? d.kind} at ${d.location} [${d.severity}]`, `  ${d.construct}`, `  ${d.message}`);
+      if (d.evidence) out.push(`  Evidence: ${d.evidence}.`);
     }
     out.push('');
   }

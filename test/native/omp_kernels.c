@@ -69,6 +69,17 @@ static double loop(int n) {
   return t;
 }
 
+/* Thread 1's half of the iterations costs 20 times thread 0's (static schedule, 2 threads): the
+ * slowest thread takes about 1.9x the mean, far past the imbalance thresholds. */
+static double imbalance(int n) {
+  double t = 0;
+  for (int rep = 0; rep < n; rep++) {
+#pragma omp parallel for schedule(static) reduction(+ : t)
+    for (int i = 0; i < 64; i++) t += work(i < 32 ? 1000 : 20000);
+  }
+  return t;
+}
+
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "";
   int n = argc > 2 ? atoi(argv[2]) : 10;
@@ -85,6 +96,8 @@ int main(int argc, char **argv) {
     r = generator(n);
   } else if (!strcmp(what, "regions")) {
     r = regions(n);
+  } else if (!strcmp(what, "imbalance")) {
+    r = imbalance(n);
   } else if (!strcmp(what, "loop") || !strcmp(what, "onecpu")) {
     if (!strcmp(what, "onecpu")) { /* one call of loop(): gcc inlines it into main either way */
       cpu_set_t set;
@@ -97,7 +110,7 @@ int main(int argc, char **argv) {
     }
     r = loop(n);
   } else {
-    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop|onecpu N\n");
+    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop|imbalance|onecpu N\n");
     return 3; /* before any OpenMP construct */
   }
   printf("%g\n", r);

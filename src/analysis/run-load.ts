@@ -1,0 +1,79 @@
+/**
+ * How loaded the machine was while the program ran, from what the runtime recorded: the CPUs the
+ * process could use, the threads it ran at once, and how long its threads waited on a run queue
+ * (the scheduler's own account, native/core/schedstat.c), or, where that is missing, what the
+ * samples say (a wall-clock sample's time is the wall time since the thread's previous sample, while
+ * samples arrive only as the thread runs: count × period against time is the share of time it ran).
+ * Analyses that judge durations correct them by the share a thread actually ran, and the reports say
+ * first when the program ran oversubscribed (docs/openmp.md, "Diagnoses under load").
+ */
+
+export interface RunLoad {
+  /** CPUs the process could run on (its affinity mask); 0 when not recorded. */
+  cpus: number;
+  /** Threads the program ran at once (the largest OpenMP team, or the measured threads). */
+  threads: number;
+  /** Share (0–1) of the threads' time spent runnable but not running; null when unknown. */
+  waitShare: number | null;
+  /** Where waitShare comes from. */
+  source: 'schedstat' | 'samples' | null;
+  /** More threads than CPUs, or a wait share of at least OVERSUBSCRIBED_WAIT. */
+  oversubscribed: boolean;
+}
+
+/** A run whose threads waited at least this share of their time to run was oversubscribed. */
+export const OVERSUBSCRIBED_WAIT = 0.2;
+
+export interface LoadInput {
+  attributes: ReadonlyArray<readonly [string, string]>;
+  threads: number;
+  /** Samples taken (counts) and their summed time (ns), for the estimate without schedstat. */
+  samples?: { count: number; ns: number };
+}
+
+const num = (attrs: LoadInput['attributes'], key: string): number | null => {
+  const v = attrs.find(([k]) => k === key)?.[1];
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) ? n : null;
+};
+
+export function runLoad(input: LoadInput): RunLoad {
+  const a = input.attributes;
+  const cpus = num(a, 'CPUs Available') ?? num(a, 'CPU Cores') ?? 0;
+  const run = num(a, 'Threads Run Time (ns)');
+  const wait = num(a, 'Threads Run-Queue Wait (ns)');
+  let waitShare: number | null = null;
+  let source: RunLoad['source'] = null;
+  if (run !== null && wait !== null && run + wait > 0) {
+    waitShare = wait / (run + wait);
+    source = 'schedstat';
+  } else {
+    const period = num(a, 'HYPROF_PERIOD_US');
+    const s = input.samples;
+    if (period && s && s.count >= 20 && s.ns > 0) {
+      waitShare = Math.min(1, Math.max(0, 1 - (s.count * period * 1000) / s.ns));
+      source = 'samples';
+    }
+  }
+  const oversubscribed = (cpus > 0 && input.threads > cpus) || (waitShare !== null && waitShare >= OVERSUBSCRIBED_WAIT);
+  return { cpus, threads: input.threads, waitShare, source, oversubscribed };
+}
+
+/** The share of wall time the threads ran (1 when unknown): wall durations × this ≈ their CPU part. */
+export const ranShare = (l: RunLoad | undefined): number => (l?.waitShare == null ? 1 : Math.max(0.01, 1 - l.waitShare));
+
+/** One line for the top of a report: what the load was, and what the analysis did about it. */
+export function loadLine(l: RunLoad): string | null {
+  if (!l.oversubscribed) return null;
+  const parts: string[] = [];
+  if (l.cpus > 0 && l.threads > l.cpus) parts.push(`${l.threads} threads on ${l.cpus} CPU${l.cpus === 1 ? '' : 's'} available`);
+  if (l.waitShare !== null) {
+    parts.push(
+      `its threads waited to run ${(100 * l.waitShare).toFixed(0)}% of their time (${l.source === 'schedstat' ? 'run-queue wait, schedstat' : 'estimated from samples'})`,
+    );
+  }
+  return (
+    `The program ran oversubscribed: ${parts.join('; ')}. Durations are corrected by the share the threads ran, ` +
+    'and findings rest on counts of samples and events, which waiting does not stretch.'
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * The OpenMP diagnoses hold on a busy machine: each program of a kind the diagnoses are made for
+ * (fine-grained tasks, a single task producer, many short parallel regions, an imbalanced loop, a
+ * serial section), built with clang and with gcc, is measured as a user measures it (`hyprof run`, 2
+ * threads) once as the machine is and once beside a CPU hog of one busy process per CPU the program
+ * may use, which doubles the load. Both runs must give the same findings (kind, location, grade), and
+ * the finding the program was written for. The hogged run must say it ran oversubscribed.
+ */
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { readOpenmpFile } from '../src/analysis/openmp.js';
+import type { OpenmpAnalysis } from '../src/analysis/openmp-analysis.js';
+import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
+import { buildOmp } from './openmp-helpers.js';
+
+const KERNELS = join(repoRoot, 'test', 'native', 'omp_kernels.c');
+const CONSTRUCTS = join(repoRoot, 'test', 'native', 'omp_constructs.c');
+
+interface Program {
+  name: string;
+  source: string;
+  args: string[];
+  env?: Record<string, string>;
+  /** The kinds of which one must be found (gcc reports no work-shared loop: the region's end shows it). */
+  expect: string[];
+}
+
+const PROGRAMS: Program[] = [
+  { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '27'], expect: ['tasks-too-fine'] },
+  { name: 'one task producer', source: KERNELS, args: ['producer', '3000'], env: { HYPROF_OPENMP: 'full' }, expect: ['task-creation-bottleneck'] },
+  { name: 'many short regions', source: KERNELS, args: ['regions', '3000'], expect: ['region-overhead'] },
+  { name: 'imbalanced loop', source: KERNELS, args: ['imbalance', '60'], expect: ['loop-imbalance', 'region-imbalance'] },
+  { name: 'serial section', source: CONSTRUCTS, args: ['serial'], expect: ['serial-section'] },
+];
+
+/** One busy process per CPU: `sh` spinning, so nothing here depends on a tool being installed. */
+function hog(): ChildProcess[] {
+  return Array.from({ length: availableParallelism() }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+}
+
+async function measure(exe: string, p: Program, tag: string): Promise<OpenmpAnalysis> {
+  const dir = join(tmpDir(`omp-load-${tag}`), 'prof');
+  const r = await hyprof(['run', '--dir', dir, '--', exe, ...p.args], {
+    env: { OMP_NUM_THREADS: '2', HYPROF_PERIOD_US: '1000', ...p.env },
+    timeoutMs: 600_000, // a loaded machine (the point of the test) stretches the run
+  });
+  if (r.code !== 0) throw new Error(`hyprof run ${p.args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  const f = readOpenmpFile(dir);
+  if (f.processes.length !== 1) throw new Error(`expected one OpenMP process, got ${f.processes.length}`);
+  return f.processes[0];
+}
+
+const findings = (a: OpenmpAnalysis): string[] => a.diagnoses.map((d) => `${d.kind} at ${d.location} [${d.severity}]`).sort();
+
+for (const cc of ['clang', 'gcc'] as const) {
+  for (const p of PROGRAMS) {
+    test.serial(`${cc}: ${p.name}: the same findings beside a CPU hog as without it`, async (t) => {
+      const exe = buildOmp(p.source === KERNELS ? 'omp_kernels' : 'omp_constructs', p.source, cc);
+      const plain = await measure(exe, p, `${cc}-plain`);
+      const hogs = hog();
+      let loaded: OpenmpAnalysis;
+      try {
+        loaded = await measure(exe, p, `${cc}-hog`);
+      } finally {
+        for (const h of hogs) h.kill('SIGKILL');
+      }
+      t.true(
+        plain.diagnoses.some((d) => p.expect.includes(d.kind)),
+        `no ${p.expect.join(' / ')} finding: ${JSON.stringify(findings(plain))}`,
+      );
+      t.deepEqual(findings(loaded), findings(plain), 'the findings changed with the load');
+      t.true(loaded.load.oversubscribed, `the hogged run was not said to be oversubscribed: ${JSON.stringify(loaded.load)}`);
+      t.true(loaded.load.waitShare !== null && loaded.load.waitShare > 0.2, `wait share ${loaded.load.waitShare}`);
+      for (const d of loaded.diagnoses) t.regex(d.evidence, /^from \d+ /, `${d.kind}: evidence stated`);
+    });
+  }
+}
