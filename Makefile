@@ -22,7 +22,7 @@ endif
 VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' package.json)
 SOURCES := $(shell sh scripts/runtime-sources.sh)
 OBJECTS := $(SOURCES:%.c=$(BUILD)/obj/%.o)
-HEADERS := native/include/hyprof.h native/include/hyprof.hpp native/include/TAU.h
+HEADERS := native/include/hyprof.h native/include/hyprof.hpp native/include/TAU.h native/include/hyprof_tau_metadata.h
 FORTRAN_MODULE_SOURCE := native/include/hyprof.f90
 
 HYPROF_CFLAGS := -std=gnu11 -O3 -g -fno-omit-frame-pointer -fPIC -pthread -fvisibility=hidden \
@@ -78,6 +78,8 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 755 $(BUILD)/libhyprof.so $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	install -d $(DESTDIR)$(INCLUDEDIR)/Profile
+	install -m 644 native/include/Profile/Profiler.h $(DESTDIR)$(INCLUDEDIR)/Profile/
 	install -m 644 $(BUILD)/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	@if [ -f $(BUILD)/libhyprof_mpi.so ]; then \
 	  echo "install libhyprof_mpi.so hyprof-mpi.pc"; \
@@ -96,6 +98,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
+	  $(DESTDIR)$(INCLUDEDIR)/hyprof_tau_metadata.h $(DESTDIR)$(INCLUDEDIR)/Profile/Profiler.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof
 
 clean:

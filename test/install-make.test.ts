@@ -54,7 +54,8 @@ test('make install puts the library, headers, MPI layer and pkg-config files und
   t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['libhyprof.so', 'libhyprof_mpi.so', 'pkgconfig']);
   t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
   const headers = readdirSync(join(prefix, 'include')).sort();
-  t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['TAU.h', 'hyprof.h', 'hyprof.hpp']);
+  t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['Profile', 'TAU.h', 'hyprof.h', 'hyprof.hpp', 'hyprof_tau_metadata.h']);
+  t.deepEqual(readdirSync(join(prefix, 'include', 'Profile')), ['Profiler.h']);
   // The Fortran module, built from native/include/hyprof.f90 (gfortran is installed with the rest).
   t.true(headers.includes('hyprof.mod'), log);
   const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
