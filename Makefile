@@ -68,11 +68,12 @@ $(BUILD)/hyprof.pc: package.json Makefile
 	  'Name: hyprof' 'Description: hybrid probe + sampling profiler in the style of TAU' 'Version: $(VERSION)' \
 	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof' > $@
 
+# --no-as-needed: the MPI libraries mpif90 adds after the layer stay linked (src/cli/cmd-config.ts).
 $(BUILD)/hyprof-mpi.pc: package.json Makefile
 	@mkdir -p $(BUILD)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: hyprof-mpi' 'Description: hyprof with its MPI layer (MPI calls become events)' 'Version: $(VERSION)' \
-	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof_mpi -lhyprof' > $@
+	  'Cflags: -I$${includedir}' 'Libs: -Wl,--no-as-needed -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof_mpi -lhyprof' > $@
 
 install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)

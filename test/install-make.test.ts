@@ -61,7 +61,7 @@ test('make install puts the library, headers, MPI layer and pkg-config files und
   const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
   t.is(sh('pkg-config', ['--modversion', 'hyprof'], pkgEnv).trim(), version);
   const lib = join(prefix, 'lib');
-  t.is(sh('pkg-config', ['--libs', 'hyprof-mpi'], pkgEnv).trim(), `-L${lib} -Wl,-rpath,${lib} -lhyprof_mpi -lhyprof`);
+  t.is(sh('pkg-config', ['--libs', 'hyprof-mpi'], pkgEnv).trim(), `-Wl,--no-as-needed -L${lib} -Wl,-rpath,${lib} -lhyprof_mpi -lhyprof`);
   t.is(sh('pkg-config', ['--cflags', 'hyprof'], pkgEnv).trim(), `-I${join(prefix, 'include')}`);
 });
 

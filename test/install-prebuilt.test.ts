@@ -135,5 +135,5 @@ test('with an MPI compiler on the PATH the MPI layer is built at install, beside
   t.true(existsSync(join(prebuilt, 'fortran', 'hyprof.mod')));
   t.regex(sh('readelf', ['-d', join(prebuilt, 'libhyprof_mpi.so')]), /\(RUNPATH\)\s+Library runpath: \[\$ORIGIN\]/);
   const libs = sh(join(project, 'node_modules', '.bin', 'hyprof'), ['config', '--libs', '--mpi'], { cwd: project }).trim();
-  t.is(libs, `-L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);
+  t.is(libs, `-Wl,--no-as-needed -L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);
 });

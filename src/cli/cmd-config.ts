@@ -67,8 +67,12 @@ export function configWords(opts: ConfigOptions): string[] {
   // -I is where gfortran looks for .mod files (and for files of INCLUDE lines and #include).
   if (modDir) words.push(`-I${modDir}`);
   // The MPI layer first: its MPI_* wrappers must come before the MPI library (which mpicc / mpif90
-  // add last), as TAU's -lTauMpi does.
-  if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
+  // add last), as TAU's -lTauMpi does. And --no-as-needed before it: the layer defines every MPI
+  // routine a Fortran program calls (mpi_send_ ...) but not the library's, which it reaches through
+  // weak references; with the toolchain's default --as-needed the linker would then drop the MPI
+  // libraries mpif90 adds after it, and the program would run without MPI.
+  if (opts.libs || none)
+    words.push(...(mpiLib ? ['-Wl,--no-as-needed'] : []), `-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
   if (opts.includeDir) words.push(includeDir);
   if (opts.libDir) words.push(libDir);
   if (opts.preload) words.push(mpiLib ? `${lib}:${mpiLib}` : lib);
