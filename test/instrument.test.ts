@@ -79,6 +79,9 @@ test('gfortran: module routines and the main program are timers', async (t) => {
   // called by the C main gfortran writes).
   t.truthy(th.events.find((e) => / => instr_app \[[^\]]*\] => kernels::relax \[/.test(e.name)), `relax under the main program: ${th.events.map((e) => e.name).join(', ')}`);
   t.false(th.events.some((e) => /MAIN__|_MOD_/.test(e.name)), 'no gfortran symbol names');
+  // An external procedure without the underscore gfortran adds to its linkage name (smooth_).
+  t.truthy(th.events.find((e) => / => instr_app \[[^\]]*\] => smooth \[\{.*instr_app\.f90\} \{\d+,0\}\]$/.test(e.name)), flatNames(th).join(', '));
+  t.false(th.events.some((e) => /smooth_/.test(e.name)), 'no linkage name of an external procedure');
   // A select file names Fortran routines as Fortran does (module::routine), under hyprof run.
   const sel = join(dir, 'select.tau');
   writeFileSync(sel, 'BEGIN_EXCLUDE_LIST\nkernels::relax\nEND_EXCLUDE_LIST\n');
