@@ -256,6 +256,28 @@ test('config --instrument: what gcc can express from a select file, and what cla
   t.regex(r.stderr, /select\.tau: line 3: a list begins inside BEGIN_EXCLUDE_LIST \(line 1\), which has no END yet/);
 });
 
+test("a select file's BEGIN_INSTRUMENT_SECTION (TAU's source instrumentation) is named once at run time and by config, not skipped silently", async (t) => {
+  const dir = tmpDir('instr-section');
+  const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'));
+  // As TAU's examples write them: loops and I/O of a routine, then memory in a second section.
+  const sel = selectFile(
+    dir,
+    'BEGIN_EXCLUDE_LIST\nleaf\nEND_EXCLUDE_LIST\nBEGIN_INSTRUMENT_SECTION\nloops routine="#"\n# a comment\nio file="app.c" line=12\nEND_INSTRUMENT_SECTION\nBEGIN_INSTRUMENT_SECTION\nmemory file="*"\nEND_INSTRUMENT_SECTION\n',
+  );
+  const said = /^hyprof: .*select\.tau: BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: loops, io \(lines 4-8\); memory \(lines 9-11\); the routine lists are applied$/m;
+  const out = join(dir, 'prof');
+  const r = await run(exe, ['3'], { env: { HYPROF_DIR: out, HYPROF_SELECT_FILE: sel } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, said);
+  t.is(r.stderr.split('\n').filter((l) => l.includes('BEGIN_INSTRUMENT_SECTION')).length, 1, 'once');
+  const th = thread0(out);
+  t.is(th.metadata.find(([k]) => k === 'hyprof Select File not applied')?.[1], 'loops, io (lines 4-8); memory (lines 9-11)');
+  t.is(fn(th, 'leaf'), undefined, 'the routine list is applied');
+  const c = await hyprof(['config', '--instrument', '--select', sel, '--compiler', 'gcc']);
+  t.is(c.code, 0, c.stderr);
+  t.regex(c.stderr, /^hyprof: BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: loops, io \(lines 4-8\); memory \(lines 9-11\); the routine and file lists are applied$/m);
+});
+
 test('bad select files at run time: one message naming the file (and line), and every function is measured', async (t) => {
   const dir = tmpDir('instr-badsel');
   const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'));
