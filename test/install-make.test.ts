@@ -76,14 +76,19 @@ test('a program built with pkg-config depends on PREFIX only', (t) => {
 });
 
 test('without node the program writes its raw file and prints the command that resolves it', async (t) => {
-  const { exe, noNode } = install();
+  const { exe, noNode, prefix } = install();
   const dir = tmpDir('make-run');
   const r = await run(exe, [], { env: { PATH: noNode, HYPROF_DIR: dir } });
   t.is(r.code, 0, r.stderr);
   const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
   t.is(raws.length, 1, r.stderr);
   const raw = join(dir, raws[0]);
-  t.is(r.stderr, `hyprof: measurements written to ${raw}; turn them into a TAU profile with: npx hyprof resolve ${raw} -o ${dir}\n`);
+  // The C-only install's command, not the npm package's npx.
+  t.is(
+    r.stderr,
+    `hyprof: measurements written to ${raw}; turn them into a TAU profile with: hyprof resolve ${raw} -o ${dir} ` +
+      `(hyprof: the single executable, built by scripts/build-sea.sh and installed as ${prefix}/bin/hyprof by make install, or the npm package's npx hyprof)\n`,
+  );
   t.false(existsSync(join(dir, 'profile.0.0.0')));
   // Later, where hyprof's CLI is: the command printed works.
   const out = tmpDir('make-resolved');
