@@ -1,7 +1,7 @@
 # The C-only install: libhyprof.so, the headers, the Fortran module, the MPI layer and pkg-config
 # files, without Node (docs/install.md).
 #
-#   make && make install PREFIX=$HOME/hyprof
+#   make -j && make install PREFIX=$HOME/hyprof
 #   cc app.c $(PKG_CONFIG_PATH=$HOME/hyprof/lib/pkgconfig pkg-config --cflags --libs hyprof) -o app
 #
 # The sources are the ones binding.gyp builds the runtime from (scripts/runtime-sources.sh, one list

@@ -85,6 +85,12 @@ const COMMANDS: Special[] = [
     reason: '"args..." stands for the program\'s own arguments',
   },
   {
+    file: 'docs/instrumentation.md',
+    match: /^make CC="\$\(npx hyprof config --wrapper cc\)"/,
+    skip: true,
+    reason: "the user's own make: here it would be the repository's Makefile; test/cc-wrapper.test.ts runs the wrappers and config --wrapper",
+  },
+  {
     file: 'docs/install.md',
     match: /^npm ci && bash scripts\/build-sea\.sh/,
     replace: [[/^npm ci && /, '']],
