@@ -1,6 +1,6 @@
 /**
  * Every command line the README and docs/*.md show in their ```sh blocks runs, as written, in a fresh
- * clone of the repository, as a newcomer types it: the lines are read from the files here (so they
+ * clone of the repository, as a new user types it: the lines are read from the files here (so they
  * cannot drift from what is tested) and run one by one, in order, in one shell per file (an `export`
  * carries over, as in a terminal), from the clone's root, with `npx hyprof` as the docs write it.
  *
