@@ -1,7 +1,7 @@
 # The C-only install: libhyprof.so, the headers, the Fortran module, the MPI layer and pkg-config
 # files, without Node (docs/install.md).
 #
-#   make && make install PREFIX=$HOME/hyprof
+#   make -j && make install PREFIX=$HOME/hyprof
 #   cc app.c $(PKG_CONFIG_PATH=$HOME/hyprof/lib/pkgconfig pkg-config --cflags --libs hyprof) -o app
 #
 # The sources are the ones binding.gyp builds the runtime from (scripts/runtime-sources.sh, one list
@@ -22,7 +22,7 @@ endif
 VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' package.json)
 SOURCES := $(shell sh scripts/runtime-sources.sh)
 OBJECTS := $(SOURCES:%.c=$(BUILD)/obj/%.o)
-HEADERS := native/include/hyprof.h native/include/hyprof.hpp native/include/TAU.h
+HEADERS := native/include/hyprof.h native/include/hyprof.hpp native/include/TAU.h native/include/hyprof_tau_metadata.h
 FORTRAN_MODULE_SOURCE := native/include/hyprof.f90
 
 HYPROF_CFLAGS := -std=gnu11 -O3 -g -fno-omit-frame-pointer -fPIC -pthread -fvisibility=hidden \
@@ -73,16 +73,19 @@ $(BUILD)/hyprof.pc: package.json Makefile
 	  'Name: hyprof' 'Description: hybrid probe + sampling profiler in the style of TAU' 'Version: $(VERSION)' \
 	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof' > $@
 
+# --no-as-needed: the MPI libraries mpif90 adds after the layer stay linked (src/cli/cmd-config.ts).
 $(BUILD)/hyprof-mpi.pc: package.json Makefile
 	@mkdir -p $(BUILD)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: hyprof-mpi' 'Description: hyprof with its MPI layer (MPI calls become events)' 'Version: $(VERSION)' \
-	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof_mpi -lhyprof' > $@
+	  'Cflags: -I$${includedir}' 'Libs: -Wl,--no-as-needed -L$${libdir} -Wl,-rpath,$${libdir} -lhyprof_mpi -lhyprof' > $@
 
 install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 755 $(BUILD)/libhyprof.so $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	install -d $(DESTDIR)$(INCLUDEDIR)/Profile
+	install -m 644 native/include/Profile/Profiler.h $(DESTDIR)$(INCLUDEDIR)/Profile/
 	install -m 644 $(BUILD)/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	@if [ -f $(BUILD)/hyprof-otf2 ]; then \
 	  echo "install hyprof-otf2"; install -m 755 $(BUILD)/hyprof-otf2 $(DESTDIR)$(LIBDIR)/; \
@@ -104,6 +107,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/hyprof-otf2 \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
+	  $(DESTDIR)$(INCLUDEDIR)/hyprof_tau_metadata.h $(DESTDIR)$(INCLUDEDIR)/Profile/Profiler.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof
 
 clean:

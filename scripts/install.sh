@@ -7,6 +7,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 if [ -e .git ]; then
+  # `npx hyprof` in the checkout itself: npm installs the checkout into its npx cache as a link
+  # and runs this script here, in place (npm_command=exec). The build is the developer's (npm ci):
+  # rebuilding would first delete build/Release under every program linked against it.
+  if sh scripts/npx-in-checkout.sh; then exit 0; fi
   exec node-gyp rebuild
 fi
 node-gyp-build

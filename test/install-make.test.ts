@@ -56,13 +56,14 @@ test('make install puts the library, headers, MPI layer, OTF2 writer and pkg-con
   t.is(spawnSync(join(prefix, 'lib', 'hyprof-otf2'), ['--check']).status, 0, 'the installed OTF2 writer runs');
   t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
   const headers = readdirSync(join(prefix, 'include')).sort();
-  t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['TAU.h', 'hyprof.h', 'hyprof.hpp']);
+  t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['Profile', 'TAU.h', 'hyprof.h', 'hyprof.hpp', 'hyprof_tau_metadata.h']);
+  t.deepEqual(readdirSync(join(prefix, 'include', 'Profile')), ['Profiler.h']);
   // The Fortran module, built from native/include/hyprof.f90 (gfortran is installed with the rest).
   t.true(headers.includes('hyprof.mod'), log);
   const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
   t.is(sh('pkg-config', ['--modversion', 'hyprof'], pkgEnv).trim(), version);
   const lib = join(prefix, 'lib');
-  t.is(sh('pkg-config', ['--libs', 'hyprof-mpi'], pkgEnv).trim(), `-L${lib} -Wl,-rpath,${lib} -lhyprof_mpi -lhyprof`);
+  t.is(sh('pkg-config', ['--libs', 'hyprof-mpi'], pkgEnv).trim(), `-Wl,--no-as-needed -L${lib} -Wl,-rpath,${lib} -lhyprof_mpi -lhyprof`);
   t.is(sh('pkg-config', ['--cflags', 'hyprof'], pkgEnv).trim(), `-I${join(prefix, 'include')}`);
 });
 
@@ -77,14 +78,19 @@ test('a program built with pkg-config depends on PREFIX only', (t) => {
 });
 
 test('without node the program writes its raw file and prints the command that resolves it', async (t) => {
-  const { exe, noNode } = install();
+  const { exe, noNode, prefix } = install();
   const dir = tmpDir('make-run');
   const r = await run(exe, [], { env: { PATH: noNode, HYPROF_DIR: dir } });
   t.is(r.code, 0, r.stderr);
   const raws = readdirSync(dir).filter((f) => f.endsWith('.raw'));
   t.is(raws.length, 1, r.stderr);
   const raw = join(dir, raws[0]);
-  t.is(r.stderr, `hyprof: measurements written to ${raw}; turn them into a TAU profile with: npx hyprof resolve ${raw} -o ${dir}\n`);
+  // The C-only install's command, not the npm package's npx.
+  t.is(
+    r.stderr,
+    `hyprof: measurements written to ${raw}; turn them into a TAU profile with: hyprof resolve ${raw} -o ${dir} ` +
+      `(hyprof: the single executable, built by scripts/build-sea.sh and installed as ${prefix}/bin/hyprof by make install, or the npm package's npx hyprof)\n`,
+  );
   t.false(existsSync(join(dir, 'profile.0.0.0')));
   // Later, where hyprof's CLI is: the command printed works.
   const out = tmpDir('make-resolved');

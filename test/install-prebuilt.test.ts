@@ -1,8 +1,8 @@
 /**
  * `npm install` of the packed package where there is no compiler: the prebuilt addon and
- * libhyprof.so (scripts/prebuild.sh) are used and nothing is compiled. The tarball is packed with
- * the prebuilds, installed into a fresh project with a PATH that has no cc, gcc, make or python3,
- * and used there: a program built beforehand is run under `hyprof run`, runs on its own (resolving
+ * libhyprof.so (scripts/prebuild.sh, the package's prepack script, which `npm pack` runs) are used
+ * and nothing is compiled. The tarball is packed with them, installed into a fresh project with a
+ * PATH that has no cc, gcc, make or python3, and used there: a program built beforehand is run under `hyprof run`, runs on its own (resolving
  * at exit), and a Node program uses the API.
  */
 import test from 'ava';
@@ -35,9 +35,17 @@ function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Proc
 /** Prebuild, pack and install once for the whole file. */
 function install(): Promise<Installed> {
   installed ??= (async () => {
-    sh('sh', ['scripts/prebuild.sh']);
+    // The package's prepack script, which `npm pack` runs first: it builds the prebuilds
+    // (scripts/prebuild.sh, in a copy of the sources). Then the pack itself, without its scripts:
+    // prepare would rebuild dist/ in this checkout under the running suite, for minutes.
+    const pkgJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    if (pkgJson.scripts.prepack !== 'sh scripts/prebuild.sh') throw new Error(`prepack is ${pkgJson.scripts.prepack}`);
+    sh('npm', ['run', 'prepack']);
     const packDir = tmpDir('pack');
-    const packOut = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir])) as Array<{ filename: string }>;
+    const packOut = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir])) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = packOut[0].files.map((f) => f.path);
+    for (const f of ['hyprof.node', 'libhyprof.so'])
+      if (!files.includes(`prebuilds/${process.platform}-${process.arch}/${f}`)) throw new Error(`npm pack left out the prebuilt ${f}:\n${files.join('\n')}`);
     const tarball = join(packDir, packOut[0].filename);
     const project = tmpDir('project');
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-hyprof', version: '1.0.0', private: true }));
@@ -135,5 +143,5 @@ test('with an MPI compiler on the PATH the MPI layer is built at install, beside
   t.true(existsSync(join(prebuilt, 'fortran', 'hyprof.mod')));
   t.regex(sh('readelf', ['-d', join(prebuilt, 'libhyprof_mpi.so')]), /\(RUNPATH\)\s+Library runpath: \[\$ORIGIN\]/);
   const libs = sh(join(project, 'node_modules', '.bin', 'hyprof'), ['config', '--libs', '--mpi'], { cwd: project }).trim();
-  t.is(libs, `-L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);
+  t.is(libs, `-Wl,--no-as-needed -L${prebuilt} -Wl,-rpath,${prebuilt} -lhyprof_mpi -lhyprof`);
 });

@@ -79,6 +79,9 @@ test('gfortran: module routines and the main program are timers', async (t) => {
   // called by the C main gfortran writes).
   t.truthy(th.events.find((e) => / => instr_app \[[^\]]*\] => kernels::relax \[/.test(e.name)), `relax under the main program: ${th.events.map((e) => e.name).join(', ')}`);
   t.false(th.events.some((e) => /MAIN__|_MOD_/.test(e.name)), 'no gfortran symbol names');
+  // An external procedure without the underscore gfortran adds to its linkage name (smooth_).
+  t.truthy(th.events.find((e) => / => instr_app \[[^\]]*\] => smooth \[\{.*instr_app\.f90\} \{\d+,0\}\]$/.test(e.name)), flatNames(th).join(', '));
+  t.false(th.events.some((e) => /smooth_/.test(e.name)), 'no linkage name of an external procedure');
   // A select file names Fortran routines as Fortran does (module::routine), under hyprof run.
   const sel = join(dir, 'select.tau');
   writeFileSync(sel, 'BEGIN_EXCLUDE_LIST\nkernels::relax\nEND_EXCLUDE_LIST\n');
@@ -251,6 +254,28 @@ test('config --instrument: what gcc can express from a select file, and what cla
   r = await hyprof(['config', '--instrument', '--select', sel]);
   t.is(r.code, 2);
   t.regex(r.stderr, /select\.tau: line 3: a list begins inside BEGIN_EXCLUDE_LIST \(line 1\), which has no END yet/);
+});
+
+test("a select file's BEGIN_INSTRUMENT_SECTION (TAU's source instrumentation) is named once at run time and by config, not skipped silently", async (t) => {
+  const dir = tmpDir('instr-section');
+  const exe = await build('gcc', ['instr_app.c', 'instr_util.c'], join(dir, 'app'));
+  // As TAU's examples write them: loops and I/O of a routine, then memory in a second section.
+  const sel = selectFile(
+    dir,
+    'BEGIN_EXCLUDE_LIST\nleaf\nEND_EXCLUDE_LIST\nBEGIN_INSTRUMENT_SECTION\nloops routine="#"\n# a comment\nio file="app.c" line=12\nEND_INSTRUMENT_SECTION\nBEGIN_INSTRUMENT_SECTION\nmemory file="*"\nEND_INSTRUMENT_SECTION\n',
+  );
+  const said = /^hyprof: .*select\.tau: BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: loops, io \(lines 4-8\); memory \(lines 9-11\); the routine lists are applied$/m;
+  const out = join(dir, 'prof');
+  const r = await run(exe, ['3'], { env: { HYPROF_DIR: out, HYPROF_SELECT_FILE: sel } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, said);
+  t.is(r.stderr.split('\n').filter((l) => l.includes('BEGIN_INSTRUMENT_SECTION')).length, 1, 'once');
+  const th = thread0(out);
+  t.is(th.metadata.find(([k]) => k === 'hyprof Select File not applied')?.[1], 'loops, io (lines 4-8); memory (lines 9-11)');
+  t.is(fn(th, 'leaf'), undefined, 'the routine list is applied');
+  const c = await hyprof(['config', '--instrument', '--select', sel, '--compiler', 'gcc']);
+  t.is(c.code, 0, c.stderr);
+  t.regex(c.stderr, /^hyprof: BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: loops, io \(lines 4-8\); memory \(lines 9-11\); the routine and file lists are applied$/m);
 });
 
 test('bad select files at run time: one message naming the file (and line), and every function is measured', async (t) => {

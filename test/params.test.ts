@@ -8,7 +8,7 @@ import test from 'ava';
 import { join } from 'node:path';
 import { displayName, type TauEvent } from '../src/profile/tau-model.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
-import { compileC, hyprof, tmpDir } from './helpers/native.js';
+import { compileC, hyprof, run, tmpDir } from './helpers/native.js';
 
 for (const cc of ['gcc', 'clang'] as const) {
   test(`${cc}: a parameter set again with the same name replaces its value; each value has its own time and samples`, async (t) => {
@@ -45,3 +45,36 @@ for (const cc of ['gcc', 'clang'] as const) {
     t.true(get('Iteration 0').incl >= ms(128) + ms(256) + ms(512));
   });
 }
+
+test("the first parameter set on a running timer covers the whole call, as in TAU; a name set again splits it", async (t) => {
+  const exe = compileC('param_late', ['param_late.c'], { cflags: ['-O2', '-g'] });
+  const dir = tmpDir('params-late');
+  // Two metrics: the second (the thread's CPU time, in the busy work's own clock) follows TIME.
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_METRICS: 'TIME:CPU_TIME' } });
+  t.is(r.code, 0, r.stderr);
+  for (const metric of ['TIME', 'CPU_TIME']) {
+    const events = readTauProfileDir(join(dir, `MULTI__${metric}`)).threads[0][0].events;
+    const get = (name: string): TauEvent => {
+      const e = events.find((x) => displayName(x.name) === name);
+      if (!e) throw new Error(`no "${name}" in ${events.map((x) => x.name).join('\n')}`);
+      return e;
+    };
+    const compute = get('compute');
+    const k = get('compute [ <k> = <7> ]');
+    t.is(k.calls, 1);
+    t.is(k.subrs, 1, `${metric}: the child started before the parameter is the parameter's child too`);
+    // The whole call: 40 ms, not the 10 ms after the parameter (clock reads a few microseconds apart).
+    t.true(k.incl >= 39_000, `${metric}: ${k.incl} us`);
+    t.true(Math.abs(k.incl - compute.incl) <= 200, `${metric}: compute ${compute.incl} us, its parameter ${k.incl} us`);
+    t.true(Math.abs(k.excl - compute.excl) <= 200, `${metric}: exclusive ${compute.excl} and ${k.excl} us`);
+    // The same name again: the first value's interval closes there, the second opens; together
+    // they are the call. Their lengths are checked in CPU time (wall time stretches on a loaded machine).
+    const n1 = get('twice [ <n> = <1> ]').incl / 1000;
+    const n2 = get('twice [ <n> = <2> ]').incl / 1000;
+    t.true(Math.abs(n1 + n2 - get('twice').incl / 1000) <= 0.2, `${metric}: ${n1} + ${n2} ms`);
+    if (metric === 'CPU_TIME') {
+      t.true(n1 >= 9.5 && n1 < 19, `n = 1 for ${n1} ms`);
+      t.true(n2 >= 19.5 && n2 < 29, `n = 2 for ${n2} ms`);
+    }
+  }
+});

@@ -189,10 +189,13 @@ static void say_files(const char *earlier, const char *raw) {
 void hp_exec_say_resolve(const char *what, const char *earlier, const char *raw) {
   say(what);
   say_files(earlier, raw);
-  say("; turn them into a TAU profile with: npx hyprof resolve ");
+  say("; turn them into a TAU profile with: ");
+  say(hp_resolve_command());
+  say(" ");
   say_files(earlier, raw);
   say(" -o ");
   say(hp_cfg.dir);
+  say(hp_resolve_command_hint());
   say("\n");
 }
 

@@ -186,8 +186,12 @@ static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
     static const char gone[] = "hyprof: the hyprof run that started this program has ended; measurements written to ";
     ssize_t w = orphaned ? write(2, gone, sizeof gone - 1) : write(2, msg, sizeof msg - 1);
     w = write(2, raw, strlen(raw));
-    static const char tail[] = "; turn them into a TAU profile with: npx hyprof resolve <that file> -o <dir>\n";
+    static const char with[] = "; turn them into a TAU profile with: ", tail[] = " <that file> -o <dir>";
+    w = write(2, with, sizeof with - 1);
+    w = write(2, hp_resolve_command(), strlen(hp_resolve_command()));
     w = write(2, tail, sizeof tail - 1);
+    w = write(2, hp_resolve_command_hint(), strlen(hp_resolve_command_hint()));
+    w = write(2, "\n", 1);
     (void)w;
   }
   /* Let the default action (or the program's earlier handler) proceed. */
@@ -233,8 +237,8 @@ static void at_exit(void) {
     hp_resolve_at_exit(hp_dump_last_path(), hp_exec_predecessors());
   else if (run_parent_gone())
     hp_warn("the hyprof run that started this program has ended; measurements written to %s; turn them into a "
-            "TAU profile with: npx hyprof resolve %s -o <dir>",
-            hp_dump_last_path(), hp_dump_last_path());
+            "TAU profile with: %s %s -o <dir>%s",
+            hp_dump_last_path(), hp_resolve_command(), hp_dump_last_path(), hp_resolve_command_hint());
 }
 
 /* ---- quick_exit ---- */
@@ -378,6 +382,7 @@ static void init_once_body(void) {
   hp_config_warn_unsupported();
   hp_trace_process_start();
   hp_modules_process_start();
+  hp_resolve_command_init();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);
   /* quick_exit runs its own handlers instead of the atexit ones: the measurements are written there

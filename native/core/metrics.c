@@ -332,15 +332,15 @@ void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record)
   }
 }
 
-void hp_metrics_param_start(hp_thread *t, int32_t level) {
+void hp_metrics_param_start(hp_thread *t, int32_t level, int whole_call) {
   if (!t->mframes) return;
   uint64_t v[HP_MAX_METRICS];
   hp_metrics_read(t, v);
   hp_mframe *f = &t->mframes[level];
   uint32_t seq = hp_write_begin(t);   /* a dump may be reading the frame (thread.h) */
   for (uint32_t m = 1; m < hp_n_metrics; m++) {
-    HP_PUT(f->param_start[m], v[m]);
-    HP_PUT(f->child_at_param[m], f->child[m]);
+    HP_PUT(f->param_start[m], whole_call ? f->start[m] : v[m]);
+    HP_PUT(f->child_at_param[m], whole_call ? 0 : f->child[m]);
   }
   hp_write_end(t, seq);
 }

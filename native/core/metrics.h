@@ -43,7 +43,8 @@ void hp_metrics_read(const hp_thread *t, uint64_t *v);
 /* Probe hooks (probe.c), taken only when hp_n_metrics > 1. */
 void hp_metrics_push(hp_thread *t, int32_t level);
 void hp_metrics_close(hp_thread *t, int32_t level, int32_t to_level, int record);
-void hp_metrics_param_start(hp_thread *t, int32_t level);
+/* whole_call: the parameter's interval starts at the frame's start (its first parameter, probe.c). */
+void hp_metrics_param_start(hp_thread *t, int32_t level, int whole_call);
 void hp_metrics_param_close(hp_thread *t, int32_t level);
 
 #endif

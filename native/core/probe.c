@@ -349,7 +349,8 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
   hp_event *current = f->param_event != HP_NO_EVENT ? hp_event_get(f->param_event) : base;
   /* The present specialisation's interval ends here; a name it already carries gets its new value,
    * another name specialises further (hp_param_intern). */
-  if (f->param_event != HP_NO_EVENT) {
+  int first = f->param_event == HP_NO_EVENT;
+  if (!first) {
     uint64_t end = hp_now_ns();
     HP_TRACE(t, HP_TREC_LEAVE, f->param_event, end);
     record_param(t, f, end);
@@ -359,14 +360,28 @@ HP_EXPORT void hyprof_param(const char *name, long long value) {
     uint64_t now = hp_now_ns();
     uint32_t seq = hp_write_begin(t);   /* a dump may be reading the frame (thread.h) */
     HP_PUT(f->param_event, pe->id);
-    HP_PUT(f->detached_at_param, t->detached_ns);
-    HP_PUT(f->sub_at_param, f->sub_ns);
-    HP_PUT(f->param_start_ns, now);
-    HP_PUT(f->child_ns_at_param, f->child_ns);
-    HP_PUT(f->child_calls_at_param, f->child_calls);
+    if (first) {
+      /* The timer's first parameter covers the whole call, as in TAU (which names the call by its
+       * parameter however late in it the parameter is set): the interval starts where the frame
+       * did, with the frame's children so far. Only statistics move back: children and samples
+       * before this point stay under the timer's own path. */
+      HP_PUT(f->detached_at_param, f->detached_at_push);
+      HP_PUT(f->sub_at_param, 0);
+      HP_PUT(f->param_start_ns, f->start_ns);
+      HP_PUT(f->child_ns_at_param, 0);
+      HP_PUT(f->child_calls_at_param, 0);
+    } else {
+      HP_PUT(f->detached_at_param, t->detached_ns);
+      HP_PUT(f->sub_at_param, f->sub_ns);
+      HP_PUT(f->param_start_ns, now);
+      HP_PUT(f->child_ns_at_param, f->child_ns);
+      HP_PUT(f->child_calls_at_param, f->child_calls);
+    }
     HP_PUT(f->context, hp_context_hash(f->parent_context, pe->id));
     hp_write_end(t, seq);
-    if (hp_n_metrics > 1) hp_metrics_param_start(t, top); /* HYPROF_METRICS: metrics.h */
+    if (hp_n_metrics > 1) hp_metrics_param_start(t, top, first); /* HYPROF_METRICS: metrics.h */
+    /* The trace enters the specialisation now, its records staying in time order; the profile's
+     * first specialisation covers the whole call (above): docs/trace.md says so. */
     HP_TRACE(t, HP_TREC_ENTER, pe->id, now);
   }
   hp_tool_leave(t);

@@ -72,6 +72,33 @@ static int find_executable_beside(char *out, size_t cap) {
   return n > 0 && (size_t)n < cap && is_executable(out);
 }
 
+/* The command the messages name for turning raw files into a profile, by where this library is:
+ * in the npm package, `npx hyprof resolve`; in a C-only install (<prefix>/lib, make install), the
+ * single executable installed beside it, <prefix>/bin/hyprof, or, when it is not there yet, `hyprof
+ * resolve` and how to get it. Worked out once at start-up, so that the messages of the signal and
+ * quick_exit paths only read it. */
+static char resolve_cmd[PATH_MAX + 16] = "npx hyprof resolve";
+static char resolve_hint[PATH_MAX + 160];
+
+void hp_resolve_command_init(void) {
+  char cli[PATH_MAX], exe[PATH_MAX], prefix[PATH_MAX], pc[PATH_MAX + 32];
+  if (find_cli(cli, sizeof cli) || !lib_dir_up(prefix, sizeof prefix, 2)) return;
+  snprintf(pc, sizeof pc, "%s/lib/pkgconfig/hyprof.pc", prefix);
+  if (access(pc, R_OK) != 0) return; /* neither the package nor a make install: npx is the best guess */
+  if (find_executable_beside(exe, sizeof exe)) {
+    snprintf(resolve_cmd, sizeof resolve_cmd, "%s resolve", exe);
+  } else {
+    snprintf(resolve_cmd, sizeof resolve_cmd, "hyprof resolve");
+    snprintf(resolve_hint, sizeof resolve_hint,
+             " (hyprof: the single executable, built by scripts/build-sea.sh and installed as %s/bin/hyprof by make "
+             "install, or the npm package's npx hyprof)",
+             prefix);
+  }
+}
+
+const char *hp_resolve_command(void) { return resolve_cmd; }
+const char *hp_resolve_command_hint(void) { return resolve_hint; }
+
 /* The environment of the resolver: measurement off, the runtime not preloaded into node. */
 static char **resolver_env(void) {
   size_t n = 0;
@@ -118,8 +145,8 @@ static void resolve_files(char **files, const char *raw) {
   int with_node = find_node(node, sizeof node) && find_cli(cli, sizeof cli);
   int with_exe = !with_node && find_executable_beside(exe, sizeof exe);
   if (!with_node && !with_exe) {
-    hp_warn("measurements written to %s; turn them into a TAU profile with: npx hyprof resolve %s -o %s", raw, raw,
-            hp_cfg.dir);
+    hp_warn("measurements written to %s; turn them into a TAU profile with: %s %s -o %s%s", raw, resolve_cmd, raw,
+            hp_cfg.dir, resolve_hint);
     return;
   }
   size_t n_files = 0;
@@ -171,11 +198,10 @@ static void resolve_files(char **files, const char *raw) {
   if (have_fa) posix_spawn_file_actions_destroy(&fa);
   if (have_attr) posix_spawnattr_destroy(&attr);
   if (rc != 0 || waitpid(pid, &status, 0) < 0) {
-    hp_warn("could not start %s to resolve %s; run: npx hyprof resolve %s -o %s", what, raw, raw, hp_cfg.dir);
+    hp_warn("could not start %s to resolve %s; run: %s %s -o %s%s", what, raw, resolve_cmd, raw, hp_cfg.dir, resolve_hint);
   } else if (WIFSIGNALED(status)) {
-    hp_warn("turning %s into a TAU profile was stopped by signal %d (%s); the measurements are kept there; run: npx "
-            "hyprof resolve %s -o %s",
-            raw, WTERMSIG(status), strsignal(WTERMSIG(status)), raw, hp_cfg.dir);
+    hp_warn("turning %s into a TAU profile was stopped by signal %d (%s); the measurements are kept there; run: %s %s -o %s%s",
+            raw, WTERMSIG(status), strsignal(WTERMSIG(status)), resolve_cmd, raw, hp_cfg.dir, resolve_hint);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     hp_warn("turning %s into a TAU profile failed (see above); the measurements are kept there", raw);
   } else if (!hp_cfg.keep_raw) {
@@ -199,7 +225,8 @@ void hp_resolve_at_exit(const char *raw, const char *earlier) {
   if (!files || (earlier && !earlier_copy)) {
     free(files);
     free(earlier_copy);
-    hp_warn("measurements written to %s; turn them into a TAU profile with: npx hyprof resolve %s -o %s", raw, raw, hp_cfg.dir);
+    hp_warn("measurements written to %s; turn them into a TAU profile with: %s %s -o %s%s", raw, resolve_cmd, raw,
+            hp_cfg.dir, resolve_hint);
     return;
   }
   size_t k = 0;

@@ -91,6 +91,12 @@ int hp_dump(int why);
 /* Turn the raw file just written into a TAU profile (at exit, when the hyprof command is found), with
  * the raw files of the images this process replaced by exec (`earlier`: one path per line, or NULL). */
 void hp_resolve_at_exit(const char *raw_path, const char *earlier);
+/* The command messages name to resolve raw files ("npx hyprof resolve", "<prefix>/bin/hyprof
+ * resolve", ...) and a hint to follow the command ("" or " (...)"): set at start-up by
+ * hp_resolve_command_init, read-only afterwards (safe in signal handlers). */
+void hp_resolve_command_init(void);
+const char *hp_resolve_command(void);
+const char *hp_resolve_command_hint(void);
 /* The tid of the thread writing a raw file now, 0 when none (minus a tid: a metadata add holds it). */
 int hp_dump_owner(void);
 /* Take the dump's ownership without dumping (1 when taken), and give it back: metadata added by the

@@ -23,6 +23,24 @@ typedef struct list {
 
 static list lists[N_LISTS];
 
+/* TAU's source-instrumentation sections (BEGIN_INSTRUMENT_SECTION: loops, I/O, memory, ...), which
+ * compiler instrumentation cannot apply: what they ask for, said once when the file is loaded
+ * ("loops, io (lines 4-7)"). */
+static char unapplied[240];
+static int unapplied_full;
+
+/* Appends while there is room for the text and a final " ...". */
+static void unapplied_add(const char *text) {
+  size_t n = strlen(unapplied), len = strlen(text);
+  if (unapplied_full) return;
+  if (n + len + 5 > sizeof unapplied) {
+    strcat(unapplied, " ...");
+    unapplied_full = 1;
+    return;
+  }
+  memcpy(unapplied + n, text, len + 1);
+}
+
 static int list_add(list *l, const char *s, size_t len) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 16;
@@ -81,7 +99,9 @@ static int keyword(const char *b, const char *e, const char *word) {
 
 int hp_select_parse(const char *text, char *err, size_t errcap) {
   lists_clear();
-  int open = -1, in_section = 0, line = 0, open_line = 0;
+  unapplied[0] = 0;
+  unapplied_full = 0;
+  int open = -1, in_section = 0, line = 0, open_line = 0, commands = 0;
   const char *p = text;
   while (*p) {
     const char *b = p, *e = strchr(p, '\n');
@@ -91,12 +111,24 @@ int hp_select_parse(const char *text, char *err, size_t errcap) {
     trim(&b, &e);
     if (b == e) continue;
     if (in_section) { /* TAU's source-instrumentation commands: not for compiler instrumentation */
-      if (keyword(b, e, "END_INSTRUMENT_SECTION")) in_section = 0;
+      char piece[48];
+      if (keyword(b, e, "END_INSTRUMENT_SECTION")) {
+        in_section = 0;
+        snprintf(piece, sizeof piece, "%s(lines %d-%d)", commands ? " " : "", open_line, line);
+        unapplied_add(piece);
+      } else if (*b != '#') { /* the command's first word: loops, io, memory, file=..., ... */
+        const char *w = b;
+        while (w < e && !isspace((unsigned char)*w)) w++;
+        snprintf(piece, sizeof piece, "%s%.*s", commands++ ? ", " : "", (int)(w - b > 24 ? 24 : w - b), b);
+        unapplied_add(piece);
+      }
       continue;
     }
     if (keyword(b, e, "BEGIN_INSTRUMENT_SECTION")) {
       if (open >= 0) goto nested;
+      if (unapplied[0]) unapplied_add("; ");
       in_section = 1;
+      commands = 0;
       open_line = line;
       continue;
     }
@@ -184,6 +216,11 @@ void hp_select_load(void) {
     snprintf(said, sizeof said, "routines: %zu excluded, %zu included; files (applied when compiling): %zu excluded, %zu included",
              lists[LIST_EXCLUDE].n, lists[LIST_INCLUDE].n, lists[LIST_FILE_EXCLUDE].n, lists[LIST_FILE_INCLUDE].n);
     hp_meta_add("hyprof Select File", said);
+    if (unapplied[0]) {
+      hp_warn("%s: BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: %s; "
+              "the routine lists are applied", path, unapplied);
+      hp_meta_add("hyprof Select File not applied", unapplied);
+    }
   }
   free(text);
 }

@@ -138,6 +138,16 @@ HP_EXPORT void tau_profile_param1l_(const long *value, const char *name, size_t 
   hp_fstring_done(&n);
 }
 
+/* TAU_PROFILE_PARAM_1L(name, value): TAU's other spelling, as TAU's Fortran examples call it, with
+ * TAU's argument order for it (the name first) and TAU's type: a default integer (a C int), so
+ * `call TAU_PROFILE_PARAM_1L('n', 50)` passes a literal as it does with TAU. */
+HP_EXPORT void tau_profile_param_1l_(const char *name, const int *value, size_t len) {
+  hp_fstring n;
+  hp_fstring_make(&n, name, len);
+  if (value && named_ok(&n, "TAU_PROFILE_PARAM_1L")) hyprof_param(n.str, *value);
+  hp_fstring_done(&n);
+}
+
 /* ---- user events; values are real(8), as TAU reads them ---- */
 
 HP_EXPORT void tau_register_event_(void **event, const char *name, size_t len) {

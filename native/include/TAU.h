@@ -42,9 +42,18 @@
 #define TAU_PROFILE_SET_NODE(node) hyprof_set_node(node)
 #define TAU_PROFILE_SET_CONTEXT(context) ((void)(context))
 #define TAU_REGISTER_THREAD() hyprof_register_thread()
+/* A forked child: hyprof's runtime already gives it a profile of its own without the parent's data
+ * (TAU_EXCLUDE_PARENT_DATA, the one option hyprof has: TAU_INCLUDE_PARENT_DATA is not defined, so a
+ * program asking for it does not compile); the child takes the node number given, as in TAU. */
+#define TAU_EXCLUDE_PARENT_DATA 0
+#define TAU_REGISTER_FORK(node, option) \
+  ((void)sizeof(char[(option) == TAU_EXCLUDE_PARENT_DATA ? 1 : -1]), hyprof_set_node(node))
 #define TAU_DB_DUMP() hyprof_flush()
 #define TAU_PROFILE_EXIT(msg) hyprof_flush()
 #define TAU_METADATA(name, value) hyprof_metadata(HYPROF_TAU_S(name), HYPROF_TAU_S(value))
+/* TAU attaches this to the running timer's context; hyprof's metadata belongs to the whole thread
+ * profile, so it is recorded as TAU_METADATA records it (docs/tau-api.md). */
+#define TAU_CONTEXT_METADATA(name, value) hyprof_metadata(HYPROF_TAU_S(name), HYPROF_TAU_S(value))
 
 /* A process-wide switch: while off, probes record nothing (hyprof.h). */
 #define TAU_DISABLE_INSTRUMENTATION() hyprof_disable_instrumentation()
@@ -77,6 +86,7 @@
 /* What the calling thread has measured of that timer so far (its stopped calls; TIME in
  * microseconds, the only counter): hyprof_event_totals. */
 #define MAX_TAU_COUNTERS 25
+#define TAU_MAX_COUNTERS MAX_TAU_COUNTERS /* TAU's other name for it, as its examples size arrays */
 #define TAU_PROFILER_GET_CALLS(ptr, calls) hyprof_event_totals((hyprof_event_t)(ptr), (calls), 0, 0, 0)
 #define TAU_PROFILER_GET_CHILD_CALLS(ptr, child_calls) hyprof_event_totals((hyprof_event_t)(ptr), 0, (child_calls), 0, 0)
 #define TAU_PROFILER_GET_INCLUSIVE_VALUES(ptr, values) hyprof_event_totals((hyprof_event_t)(ptr), 0, 0, (double *)(values), 0)
@@ -125,6 +135,8 @@ static const char *hyprof_tau_counter_names_[] __attribute__((unused)) = {"TIME"
 #define TAU_CONTEXT_EVENT(var, value) hyprof_context_event_trigger(var, (double)(value))
 #define TAU_TRIGGER_CONTEXT_EVENT(name, value) \
   hyprof_context_event_trigger(hyprof_user_event(HYPROF_TAU_S(name)), (double)(value))
+
+#include <hyprof_tau_metadata.h>
 
 #ifdef __cplusplus
 #include <cstdlib>

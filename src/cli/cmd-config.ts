@@ -5,8 +5,9 @@
 import type { Command } from 'commander';
 import { UserError } from '../base/errors.js';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { compilerFamily, instrumentFlags } from './instrument-flags.js';
-import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
 import { readSelectFile } from './select-file.js';
 
 interface ConfigOptions {
@@ -20,6 +21,7 @@ interface ConfigOptions {
   instrument?: boolean;
   select?: string;
   compiler?: string;
+  wrapper?: string;
 }
 
 /** The MPI layer's library, or a UserError saying why it is not there. */
@@ -67,8 +69,12 @@ export function configWords(opts: ConfigOptions): string[] {
   // -I is where gfortran looks for .mod files (and for files of INCLUDE lines and #include).
   if (modDir) words.push(`-I${modDir}`);
   // The MPI layer first: its MPI_* wrappers must come before the MPI library (which mpicc / mpif90
-  // add last), as TAU's -lTauMpi does.
-  if (opts.libs || none) words.push(`-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
+  // add last), as TAU's -lTauMpi does. And --no-as-needed before it: the layer defines every MPI
+  // routine a Fortran program calls (mpi_send_ ...) but not the library's, which it reaches through
+  // weak references; with the toolchain's default --as-needed the linker would then drop the MPI
+  // libraries mpif90 adds after it, and the program would run without MPI.
+  if (opts.libs || none)
+    words.push(...(mpiLib ? ['-Wl,--no-as-needed'] : []), `-L${libDir}`, `-Wl,-rpath,${libDir}`, ...(mpiLib ? ['-lhyprof_mpi'] : []), '-lhyprof');
   if (opts.includeDir) words.push(includeDir);
   if (opts.libDir) words.push(libDir);
   if (opts.preload) words.push(mpiLib ? `${lib}:${mpiLib}` : lib);
@@ -96,12 +102,20 @@ export function register(program: Command): void {
     .option('--mpi', 'with the MPI layer: --libs adds -lhyprof_mpi (MPI calls become events), --preload both libraries')
     .option('--instrument', 'compiler instrumentation: -g -finstrument-functions (gcc, clang, gfortran; with --select, the exclusions gcc can express)')
     .option('--select <file>', "TAU's selective instrumentation file for --instrument (at run time: HYPROF_SELECT_FILE / TAU_SELECT_FILE)")
+    .option('--wrapper <lang>', 'the path of the compiler wrapper script for make (cc, c++ or f90): CC="$(npx hyprof config --wrapper cc)", no Node start-up per compile')
     .option('--compiler <name>', 'the compiler --instrument is for: gcc, g++, gfortran or clang (default: $CC, else gcc)')
     .addHelpText(
       'after',
       '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  gfortran $(npx hyprof config --fflags) app.f90 -o app $(npx hyprof config --libs)   # use hyprof\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)\n  gcc $(npx hyprof config --instrument) app.c -o app $(npx hyprof config --libs)   # every function a timer',
     )
     .action((opts: ConfigOptions) => {
+      if (opts.wrapper !== undefined) {
+        if (!['cc', 'c++', 'f90'].includes(opts.wrapper)) throw new UserError(`--wrapper ${opts.wrapper}: the wrappers are cc, c++ and f90`);
+        if (installedPrefix) throw new UserError('--wrapper: the compiler wrapper scripts come with the npm package (bin/hyprof-cc, ...), not with make install', 1);
+        requireRuntime();
+        process.stdout.write(`${join(packageRoot, 'bin', `hyprof-${opts.wrapper}`)}\n`);
+        return;
+      }
       process.stdout.write(`${configWords(opts).join(' ')}\n`);
     });
 }

@@ -33,6 +33,8 @@ export function instrumentFlags(family: CompilerFamily, lists: SelectLists | nul
   const flags = ['-g', '-finstrument-functions'];
   const notes: string[] = [];
   if (!lists) return { flags, notes };
+  if (lists.unapplied.length)
+    notes.push(`BEGIN_INSTRUMENT_SECTION is TAU's source instrumentation, which hyprof does not apply: ${lists.unapplied.join('; ')}; the routine and file lists are applied`);
   const runtime = 'set HYPROF_SELECT_FILE (or TAU_SELECT_FILE) to the file when running: the runtime applies its routine lists (one table look-up per excluded call)';
   if (family === 'clang') {
     if (lists.exclude.length || lists.include.length) notes.push(`clang has no -finstrument-functions-exclude-* options: ${runtime}`);

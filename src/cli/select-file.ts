@@ -2,7 +2,8 @@
  * TAU's selective instrumentation file, read at compile time (`hyprof config --instrument --select`,
  * `hyprof cc`): the same rules as the runtime's reader (native/core/select.c). Routine lists use `#`
  * (and `*`) as wildcards, file lists `*`; a line starting with `#` is a comment, an entry in double
- * quotes may start with `#`. BEGIN_INSTRUMENT_SECTION (TAU's source instrumentation) is skipped.
+ * quotes may start with `#`. BEGIN_INSTRUMENT_SECTION (TAU's source instrumentation: loops, I/O, ...)
+ * is not applied; its commands are kept in `unapplied` so that the user is told.
  */
 import { readFileSync } from 'node:fs';
 import { systemErrorText, UserError } from '../base/errors.js';
@@ -12,6 +13,8 @@ export interface SelectLists {
   include: string[];
   fileExclude: string[];
   fileInclude: string[];
+  /** BEGIN_INSTRUMENT_SECTION sections, as "loops, io (lines 4-7)": not applied by hyprof. */
+  unapplied: string[];
 }
 
 const LISTS: Record<string, keyof SelectLists> = {
@@ -22,7 +25,8 @@ const LISTS: Record<string, keyof SelectLists> = {
 };
 
 export function parseSelectFile(path: string, text: string): SelectLists {
-  const out: SelectLists = { exclude: [], include: [], fileExclude: [], fileInclude: [] };
+  const out: SelectLists = { exclude: [], include: [], fileExclude: [], fileInclude: [], unapplied: [] };
+  let commands: string[] = [];
   let open: string | null = null;
   let openLine = 0;
   const lines = text.split('\n');
@@ -34,7 +38,12 @@ export function parseSelectFile(path: string, text: string): SelectLists {
     const line = raw.trim();
     if (!line) return;
     if (open === 'INSTRUMENT_SECTION') {
-      if (line === 'END_INSTRUMENT_SECTION') open = null;
+      if (line === 'END_INSTRUMENT_SECTION') {
+        out.unapplied.push(`${commands.join(', ')} (lines ${openLine}-${n})`.trimStart());
+        open = null;
+      } else if (!line.startsWith('#')) {
+        commands.push(line.split(/\s/)[0].slice(0, 24));
+      }
       return;
     }
     const m = /^(BEGIN|END)_(\S+)$/.exec(line);
@@ -43,6 +52,7 @@ export function parseSelectFile(path: string, text: string): SelectLists {
         if (open) fail(n, `a list begins inside BEGIN_${open} (line ${openLine}), which has no END yet`);
         open = m[2];
         openLine = n;
+        commands = [];
       } else {
         if (open !== m[2]) fail(n, `END_${m[2]} without BEGIN_${m[2]}`);
         open = null;

@@ -204,6 +204,11 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread, 
       if (root) {
         incl[v * nm + m] = Math.max(incl[v * nm + m], children);
         excl[v * nm + m] = incl[v * nm + m] - children;
+      } else if (timerOfValue[v] >= 0) {
+        // A specialisation keeps its measured time too: its timer's first parameter covers the whole
+        // call (docs/design-notes.md), children started before it included, which run under the
+        // timer's own context, not the specialisation's.
+        incl[v * nm + m] = Math.max(incl[v * nm + m], excl[v * nm + m] + children);
       } else incl[v * nm + m] = excl[v * nm + m] + children;
     }
     if (derived[v]) {

@@ -32,24 +32,40 @@ function argsFor(tool: SymbolizerTool, path: string, names: 'linkage' | 'short')
 /**
  * Run the tool once over all `addresses` (module addresses) of the object at `path`. Names come back
  * as programmers read them: C++ demangled by the tool, gfortran's module procedures and main program
- * by fortran-names.ts (the latter through a second, short-names pass over the addresses in MAIN__,
+ * by fortran-names.ts (the latter, and external procedures without the underscore gfortran adds,
+ * through a second, short-names pass over the addresses in MAIN__ or in a `name_` function,
  * with llvm-symbolizer).
  */
 export async function symbolizeBatch(tool: SymbolizerTool, path: string, addresses: bigint[]): Promise<ModuleSymbols> {
   const symbols = await runTool(tool, path, addresses, 'linkage');
-  const inMain = tool === 'llvm-symbolizer' ? addresses.filter((_a, i) => symbols[i]?.some((f) => f.function === FORTRAN_MAIN)) : [];
-  if (inMain.length > 0) {
-    const short = await runTool(tool, path, inMain, 'short');
-    const programOf = new Map(inMain.map((a, i) => [a, short[i]]));
+  const fortran = tool === 'llvm-symbolizer' ? addresses.filter((_a, i) => symbols[i]?.some((f) => fortranLinkage(f.function))) : [];
+  if (fortran.length > 0) {
+    const short = await runTool(tool, path, fortran, 'short');
+    const shortOf = new Map(fortran.map((a, i) => [a, short[i]]));
     addresses.forEach((a, i) => {
-      const program = programOf.get(a);
+      const names = shortOf.get(a);
       symbols[i]?.forEach((f, level) => {
-        const name = program?.[level]?.function;
-        if (f.function === FORTRAN_MAIN && name) f.function = name;
+        const name = names?.[level]?.function;
+        if (name) f.function = fortranSourceName(f.function, name);
       });
     });
   }
   return fortranNames(symbols);
+}
+
+/** A name gfortran may have given a Fortran unit: MAIN__, or an external procedure's `name_`. */
+function fortranLinkage(name: string): boolean {
+  return name === FORTRAN_MAIN || /^[a-z0-9_$]+_$/.test(name);
+}
+
+/**
+ * The Fortran name of a unit from its linkage name and its debug information's name: the PROGRAM's
+ * name for MAIN__, `multiply_matrices` for the external procedure `multiply_matrices_` (gfortran adds
+ * the underscore; a C function named `f_` has `f_` as both names and keeps it).
+ */
+function fortranSourceName(linkage: string, short: string): string {
+  if (linkage === FORTRAN_MAIN) return short;
+  return linkage === `${short}_` ? short : linkage;
 }
 
 /** The frames with gfortran's module procedure names read as Fortran (`kernels::relax`). */

@@ -1,4 +1,4 @@
-! A Fortran program for compiler instrumentation: a module routine called from a loop.
+! Compiler instrumentation: a module routine called from a loop; an external procedure (smooth_).
 module kernels
   implicit none
 contains
@@ -12,6 +12,13 @@ contains
   end subroutine relax
 end module kernels
 
+subroutine smooth(a, n)
+  implicit none
+  integer, intent(in) :: n
+  double precision, intent(inout) :: a(n)
+  a(n) = a(n - 1)
+end subroutine smooth
+
 program instr_app
   use kernels
   implicit none
@@ -22,5 +29,6 @@ program instr_app
   do it = 1, 7
     call relax(a, 100)
   end do
+  call smooth(a, 100)
   print '(F12.6)', sum(a)
 end program instr_app
