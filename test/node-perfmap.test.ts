@@ -16,6 +16,9 @@ test('V8 names become function, file (a path for file: URLs) and line', (t) => {
   });
   t.deepEqual(jitFrame('JS:^ /srv/app/b.js:10:3'), { function: '(anonymous)', file: '/srv/app/b.js', line: 10 });
   t.deepEqual(jitFrame('Script:~ file:///tmp/app/a.mjs:1:1'), { function: '(anonymous)', file: '/tmp/app/a.mjs', line: 1 });
+  // accessors: V8's name has a space, the location follows the last one
+  t.deepEqual(jitFrame('JS:*get node file:///tmp/app/index.mjs:16902:11'), { function: 'get node', file: '/tmp/app/index.mjs', line: 16902 });
+  t.deepEqual(jitFrame('JS:~set size /srv/app/b.js:7:3'), { function: 'set size', file: '/srv/app/b.js', line: 7 });
   t.deepEqual(jitFrame('Builtin:JSEntry'), { function: 'Builtin:JSEntry', file: '', line: 0 });
   t.deepEqual(jitFrame('BytecodeHandler:Star0'), { function: 'BytecodeHandler:Star0', file: '', line: 0 });
 });

@@ -54,7 +54,7 @@ test('beyond the bound, the rarest stacks fold into their caller under a counted
   // parents still come before their children
   b.parent.forEach((p, i) => t.true(p < i));
   // a tree within the bound is left as it is
-  t.deepEqual(tree.bound(1000, marker), { tree: before, merged: 0 });
+  t.deepEqual(tree.bound(1000, marker), { tree: before, merged: 0, mergedSamples: 0 });
 });
 
 // ---- a damaged stacks file: named, with what is wrong ----

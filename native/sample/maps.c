@@ -24,6 +24,7 @@
  * used to trim those frames from stacks whose thread entry is unknown. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <limits.h>
 #include <stddef.h>
@@ -597,6 +598,52 @@ HP_VISIBLE int dlclose(void *h) {
   }
   __atomic_sub_fetch(&changing, 1, __ATOMIC_ACQ_REL);
   return r;
+}
+
+/* mmap, interposed for one caller: V8, which maps the copy of node's embedded builtins next to its
+ * JIT code with an mmap of node's own file (PROT_EXEC, a file descriptor) when it creates an isolate,
+ * after the main thread started and before any JavaScript runs. Scanning at thread starts and dumps
+ * only (as before) missed that copy in a program whose only measured thread is the main one (the
+ * default HYPROF_NODE_THREADS=js without workers): V8 unmaps it again before the exit dump, and every
+ * sample in a builtin stayed UNRESOLVED. So an executable file mapping made here is looked for at
+ * once (scan_moved keeps it until the dump). Only executable mappings of a file in a Node process
+ * scan: anonymous memory (V8's heap, malloc) and data files pass straight through. The loader maps
+ * objects with its own internal mmap, which does not come here. Not in a signal handler (mmap is not
+ * async-signal-safe); scan_moved is, and takes no lock, so a caller holding any lock is fine. */
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+static mmap_fn real_mmap, real_mmap64;
+_Static_assert(sizeof(off_t) == 8, "mmap and mmap64 take the same offset (64-bit targets)");
+
+static void *mmap_and_scan(mmap_fn *real, const char *name, void *addr, size_t len, int prot, int flags, int fd,
+                           off_t off) {
+  mmap_fn m = __atomic_load_n(real, __ATOMIC_RELAXED);
+  if (!m) {
+    m = (mmap_fn)dlsym(RTLD_NEXT, name);
+    if (!m) {
+      errno = ENOSYS;
+      return MAP_FAILED;
+    }
+    __atomic_store_n(real, m, __ATOMIC_RELAXED);
+  }
+  void *r = m(addr, len, prot, flags, fd, off);
+  if (r != MAP_FAILED && fd >= 0 && (prot & PROT_EXEC)) {
+    int saved = errno;
+    scan_moved();
+    errno = saved;
+  }
+  return r;
+}
+
+/* Both symbols: node imports mmap64 (glibc's alias of mmap on 64-bit targets), other code mmap. Named
+ * by assembler labels: with _FILE_OFFSET_BITS=64 (node-gyp's builds) the header renames `mmap` to
+ * mmap64, so a plain definition would give one symbol twice. */
+HP_VISIBLE void *hp_mmap_plain(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap");
+HP_VISIBLE void *hp_mmap_plain(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mmap_and_scan(&real_mmap, "mmap", addr, len, prot, flags, fd, off);
+}
+HP_VISIBLE void *hp_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap64");
+HP_VISIBLE void *hp_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mmap_and_scan(&real_mmap64, "mmap64", addr, len, prot, flags, fd, off);
 }
 
 void hp_maps_hooks_init(void) {

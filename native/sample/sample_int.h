@@ -134,7 +134,8 @@ typedef struct hp_sample_thread {
   volatile uint64_t drops[HP_DROP_NREASONS];
 
   /* table: open addressing over `slots` (indexes+1 into recs, 0 = empty) */
-  uint32_t n_slots;               /* power of two, >= 2 * table_entries */
+  uint32_t n_slots;               /* in use: power of two, >= 2 * n_recs (grows up to max_slots) */
+  uint32_t max_slots;             /* power of two, >= 2 * table_entries: the room mapped for slots */
   uint32_t n_recs;
   uint32_t cap_recs;
   uint32_t pcs_used;

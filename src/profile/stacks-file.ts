@@ -114,11 +114,12 @@ export class StackTree {
   /**
    * Bound the number of nodes to `max` (at least the contexts' count): the nodes with the fewest
    * samples (inclusive) are folded into their nearest kept caller, as one `mergedFrame` child of it,
-   * until the tree fits. Returns the tree and the number of nodes folded (0 when it fit).
+   * until the tree fits. Returns the tree, the number of nodes folded and the samples whose innermost
+   * frame was in a folded node (both 0 when it fit), so that the caller can say what was merged.
    */
-  bound(max: number, mergedFrame: number): { tree: ThreadStacksData; merged: number } {
+  bound(max: number, mergedFrame: number): { tree: ThreadStacksData; merged: number; mergedSamples: number } {
     const n = this.parent.length;
-    if (n <= max) return { tree: this.data(), merged: 0 };
+    if (n <= max) return { tree: this.data(), merged: 0, mergedSamples: 0 };
     // Inclusive samples per node (children come after their parent: one backward pass).
     const incl = this.samples.slice();
     for (let i = n - 1; i >= 0; i--) if (this.parent[i] >= 0) incl[this.parent[i]] += incl[i];
@@ -149,6 +150,7 @@ export class StackTree {
     out.contexts.push(...this.contexts);
     const map = new Int32Array(n);
     let merged = 0;
+    let mergedSamples = 0;
     for (let i = 0; i < n; i++) {
       const p = this.parent[i];
       const at = p < 0 ? p : map[p];
@@ -157,11 +159,12 @@ export class StackTree {
         // An unkept node's own samples go to its nearest kept ancestor's merged child.
         map[i] = p >= 0 && !keep[p] ? map[p] : out.node(at, mergedFrame);
         merged++;
+        mergedSamples += this.samples[i];
       }
       out.samples[map[i]] += this.samples[i];
       this.values.forEach((v, m) => (out.values[m][map[i]] += v[i]));
     }
-    return { tree: out.data(), merged };
+    return { tree: out.data(), merged, mergedSamples };
   }
 
   data(): ThreadStacksData {

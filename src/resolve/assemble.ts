@@ -59,6 +59,8 @@ export interface AssembleOptions {
    * largest part of a raw process) are dropped as soon as the thread's values are made from them.
    */
   dropStatistics?: boolean;
+  /** Stack-tree nodes a thread keeps in the stacks file (default MAX_STACK_NODES). */
+  maxStackNodes?: number;
 }
 
 export interface AssembledProcess {
@@ -70,6 +72,8 @@ export interface AssembledProcess {
   samples: number;
   drops: Record<string, number>;
   warnings: string[];
+  /** What resolve says on stderr about this process's output (a stacks file bound reached). */
+  notes: string[];
   /** The complete sampled stacks (stacks-file.ts), when some were deeper than the [UNWIND] chains. */
   stacks?: StacksFile;
 }
@@ -162,8 +166,12 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThrea
       else threads[m].push({ ...ids, events: made.table.events(m, metricDivisor(metric), true) });
     });
   }
-  const stacks = deeper ? stacksFile(node, context, metrics, frameTable, stackTrees) : undefined;
-  return { threads, metrics, node, context, samples, drops, warnings, ...(stacks ? { stacks } : {}) };
+  // What the stacks file could not hold whole is said by resolve (notes), not only kept in the file.
+  const notes: string[] = [];
+  const stacks = deeper
+    ? stacksFile(node, context, metrics, frameTable, stackTrees, (thread, text) => notes.push(`${proc.file}: thread ${thread}: ${text}`), opts.maxStackNodes)
+    : undefined;
+  return { threads, metrics, node, context, samples, drops, warnings, notes, ...(stacks ? { stacks } : {}) };
 }
 
 /**
@@ -180,13 +188,37 @@ export function unwindChainDepth(proc: RawProcess): number {
 /** The TAU profile's chain depth when the stacks are complete: TAU's own default (TAU_EBS_UNWIND_DEPTH). */
 export const DEFAULT_CHAIN_DEPTH = 10;
 
-/** Stack-tree nodes a thread keeps in the stacks file; beyond, the rarest stacks fold into their caller. */
-export const MAX_STACK_NODES = 50_000;
+/**
+ * Stack-tree nodes a thread keeps in the stacks file; beyond, the rarest stacks fold into their caller.
+ * The tree is a trie of the distinct stacks over a frame table, as a `.cpuprofile` is, so it grows with
+ * the distinct stacks, not with the samples: an ordinary run stays far below this bound (a 36-second
+ * run of the TypeScript compiler made about 100,000 nodes). A node takes about 30 bytes of the file
+ * (against about 150 in a `.cpuprofile`), so the bound only keeps a pathological run (generated code,
+ * unbounded recursion through distinct frames) from writing hundreds of megabytes; reaching it is said,
+ * with the share of the samples it merged.
+ */
+export const MAX_STACK_NODES = 2_000_000;
 
-function stacksFile(node: number, context: number, metrics: string[], frames: FrameTable, trees: Array<[number, StackTree]>): StacksFile {
+function stacksFile(
+  node: number,
+  context: number,
+  metrics: string[],
+  frames: FrameTable,
+  trees: Array<[number, StackTree]>,
+  warn: (thread: number, text: string) => void,
+  maxNodes = MAX_STACK_NODES,
+): StacksFile {
   const mergedFrame = frames.id([MERGED_FRAME, '', 0, '']);
   const threads = trees.map(([thread, tree]) => {
-    const { tree: t, merged } = tree.bound(MAX_STACK_NODES, mergedFrame);
+    const { tree: t, merged, mergedSamples } = tree.bound(maxNodes, mergedFrame);
+    if (merged > 0) {
+      const total = t.samples.reduce((a, x) => a + x, 0);
+      warn(
+        thread,
+        `the stacks file keeps at most ${maxNodes} stack nodes a thread: ${merged} nodes of the rarest stacks, ` +
+          `${((100 * mergedSamples) / Math.max(1, total)).toFixed(1)} % of the thread's samples, are merged into '${MERGED_FRAME}'`,
+      );
+    }
     const values = t.values.map((v, m) => {
       const d = metricDivisor(metrics[m]);
       return v.map((x) => x / d);

@@ -41,6 +41,8 @@ export interface FilePart {
   warnings: string[];
   openmp: OpenmpFile;
   openmpNotes: string[];
+  /** Said on stderr: a stacks file bound reached, with the share of samples it merged. */
+  stackNotes: string[];
   /** The object file of every sampled function of this process (modules.json). */
   modules: ModulesFile;
   /** The process's trace (HYPROF_TRACE), named as its profile is; undefined when it recorded none. */
@@ -95,6 +97,7 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
     warnings: a.warnings,
     openmp,
     openmpNotes: openmpNotes([proc], openmp),
+    stackNotes: a.notes,
     modules: modules.data(),
     ...(trace ? { trace } : {}),
   };

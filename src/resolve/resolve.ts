@@ -248,6 +248,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       ...[profileFormatWarning(opts.format)].filter((w): w is string => w !== null),
       ...new Set([...symbolizer.warnings, ...warnings]),
       ...parts.flatMap((p) => p.openmpNotes),
+      ...parts.flatMap((p) => p.stackNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
       ...orphans.map(orphanNote),
       ...(trace?.warnings ?? []),

@@ -29,7 +29,9 @@ export function perfMapPath(pid: number): string {
 
 /** A V8 code name as a source frame: function, file (a path for file: URLs), line. */
 export function jitFrame(name: string): SourceFrame {
-  const m = /^([A-Za-z]+):([~^+*]?)(\S*) (\S+):(\d+):(\d+)$/.exec(name);
+  // The function's name may hold spaces (`get node`, `set size`: V8's names of accessors, as
+  // `--cpu-prof` shows them): the location is what follows the last space.
+  const m = /^([A-Za-z]+):([~^+*]?)(.*) (\S+):(\d+):(\d+)$/.exec(name);
   if (!m) return { function: name, file: '', line: 0 };
   const fn = m[3] || '(anonymous)';
   let file = m[4];
