@@ -160,7 +160,6 @@ static const struct {
   {"TAU_TRACE_FORMAT", 0, "hyprof writes profiles, not event traces"},
   {"TRACEDIR", 0, "hyprof writes profiles, not event traces"},
   {"TAU_SYNCHRONIZE_CLOCKS", 1, "it only matters for traces, which hyprof does not write"},
-  {"TAU_COMM_MATRIX", 1, "no communication matrix is written; MPI calls and message sizes are in the profile"},
   {"TAU_TRACK_MESSAGE", 1, "no per-peer message events are written; message sizes per MPI call are"},
   {"TAU_CALLSITE", 1, "no call-site profiles are written; sampling shows where calls come from"},
   {"TAU_CALLSITE_DEPTH", 0, "no call-site profiles are written"},

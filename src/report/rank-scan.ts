@@ -49,7 +49,23 @@ export interface RankAcc {
   bytesReceived: number;
   bytesCollective: number;
   sites: MpiSiteRecord[];
+  /** The communication matrix's row (TAU_COMM_MATRIX): per destination rank, messages and bytes sent
+   * over the rank's threads; kept only when the scan is asked for it (ScanNeeds.matrix). */
+  sentTo?: Map<number, MatrixCell>;
+  /** Messages to destinations beyond the layer's fixed row ("Message size sent beyond the
+   * communication matrix row"): counted, not lost. */
+  sentBeyond?: MatrixCell;
 }
+
+/** Messages and bytes of one sender → receiver pair. */
+export interface MatrixCell {
+  count: number;
+  bytes: number;
+}
+
+/** TAU's name of a matrix entry: "Message size sent to node <N>" (ParaProf's communication matrix). */
+const SENT_TO = /^Message size sent to node (\d+)$/;
+export const SENT_BEYOND = 'Message size sent beyond the communication matrix row';
 
 export interface RankScan {
   metric: string;
@@ -166,6 +182,8 @@ export interface ScanNeeds {
   mean?: boolean;
   /** The statistics of each flat event over threads (events: the cross-rank views); default true. */
   spreads?: boolean;
+  /** The communication matrix's rows (RankAcc.sentTo); default false: an entry per rank pair. */
+  matrix?: boolean;
 }
 
 /** The scan's part of reading one thread's file. */
@@ -177,6 +195,7 @@ class ThreadScan implements ThreadSink {
     private readonly scan: RankScan,
     private readonly mean: MeanSums | null,
     private readonly spreads: boolean,
+    private readonly matrix: boolean,
     /** Also told every line (a thread the report prints in full). */
     private readonly also: ThreadSink | undefined,
   ) {}
@@ -251,7 +270,24 @@ class ThreadScan implements ThreadSink {
     if (name === 'Message size sent to all nodes') r.bytesSent += userTotal(u);
     else if (name === 'Message size received from all nodes') r.bytesReceived += userTotal(u);
     else if (name.startsWith('Message size for ')) r.bytesCollective += userTotal(u);
+    else if (this.matrix) this.matrixEntry(r, name, u);
     this.mean?.addUser(u);
+  }
+
+  private matrixEntry(r: RankAcc, name: string, u: TauUserEvent): void {
+    const m = SENT_TO.exec(name);
+    let cell: MatrixCell | undefined;
+    if (m) {
+      const to = Number(m[1]);
+      r.sentTo ??= new Map();
+      cell = r.sentTo.get(to);
+      if (!cell) r.sentTo.set(to, (cell = { count: 0, bytes: 0 }));
+    } else if (name === SENT_BEYOND) {
+      cell = r.sentBeyond ??= { count: 0, bytes: 0 };
+    }
+    if (!cell) return;
+    cell.count += u.count;
+    cell.bytes += userTotal(u);
   }
 
   end(): void {
@@ -286,7 +322,7 @@ export function scanRanks(
     let inner: ThreadScan | undefined;
     return {
       begin: (t) => {
-        inner = new ThreadScan(scan, sums, needs.spreads !== false, printFor?.(t));
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t));
         inner.begin(t);
       },
       event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),
