@@ -6,6 +6,7 @@
  * may differ between ranks (child timers, sampled lines). Files are read one at a time.
  */
 import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
+import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
 import { displayName, threadLabel } from '../profile/tau-model.js';
@@ -79,6 +80,8 @@ export interface RankScan {
   metadataOfFirst: Array<[string, string]>;
   /** Samples taken and dropped over all threads (report-data's sampleCounts, summed). */
   samples: { taken?: number; drops: Map<string, number> };
+  /** The one MPI share (analysis/mpi-share.ts): over the threads that call MPI, Init and Finalize apart. */
+  mpiShare: MpiShareAcc;
 }
 
 const ROOT = '.TAU application';
@@ -190,6 +193,7 @@ export interface ScanNeeds {
 class ThreadScan implements ThreadSink {
   private r!: RankAcc;
   private at = '';
+  private tally!: ReturnType<typeof threadTally>;
 
   constructor(
     private readonly scan: RankScan,
@@ -207,6 +211,7 @@ class ThreadScan implements ThreadSink {
     let r = scan.ranks.get(t.node);
     if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
     this.r = r;
+    this.tally = threadTally(t.node);
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
       // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
@@ -224,6 +229,7 @@ class ThreadScan implements ThreadSink {
 
   event(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void {
     this.also?.event(name, calls, subrs, excl, incl, group);
+    this.tally.event(displayName(name), group, calls, excl, incl);
     // pprof's mean: every entry summed (divided by the threads at the end).
     this.mean?.add(name, calls, subrs, excl, incl, group);
     const r = this.r;
@@ -291,6 +297,7 @@ class ThreadScan implements ThreadSink {
   }
 
   end(): void {
+    this.scan.mpiShare.add(this.tally);
     this.also?.end();
   }
 }
@@ -314,6 +321,7 @@ export function scanRanks(
     records: [],
     metadataOfFirst: [],
     samples: { drops: new Map() },
+    mpiShare: new MpiShareAcc(),
   };
   const sums = needs.mean === false ? null : scan.meanSums;
   forEachThreadLines(set, (i) => {

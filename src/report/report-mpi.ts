@@ -4,6 +4,7 @@
  * accounting) and the MPI part of `--diagnose`.
  */
 import type { CommMatrix } from './comm-matrix.js';
+import { mpiShareLine } from '../analysis/mpi-share.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from './mpi-report.js';
 import { formatValue, significant, withCommas } from './report-format.js';
 
@@ -42,12 +43,7 @@ export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
       `  Slowest rank: ${r.slowest.node} (${v(r.slowest.total)} ${unit} in .TAU application; mean over ranks ${v(r.slowest.meanTotal)} ${unit})`,
     );
   }
-  if (r.mpiShare) {
-    out.push(
-      `  Time in MPI: ${pct(r.mpiShare.mean)} of a rank's run on average; least on rank ${r.mpiShare.min.node} (${pct(r.mpiShare.min.share)}), ` +
-        `most on rank ${r.mpiShare.max.node} (${pct(r.mpiShare.max.share)}). Details: hyprof report --mpi; problems: --diagnose`,
-    );
-  }
+  if (r.mpiShare) out.push(`  ${mpiShareLine(r.mpiShare)}. Details: hyprof report --mpi; problems: --diagnose`);
   out.push(
     '',
     `STATISTICS OVER ALL ${r.threads} THREADS (exclusive ${unit}; threads without an event count as 0, as in ParaProf's mean and std. dev.):`,
@@ -66,12 +62,27 @@ export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
 export function renderMpiAccounting(a: MpiAccounting, opts: { limit?: number } = {}): string {
   const limit = opts.limit ?? 20;
   const out: string[] = [];
-  out.push('MPI per rank (time in msec; bytes as the MPI calls gave them: point-to-point sent / received, collectives):');
+  if (a.share) out.push(`${mpiShareLine(a.share)}.`, '');
+  out.push(
+    'MPI per rank (time in msec; MPI % as above: the threads that call MPI, MPI_Init to MPI_Finalize, Init and Finalize apart; ' +
+      'bytes as the MPI calls gave them: point-to-point sent / received, collectives):',
+  );
   const shown = a.ranks.length > limit ? [...a.ranks].sort((x, y) => y.share - x.share).slice(0, limit) : a.ranks;
   out.push(
     ...table(
-      ['Rank', 'Total', 'MPI', 'MPI %', 'Calls', 'Sent', 'Received', 'Collective'],
-      shown.map((r) => [String(r.node), msec(r.total), msec(r.mpi), pct(r.share), withCommas(r.calls), bytes(r.sent), bytes(r.received), bytes(r.collective)]),
+      ['Rank', 'Total', 'MPI', 'MPI %', 'Init %', 'Finalize %', 'Calls', 'Sent', 'Received', 'Collective'],
+      shown.map((r) => [
+        String(r.node),
+        msec(r.total),
+        msec(r.mpi),
+        pct(r.share),
+        pct(r.initShare),
+        pct(r.finalizeShare),
+        withCommas(r.calls),
+        bytes(r.sent),
+        bytes(r.received),
+        bytes(r.collective),
+      ]),
     ),
   );
   if (shown.length < a.ranks.length) out.push(`(the ${shown.length} ranks with the largest MPI share of ${a.ranks.length}; --limit)`);
