@@ -6,6 +6,7 @@
  *   runtime      the runtime preloaded, MPI layer off (HYPROF_MPI=0), no sampling: its floor
  *   mpi          the runtime and the MPI layer, no sampling: every MPI call a timer + bytes + call site
  *   mpi+sampling the same with 1 kHz sampling, as `hyprof run` measures
+ *   mpi+matrix   the layer with the communication matrix (HYPROF_COMM_MATRIX=1), no sampling
  * interleaved, `rounds` times (min and median kept), in wall time and rank 0's CPU time; the clock
  * floor (two CLOCK_MONOTONIC reads, one timer's worth) from the same runs. Then the instructions the
  * layer adds per call, from valgrind --tool=callgrind (deterministic on a loaded machine).
@@ -28,6 +29,7 @@ const configs: Record<string, Record<string, string>> = {
   plain: {},
   runtime: { LD_PRELOAD: preload, HYPROF_MPI: '0', HYPROF_SAMPLING: '0' },
   mpi: { LD_PRELOAD: preload, HYPROF_SAMPLING: '0' },
+  'mpi+matrix': { LD_PRELOAD: preload, HYPROF_SAMPLING: '0', HYPROF_COMM_MATRIX: '1' },
   'mpi+sampling': { LD_PRELOAD: preload, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000' },
 };
 const mpirun = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,vader', '-np', '2'];
@@ -70,24 +72,27 @@ const med = (k: string) => sorted(seen.get(k)!)[Math.floor(seen.get(k)!.length /
 const callsPer: Record<string, number> = { pingpong: 2, allreduce: 1 };
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}; 2 ranks, ${iterations} iterations, ${rounds} rounds interleaved`);
 console.log(`clock floor (2 reads): min ${min('clock_floor').toFixed(1)} ns, median ${med('clock_floor').toFixed(1)} ns`);
-console.log('| loop | time | plain ns/iter | runtime | mpi | mpi+sampling | mpi − plain per MPI call (min / median) |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| loop | time | plain ns/iter | runtime | mpi | mpi+sampling | mpi+matrix | mpi − plain per MPI call (min / median) | matrix − mpi per MPI call |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const mode of ['pingpong', 'allreduce']) {
   for (const clock of ['wall', 'cpu']) {
     const k = (c: string) => `${mode}:${c}:${clock}`;
     const cell = (c: string) => `${min(k(c)).toFixed(0)} / ${med(k(c)).toFixed(0)}`;
-    const per = (f: (x: string) => number) => ((f(k('mpi')) - f(k('plain'))) / callsPer[mode]).toFixed(0);
-    console.log(`| ${mode} | ${clock === 'cpu' ? 'CPU' : 'wall'} | ${cell('plain')} | ${cell('runtime')} | ${cell('mpi')} | ${cell('mpi+sampling')} | ${per(min)} / ${per(med)} ns |`);
+    const per = (f: (x: string) => number, a = 'mpi', b = 'plain') => ((f(k(a)) - f(k(b))) / callsPer[mode]).toFixed(0);
+    console.log(
+      `| ${mode} | ${clock === 'cpu' ? 'CPU' : 'wall'} | ${cell('plain')} | ${cell('runtime')} | ${cell('mpi')} | ${cell('mpi+sampling')} | ${cell('mpi+matrix')} | ` +
+        `${per(min)} / ${per(med)} ns | ${per(min, 'mpi+matrix', 'mpi')} / ${per(med, 'mpi+matrix', 'mpi')} ns |`,
+    );
   }
 }
 
 // Instructions the layer adds per MPI call, from callgrind on both ranks with the layer on: the
 // wrapper's inclusive count minus the MPI library's own (PMPI_*) below it, per call. Busy-polling
 // inside the MPI library makes whole-program counts useless under valgrind; this difference is not.
-const cgCalls = (mode: string): Array<{ call: string; calls: number; wrapper: number; library: number }> => {
+const cgCalls = (mode: string, config = 'mpi'): Array<{ call: string; calls: number; wrapper: number; library: number }> => {
   const out = tmpDir('bench-mpi-cg');
   const save = process.argv[2];
-  runOnceN(mode, configs.mpi, 20_000, ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}/cg.%p`]);
+  runOnceN(mode, configs[config], 20_000, ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}/cg.%p`]);
   void save;
   const rows = new Map<string, { call: string; calls: number; wrapper: number; library: number }>();
   for (const f of readdirSync(out).filter((x) => x.startsWith('cg.'))) {
@@ -110,10 +115,13 @@ const cgCalls = (mode: string): Array<{ call: string; calls: number; wrapper: nu
   return [...rows.values()];
 };
 console.log('');
-console.log('| loop | call | calls (both ranks) | instructions in the MPI library per call | added by the layer per call |');
-console.log('|---|---|---|---|---|');
+console.log('| loop | call | calls (both ranks) | instructions in the MPI library per call | added by the layer per call | with the matrix (HYPROF_COMM_MATRIX=1) |');
+console.log('|---|---|---|---|---|---|');
 for (const mode of ['pingpong', 'allreduce']) {
+  const matrix = new Map(cgCalls(mode, 'mpi+matrix').map((r) => [r.call, r]));
   for (const r of cgCalls(mode)) {
-    console.log(`| ${mode} | ${r.call}() | ${r.calls} | ${(r.library / r.calls).toFixed(0)} | ${((r.wrapper - r.library) / r.calls).toFixed(0)} |`);
+    const m = matrix.get(r.call);
+    const withMatrix = m ? ((m.wrapper - m.library) / m.calls).toFixed(0) : '-';
+    console.log(`| ${mode} | ${r.call}() | ${r.calls} | ${(r.library / r.calls).toFixed(0)} | ${((r.wrapper - r.library) / r.calls).toFixed(0)} | ${withMatrix} |`);
   }
 }

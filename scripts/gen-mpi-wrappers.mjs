@@ -26,13 +26,13 @@ Init_thread(int *argc, char ***argv, int required, int *provided) => [manual]
 Finalize(void) => [manual]
 Abort(MPI_Comm comm, int errorcode) => [manual]
 
-Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
-Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
-Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
-Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent(count, datatype);
+Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
+Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
+Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
+Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
 Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status]
-Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent(sendcount, sendtype); [status]
-Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent(count, datatype); [status]
+Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(sendcount, sendtype, dest, comm); [status]
+Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(count, datatype, dest, comm); [status]
 Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) =>
 Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) =>
 Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) =>
@@ -40,10 +40,10 @@ Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI
 Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) => [status]
 Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) => [recv]
 
-Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
-Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
-Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
-Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent(count, datatype);
+Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
+Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
+Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
+Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
 Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv]
 Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => [send-persist]
 Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv-persist]
@@ -62,34 +62,34 @@ Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_St
 Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) => [manual]
 
 Barrier(MPI_Comm comm) =>
-Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype);
-Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype);
+Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
 Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype);
-Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
-Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
-Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
-Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
+Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
 Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
 Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
-Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
-Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
 Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter(recvcounts, datatype, comm);
 Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter_block(recvcount, datatype, comm);
 Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
 Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
 
 Ibarrier(MPI_Comm comm, MPI_Request *request) =>
-Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_bcast(count, datatype);
-Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce(count, datatype);
+Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
 Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_allreduce(count, datatype);
-Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
-Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
-Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
-Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
+Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
 Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
 Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
-Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
-Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
 Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce_scatter(recvcounts, datatype, comm);
 Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_reduce_scatter_block(recvcount, datatype, comm);
 Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) => hp_acc_scan(count, datatype);
@@ -185,11 +185,11 @@ function cWrapper(c) {
   }
   lines.push(`  int rc = PMPI_${c.name}(${args});`);
   const after = [];
-  if (c.account) after.push(c.account);
+  if (c.account) after.push(...c.account.split(/;\s*/).filter(Boolean).map((s) => `${s};`));
   if (c.flags.includes('status')) after.push('hp_acc_received(status);');
   if (c.flags.includes('recv')) after.push('hp_req_recv(*request, 0);');
   if (c.flags.includes('recv-persist')) after.push('hp_req_recv(*request, 1);');
-  if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype));');
+  if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype), hp_cm_peer(dest, comm));');
   if (after.length === 1) lines.push(`  if (rc == MPI_SUCCESS) ${after[0]}`);
   else if (after.length > 1) lines.push(`  if (rc == MPI_SUCCESS) {\n    ${after.join('\n    ')}\n  }`);
   lines.push('  hp_mpi_end(&c);');
@@ -223,7 +223,7 @@ function fortranWrapper(c) {
   if (c.flags.includes('recv')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 0);');
   if (c.flags.includes('recv-persist')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 1);');
   if (c.flags.includes('send-persist'))
-    body.push('hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)));');
+    body.push('hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)), hp_cm_peer((int)*f_dest, PMPI_Comm_f2c(*f_comm)));');
   if (body.length) lines.push(`  if (*ierr == MPI_SUCCESS) {\n    ${body.join('\n    ')}\n  }`);
   lines.push('  hp_mpi_end(&c);');
   lines.push('}');
@@ -257,7 +257,8 @@ writeFileSync(join(out, 'mpi_events.h'), events);
 // Every PMPI function the layer calls, as a weak reference (in every file that calls one, through
 // mpi_int.h: an undefined symbol is weak only when all its references are).
 const HELPERS = ['Type_size', 'Get_count', 'Type_f2c', 'Comm_f2c', 'Request_f2c', 'Status_f2c', 'Get_library_version',
-  'Comm_get_parent', 'Query_thread', 'Initialized', 'Finalized', 'Test_cancelled'];
+  'Comm_get_parent', 'Query_thread', 'Initialized', 'Finalized', 'Test_cancelled', 'Comm_rank', 'Comm_group',
+  'Comm_remote_group', 'Comm_test_inter', 'Group_translate_ranks', 'Group_free'];
 const weak = [
   banner,
   '/* Weak references to every PMPI function the MPI layer calls: in a process without MPI they resolve',

@@ -88,7 +88,7 @@ test.serial('TAU variables hyprof does not implement are named once each, with w
     TAU_TRACE: '0', // implemented (HYPROF_TRACE), and off: never named here
     TRACEDIR: '/tmp/traces',
     TAU_TRACK_HEAP: 'on',
-    TAU_COMM_MATRIX: '0', // off: asks for nothing hyprof lacks
+    TAU_TRACK_MESSAGE: '0', // off: asks for nothing hyprof lacks
     TAU_THROTTLE: '1', // implemented elsewhere: never named here
     TAU_METRICS: 'TIME',
     TAU_PROFILE_FORMAT: 'profile',

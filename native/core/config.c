@@ -159,7 +159,6 @@ static const struct {
 } unsupported[] = {
   {"TRACEDIR", 0, "the trace (TAU_TRACE=1) is written in the profile's directory, as traces.otf2"},
   {"TAU_SYNCHRONIZE_CLOCKS", 1, "a trace's processes share their host's clock; clocks of several hosts are not aligned"},
-  {"TAU_COMM_MATRIX", 1, "no communication matrix is written; MPI calls and message sizes are in the profile"},
   {"TAU_TRACK_MESSAGE", 1, "no per-peer message events are written; message sizes per MPI call are"},
   {"TAU_CALLSITE", 1, "no call-site profiles are written; sampling shows where calls come from"},
   {"TAU_CALLSITE_DEPTH", 0, "no call-site profiles are written"},

@@ -234,4 +234,5 @@ __attribute__((constructor)) static void load(void) {
     return;
   }
   active = hyprof_ext_module_register(&hp_mpi_module);
+  if (active) hp_cm_enable();
 }

@@ -105,12 +105,33 @@ void hp_acc_alltoallv(const void *sendbuf, const int sendcounts[], MPI_Datatype 
  * become the C constants. */
 const void *hp_mpi_fbuf(const void *buf);
 
+/* ---- matrix.c: the communication matrix (TAU_COMM_MATRIX), bytes per destination rank ---- */
+
+/* Read HYPROF_COMM_MATRIX / TAU_COMM_MATRIX (at load); hp_cm_on: is the matrix kept? */
+void hp_cm_enable(void);
+int hp_cm_on(void);
+/* A point-to-point send: "Message size sent to all nodes" and, with the matrix, to its destination. */
+void hp_acc_sent_to(int count, MPI_Datatype datatype, int dest, MPI_Comm comm);
+/* The rank of MPI_COMM_WORLD of `rank` in comm; -1 for none (MPI_PROC_NULL) or when the matrix is off. */
+int hp_cm_peer(int rank, MPI_Comm comm);
+/* `bytes` sent to rank `world` of MPI_COMM_WORLD (-1: nowhere). */
+void hp_cm_send_bytes(int world, double bytes);
+/* The rooted collectives and all-to-all, by root as TAU counts them (matrix.c says which way). */
+void hp_cm_bcast(int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+void hp_cm_to_root(double bytes, int root, MPI_Comm comm);
+void hp_cm_scatter(int sendcount, MPI_Datatype sendtype, int root, MPI_Comm comm);
+void hp_cm_scatterv(const int sendcounts[], MPI_Datatype sendtype, int root, MPI_Comm comm);
+void hp_cm_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm);
+void hp_cm_alltoallv(const void *sendbuf, const int sendcounts[], MPI_Datatype sendtype, const int recvcounts[],
+                     MPI_Datatype recvtype, MPI_Comm comm);
+
 /* ---- requests.c: receives that complete later ---- */
 
 /* Remember a receive request (Irecv, Recv_init: persistent) so that its completion counts the bytes
- * received; a persistent send (Send_init) counts `bytes` sent at each MPI_Start. */
+ * received; a persistent send (Send_init) counts `bytes` sent (to `world_dest`, -1: none) at each MPI_Start. */
 void hp_req_recv(MPI_Request request, int persistent);
-void hp_req_send_persistent(MPI_Request request, double bytes);
+void hp_req_send_persistent(MPI_Request request, double bytes, int world_dest);
 /* MPI_Start of a request: a persistent send counts its bytes. */
 void hp_req_started(MPI_Request request);
 /* MPI_Request_free. */

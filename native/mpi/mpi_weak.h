@@ -105,5 +105,11 @@
 #pragma weak PMPI_Initialized
 #pragma weak PMPI_Finalized
 #pragma weak PMPI_Test_cancelled
+#pragma weak PMPI_Comm_rank
+#pragma weak PMPI_Comm_group
+#pragma weak PMPI_Comm_remote_group
+#pragma weak PMPI_Comm_test_inter
+#pragma weak PMPI_Group_translate_ranks
+#pragma weak PMPI_Group_free
 
 #endif

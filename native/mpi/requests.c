@@ -15,6 +15,7 @@ typedef struct entry {
   uint64_t key;   /* 0: free */
   int kind;
   double bytes;   /* persistent send: its message */
+  int peer;       /* persistent send: its destination in MPI_COMM_WORLD for the matrix (-1: none) */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,7 +51,7 @@ static int grow(void) {
   return 1;
 }
 
-static void put(MPI_Request r, int kind, double bytes) {
+static void put(MPI_Request r, int kind, double bytes, int peer) {
   if (r == MPI_REQUEST_NULL) return;
   uint64_t k = key_of(r);
   pthread_mutex_lock(&lock);
@@ -60,7 +61,7 @@ static void put(MPI_Request r, int kind, double bytes) {
   }
   size_t i = find(k);
   if (!table[i].key) __atomic_store_n(&used, used + 1, __ATOMIC_RELEASE);
-  table[i] = (entry){k, kind, bytes};
+  table[i] = (entry){k, kind, bytes, peer};
   pthread_mutex_unlock(&lock);
 }
 
@@ -85,7 +86,7 @@ static void remove_at(size_t i) {
 }
 
 static entry lookup(MPI_Request r, int forget) {
-  entry e = {0, KIND_NONE, 0};
+  entry e = {0, KIND_NONE, 0, -1};
   if (!hp_req_any() || r == MPI_REQUEST_NULL) return e;
   uint64_t k = key_of(r);
   pthread_mutex_lock(&lock);
@@ -100,12 +101,15 @@ static entry lookup(MPI_Request r, int forget) {
   return e;
 }
 
-void hp_req_recv(MPI_Request r, int persistent) { put(r, persistent ? KIND_RECV_PERSISTENT : KIND_RECV, 0); }
-void hp_req_send_persistent(MPI_Request r, double bytes) { put(r, KIND_SEND_PERSISTENT, bytes); }
+void hp_req_recv(MPI_Request r, int persistent) { put(r, persistent ? KIND_RECV_PERSISTENT : KIND_RECV, 0, -1); }
+void hp_req_send_persistent(MPI_Request r, double bytes, int peer) { put(r, KIND_SEND_PERSISTENT, bytes, peer); }
 
 void hp_req_started(MPI_Request r) {
   entry e = lookup(r, 0);
-  if (e.kind == KIND_SEND_PERSISTENT) hp_acc_sent_bytes(e.bytes);
+  if (e.kind == KIND_SEND_PERSISTENT) {
+    hp_acc_sent_bytes(e.bytes);
+    hp_cm_send_bytes(e.peer, e.bytes);
+  }
 }
 
 void hp_req_forget(MPI_Request r) { (void)lookup(r, 1); }

@@ -103,7 +103,7 @@ HP_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, in
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Send(buf, count, datatype, dest, tag, comm);
   int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -123,7 +123,9 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -134,7 +136,7 @@ HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, i
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
   int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -154,7 +156,9 @@ static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -165,7 +169,7 @@ HP_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, i
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ssend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
   int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -185,7 +189,9 @@ static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -196,7 +202,7 @@ HP_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, i
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
   int rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -216,7 +222,9 @@ static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -264,7 +272,7 @@ HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype 
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
   int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
-    hp_acc_sent(sendcount, sendtype);
+    hp_acc_sent_to(sendcount, sendtype, dest, comm);
     hp_acc_received(status);
   }
   hp_mpi_end(&c);
@@ -288,7 +296,9 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
-    hp_acc_sent(sendcount, sendtype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(sendcount, sendtype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
   }
@@ -304,7 +314,7 @@ HP_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dataty
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
   int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
-    hp_acc_sent(count, datatype);
+    hp_acc_sent_to(count, datatype, dest, comm);
     hp_acc_received(status);
   }
   hp_mpi_end(&c);
@@ -328,7 +338,9 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
   }
@@ -504,7 +516,7 @@ HP_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, i
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -524,7 +536,9 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -535,7 +549,7 @@ HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ibsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -555,7 +569,9 @@ static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -566,7 +582,7 @@ HP_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Issend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -586,7 +602,9 @@ static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -597,7 +615,7 @@ HP_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Irsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_sent(count, datatype);
+  if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -617,7 +635,9 @@ static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_sent(count, datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
 }
@@ -657,7 +677,7 @@ HP_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatyp
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Send_init, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) hp_req_send_persistent(*request, hp_bytes(count, datatype));
+  if (rc == MPI_SUCCESS) hp_req_send_persistent(*request, hp_bytes(count, datatype), hp_cm_peer(dest, comm));
   hp_mpi_end(&c);
   return rc;
 }
@@ -675,7 +695,7 @@ static void mpi_send_init_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype
   }
   pmpi_send_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
-    hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)));
+    hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)), hp_cm_peer((int)*f_dest, PMPI_Comm_f2c(*f_comm)));
   }
   hp_mpi_end(&c);
 }
@@ -765,7 +785,10 @@ HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bcast(buffer, count, datatype, root, comm);
   int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_bcast(count, datatype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_bcast(count, datatype);
+    hp_cm_bcast(count, datatype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -785,7 +808,9 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_bcast(count, datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -796,7 +821,10 @@ HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_reduce(count, datatype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_reduce(count, datatype);
+    hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -816,7 +844,9 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_reduce(count, datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -858,7 +888,10 @@ HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype se
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+    hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -881,7 +914,9 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -892,7 +927,10 @@ HP_MPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype s
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+    hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -914,7 +952,9 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -925,7 +965,10 @@ HP_MPI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype s
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+    hp_cm_scatter(sendcount, sendtype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -948,7 +991,9 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     const void *recvbuf = hp_mpi_fbuf(f_recvbuf);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -959,7 +1004,10 @@ HP_MPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], cons
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  if (rc == MPI_SUCCESS) hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+    hp_cm_scatterv(sendcounts, sendtype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -977,11 +1025,14 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
   }
   pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
+    const int *sendcounts = (const int *)f_sendcounts;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     const void *recvbuf = hp_mpi_fbuf(f_recvbuf);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1059,7 +1110,10 @@ HP_MPI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (rc == MPI_SUCCESS) hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+    hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1083,7 +1137,7 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1094,7 +1148,10 @@ HP_MPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], con
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  if (rc == MPI_SUCCESS) hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+    hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1118,7 +1175,7 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1280,7 +1337,10 @@ HP_MPI_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ibcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
   int rc = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_bcast(count, datatype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_bcast(count, datatype);
+    hp_cm_bcast(count, datatype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1300,7 +1360,9 @@ static void mpi_ibcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_bcast(count, datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1311,7 +1373,10 @@ HP_MPI_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ireduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   int rc = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_reduce(count, datatype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_reduce(count, datatype);
+    hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1331,7 +1396,9 @@ static void mpi_ireduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, M
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_reduce(count, datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1373,7 +1440,10 @@ HP_MPI_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype s
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Igather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   int rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+    hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1396,7 +1466,9 @@ static void mpi_igather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1407,7 +1479,10 @@ HP_MPI_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Igatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   int rc = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+    hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1429,7 +1504,9 @@ static void mpi_igatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1440,7 +1517,10 @@ HP_MPI_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype 
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Iscatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   int rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+    hp_cm_scatter(sendcount, sendtype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1463,7 +1543,9 @@ static void mpi_iscatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     const void *recvbuf = hp_mpi_fbuf(f_recvbuf);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1474,7 +1556,10 @@ HP_MPI_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], con
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Iscatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   int rc = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+    hp_cm_scatterv(sendcounts, sendtype, root, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1492,11 +1577,14 @@ static void mpi_iscatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
   }
   pmpi_iscatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
+    const int *sendcounts = (const int *)f_sendcounts;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     const void *recvbuf = hp_mpi_fbuf(f_recvbuf);
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
-    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1574,7 +1662,10 @@ HP_MPI_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ialltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+    hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1598,7 +1689,7 @@ static void mpi_ialltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+    hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
   hp_mpi_end(&c);
 }
@@ -1609,7 +1700,10 @@ HP_MPI_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], co
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ialltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
   int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-  if (rc == MPI_SUCCESS) hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+  if (rc == MPI_SUCCESS) {
+    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+    hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+  }
   hp_mpi_end(&c);
   return rc;
 }
@@ -1633,7 +1727,7 @@ static void mpi_ialltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+    hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
   hp_mpi_end(&c);
 }

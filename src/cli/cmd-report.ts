@@ -14,7 +14,8 @@ import { scanRanks, workOf } from '../report/rank-scan.js';
 import { assembleReport, parseThreadSelector, sampleCounts, selectThreads, ThreadReportBuilder, threadOptions } from '../report/report-data.js';
 import type { ThreadReport } from '../report/report-data.js';
 import type { SortKey, ThreadSelector } from '../report/report-data.js';
-import { renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../report/report-mpi.js';
+import { renderCommMatrix, renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../report/report-mpi.js';
+import { commMatrix } from '../report/comm-matrix.js';
 import { renderDiagnoses, renderOpenmpReport } from '../report/report-openmp.js';
 import { reportPieces } from '../report/report-text.js';
 import { jsonPieces } from '../base/json-pieces.js';
@@ -44,6 +45,7 @@ interface ReportCliOptions {
   json?: boolean;
   openmp?: boolean;
   mpi?: boolean;
+  matrix?: boolean;
   diagnose?: boolean;
   functions?: boolean;
   event?: string;
@@ -89,6 +91,7 @@ function chooseMetric(sets: MetricFiles[], metric?: string): MetricFiles {
 }
 
 function report(dir: string, opts: ReportCliOptions): void {
+  if (opts.matrix && !opts.mpi) throw new UserError('--matrix is a part of the MPI accounting: give it with --mpi (hyprof report DIR --mpi --matrix)');
   let sets: MetricFiles[];
   try {
     sets = listProfileFiles(dir);
@@ -125,6 +128,7 @@ function report(dir: string, opts: ReportCliOptions): void {
   const needs = {
     mean: sectionsWanted && (sel.kind === 'mean' || (sel.kind === 'all' && (set.merged !== undefined || set.files.length > 1))),
     spreads: opts.mpi === true || opts.diagnose === true || unresolved !== null || mayBeMultiRank(set),
+    matrix: opts.matrix === true,
   };
   // One pass over the files: the threads printed in full get their sections, the rest is summed as it goes.
   const scan = scanRanks(
@@ -165,13 +169,15 @@ function report(dir: string, opts: ReportCliOptions): void {
     const diagnoses = mpiDiagnoses(scan, (nodes, contexts) => workOf(set, nodes, contexts));
     if (opts.json) {
       const omp = opts.diagnose && hasOmp ? readOpenmpFile(dir) : undefined;
-      const body = opts.mpi ? { ranks, mpi: accounting, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };
+      const matrix = opts.matrix ? { matrix: commMatrix(scan) } : {};
+      const body = opts.mpi ? { ranks, mpi: accounting, ...matrix, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       return;
     }
     const parts: string[] = [];
     if (ranks.notes.length > 0) parts.push(`${ranks.notes.map((n) => `WARNING: ${n}`).join('\n')}\n`);
     if (opts.mpi) parts.push(renderMpiAccounting(accounting, { limit: opts.limit }));
+    if (opts.matrix) parts.push(renderCommMatrix(commMatrix(scan), { limit: opts.limit }));
     if (opts.diagnose) {
       if (hasOmp) parts.push(renderDiagnoses(readOpenmpFile(dir)));
       parts.push(renderMpiDiagnoses(diagnoses, scan.ranks.size));
@@ -287,6 +293,7 @@ export function register(program: Command): void {
     .addOption(unitsOption())
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
+    .option('--matrix', 'with --mpi: the communication matrix, bytes and messages per sender × receiver rank (recorded with HYPROF_COMM_MATRIX=1 or TAU_COMM_MATRIX=1)')
     .option('--diagnose', 'problems found, with their code locations: OpenMP (imbalance, serial sections, lock contention ...) and MPI load imbalance between ranks')
     .option(
       '--functions',

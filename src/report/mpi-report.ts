@@ -12,6 +12,7 @@
  */
 import { rankList, rankNotes, summarizeRanks } from '../profile/mpi-ranks.js';
 import { meanStd, type RankAcc, type RankScan } from './rank-scan.js';
+import type { MpiShare } from '../analysis/mpi-share.js';
 import { displayName } from '../profile/tau-model.js';
 
 export interface RankStatRow {
@@ -38,8 +39,8 @@ export interface RanksReport {
   /** Lost ranks, files of another run, settings that differ. */
   notes: string[];
   slowest?: { node: number; total: number; meanTotal: number };
-  /** Share of the run in MPI: mean over ranks, the ranks with least and most. */
-  mpiShare?: { mean: number; min: { node: number; share: number }; max: { node: number; share: number } };
+  /** The one MPI share (analysis/mpi-share.ts), the same in --mpi and the viewer. */
+  mpiShare?: MpiShare;
   stats: RankStatRow[];
   /** Rows before the limit. */
   statCount: number;
@@ -49,7 +50,11 @@ export interface MpiRankRow {
   node: number;
   total: number;
   mpi: number;
+  /** The rank's MPI share (analysis/mpi-share.ts): MPI other than Init / Finalize over the run between them. */
   share: number;
+  /** MPI_Init and MPI_Finalize, percent of the run. */
+  initShare: number;
+  finalizeShare: number;
   calls: number;
   sent: number;
   received: number;
@@ -91,6 +96,8 @@ export interface MpiSiteRow {
 }
 
 export interface MpiAccounting {
+  /** The one MPI share, as RANKS gives it. */
+  share?: MpiShare;
   ranks: MpiRankRow[];
   byCall: MpiCallRow[];
   byCaller: MpiCallRow[];
@@ -146,13 +153,7 @@ export function ranksReport(scan: RankScan, limit = 20): RanksReport {
     .sort((a, b) => b.mean - a.mean || (a.name < b.name ? -1 : 1));
   const slow = ranks.reduce<RankAcc | undefined>((best, r) => (!best || r.total > best.total ? r : best), undefined);
   const meanTotal = mean(ranks.map((r) => r.total));
-  const withMpi = ranks.filter((r) => r.mpiCalls > 0 && r.total > 0);
-  let mpiShare: RanksReport['mpiShare'];
-  if (withMpi.length > 0) {
-    const shares = withMpi.map((r) => ({ node: r.node, share: (100 * r.mpi) / r.total }));
-    shares.sort((a, b) => a.share - b.share || a.node - b.node);
-    mpiShare = { mean: mean(shares.map((s) => s.share)), min: shares[0], max: shares[shares.length - 1] };
-  }
+  const mpiShare = scan.mpiShare.result();
   return {
     ranks: ranks.length,
     threads: scan.threads,
@@ -185,13 +186,16 @@ function callRow(call: string, caller: string, per: Array<{ node: number; calls:
 export function mpiAccounting(scan: RankScan): MpiAccounting {
   const ranks = [...scan.ranks.values()].sort((a, b) => a.node - b.node);
   const meanTotal = mean(ranks.map((r) => r.total));
+  const shares = new Map(scan.mpiShare.perRank().map((s) => [s.node, s]));
   const rankRows = ranks
     .filter((r) => r.mpiCalls > 0)
     .map((r) => ({
       node: r.node,
       total: r.total,
       mpi: r.mpi,
-      share: r.total > 0 ? (100 * r.mpi) / r.total : 0,
+      share: shares.get(r.node)?.share ?? 0,
+      initShare: shares.get(r.node)?.initShare ?? 0,
+      finalizeShare: shares.get(r.node)?.finalizeShare ?? 0,
       calls: r.mpiCalls,
       sent: r.bytesSent,
       received: r.bytesReceived,
@@ -237,9 +241,15 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
       return { region, exec, mpi, share: exec > 0 ? (100 * mpi) / exec : NaN };
     })
     .sort((a, b) => b.mpi - a.mpi);
-  const totalAll = [...scan.events.values()].find((e) => displayName(e.name) === ROOT)?.incl.sum ?? 0;
-  const mpiAll = ranks.reduce((n, r) => n + r.mpi, 0);
-  if (rankRows.length > 0) regions.push({ region: 'whole program', exec: totalAll, mpi: mpiAll, share: totalAll > 0 ? (100 * mpiAll) / totalAll : 0 });
+  // The whole program is the one MPI share (analysis/mpi-share.ts): the threads that call MPI, between
+  // MPI_Init and MPI_Finalize; not divided by threads that never call MPI (runtime service threads).
+  const share = scan.mpiShare.result();
+  if (rankRows.length > 0 && share) {
+    const per = scan.mpiShare.perRank();
+    const exec = per.reduce((n, r) => n + r.run - r.init - r.finalize, 0);
+    const mpi = per.reduce((n, r) => n + r.mpi - r.init - r.finalize, 0);
+    regions.push({ region: 'whole program (threads that call MPI, MPI_Init to MPI_Finalize)', exec, mpi, share: share.mean });
+  }
   // A rank's sites come from all its threads (and a profile may list a line more than once): a row
   // counts each rank once.
   const siteMap = new Map<string, MpiSiteRow & { lastNode: number }>();
@@ -255,7 +265,7 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
     }
   }
   const sites = [...siteMap.values()].map(({ lastNode: _, ...row }) => row).sort((a, b) => b.usec - a.usec);
-  return { ranks: rankRows, byCall, byCaller, regions, sites };
+  return { ...(share ? { share } : {}), ranks: rankRows, byCall, byCaller, regions, sites };
 }
 
 /** 0: a timer or a sampled line of the program's own sources; 1: a sampled line elsewhere; 2: own code. */

@@ -6,6 +6,7 @@
  * may differ between ranks (child timers, sampled lines). Files are read one at a time.
  */
 import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
+import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
 import { displayName, threadLabel } from '../profile/tau-model.js';
@@ -49,7 +50,23 @@ export interface RankAcc {
   bytesReceived: number;
   bytesCollective: number;
   sites: MpiSiteRecord[];
+  /** The communication matrix's row (TAU_COMM_MATRIX): per destination rank, messages and bytes sent
+   * over the rank's threads; kept only when the scan is asked for it (ScanNeeds.matrix). */
+  sentTo?: Map<number, MatrixCell>;
+  /** Messages to destinations beyond the layer's fixed row ("Message size sent beyond the
+   * communication matrix row"): counted, not lost. */
+  sentBeyond?: MatrixCell;
 }
+
+/** Messages and bytes of one sender → receiver pair. */
+export interface MatrixCell {
+  count: number;
+  bytes: number;
+}
+
+/** TAU's name of a matrix entry: "Message size sent to node <N>" (ParaProf's communication matrix). */
+const SENT_TO = /^Message size sent to node (\d+)$/;
+export const SENT_BEYOND = 'Message size sent beyond the communication matrix row';
 
 export interface RankScan {
   metric: string;
@@ -63,6 +80,8 @@ export interface RankScan {
   metadataOfFirst: Array<[string, string]>;
   /** Samples taken and dropped over all threads (report-data's sampleCounts, summed). */
   samples: { taken?: number; drops: Map<string, number> };
+  /** The one MPI share (analysis/mpi-share.ts): over the threads that call MPI, Init and Finalize apart. */
+  mpiShare: MpiShareAcc;
 }
 
 const ROOT = '.TAU application';
@@ -166,17 +185,21 @@ export interface ScanNeeds {
   mean?: boolean;
   /** The statistics of each flat event over threads (events: the cross-rank views); default true. */
   spreads?: boolean;
+  /** The communication matrix's rows (RankAcc.sentTo); default false: an entry per rank pair. */
+  matrix?: boolean;
 }
 
 /** The scan's part of reading one thread's file. */
 class ThreadScan implements ThreadSink {
   private r!: RankAcc;
   private at = '';
+  private tally!: ReturnType<typeof threadTally>;
 
   constructor(
     private readonly scan: RankScan,
     private readonly mean: MeanSums | null,
     private readonly spreads: boolean,
+    private readonly matrix: boolean,
     /** Also told every line (a thread the report prints in full). */
     private readonly also: ThreadSink | undefined,
   ) {}
@@ -188,6 +211,7 @@ class ThreadScan implements ThreadSink {
     let r = scan.ranks.get(t.node);
     if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
     this.r = r;
+    this.tally = threadTally(t.node);
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
       // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
@@ -205,6 +229,7 @@ class ThreadScan implements ThreadSink {
 
   event(name: string, calls: number, subrs: number, excl: number, incl: number, group: string): void {
     this.also?.event(name, calls, subrs, excl, incl, group);
+    this.tally.event(displayName(name), group, calls, excl, incl);
     // pprof's mean: every entry summed (divided by the threads at the end).
     this.mean?.add(name, calls, subrs, excl, incl, group);
     const r = this.r;
@@ -251,10 +276,28 @@ class ThreadScan implements ThreadSink {
     if (name === 'Message size sent to all nodes') r.bytesSent += userTotal(u);
     else if (name === 'Message size received from all nodes') r.bytesReceived += userTotal(u);
     else if (name.startsWith('Message size for ')) r.bytesCollective += userTotal(u);
+    else if (this.matrix) this.matrixEntry(r, name, u);
     this.mean?.addUser(u);
   }
 
+  private matrixEntry(r: RankAcc, name: string, u: TauUserEvent): void {
+    const m = SENT_TO.exec(name);
+    let cell: MatrixCell | undefined;
+    if (m) {
+      const to = Number(m[1]);
+      r.sentTo ??= new Map();
+      cell = r.sentTo.get(to);
+      if (!cell) r.sentTo.set(to, (cell = { count: 0, bytes: 0 }));
+    } else if (name === SENT_BEYOND) {
+      cell = r.sentBeyond ??= { count: 0, bytes: 0 };
+    }
+    if (!cell) return;
+    cell.count += u.count;
+    cell.bytes += userTotal(u);
+  }
+
   end(): void {
+    this.scan.mpiShare.add(this.tally);
     this.also?.end();
   }
 }
@@ -278,6 +321,7 @@ export function scanRanks(
     records: [],
     metadataOfFirst: [],
     samples: { drops: new Map() },
+    mpiShare: new MpiShareAcc(),
   };
   const sums = needs.mean === false ? null : scan.meanSums;
   forEachThreadLines(set, (i) => {
@@ -286,7 +330,7 @@ export function scanRanks(
     let inner: ThreadScan | undefined;
     return {
       begin: (t) => {
-        inner = new ThreadScan(scan, sums, needs.spreads !== false, printFor?.(t));
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t));
         inner.begin(t);
       },
       event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),

@@ -3,6 +3,8 @@
  * per-event statistics over threads as ParaProf's mean / std. dev. views), `--mpi` (the MPI
  * accounting) and the MPI part of `--diagnose`.
  */
+import type { CommMatrix } from './comm-matrix.js';
+import { mpiShareLine } from '../analysis/mpi-share.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from './mpi-report.js';
 import { formatValue, significant, withCommas } from './report-format.js';
 
@@ -16,7 +18,19 @@ function table(head: string[], rows: string[][]): string[] {
 
 const msec = (usec: number): string => formatValue(usec, 1000);
 const pct = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)}%` : '-');
-const bytes = (b: number): string => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${withCommas(Math.round(b))} B`);
+const bytes = (b: number): string =>
+  b >= 1 << 30
+    ? `${(b / (1 << 30)).toFixed(1)} GiB`
+    : b >= 1 << 20
+      ? `${(b / (1 << 20)).toFixed(1)} MiB`
+      : b >= 1024
+        ? `${(b / 1024).toFixed(1)} KiB`
+        : `${withCommas(Math.round(b))} B`;
+/** A count in few characters: 950, 12.3k, 4.5M. */
+const count = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n));
+
+/** Ranks up to which the matrix is printed as a grid; above, the largest pairs are listed. */
+const GRID_UP_TO = 16;
 
 /** The ranks section printed after the per-thread tables of a multi-rank profile. */
 export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
@@ -29,12 +43,7 @@ export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
       `  Slowest rank: ${r.slowest.node} (${v(r.slowest.total)} ${unit} in .TAU application; mean over ranks ${v(r.slowest.meanTotal)} ${unit})`,
     );
   }
-  if (r.mpiShare) {
-    out.push(
-      `  Time in MPI: ${pct(r.mpiShare.mean)} of a rank's run on average; least on rank ${r.mpiShare.min.node} (${pct(r.mpiShare.min.share)}), ` +
-        `most on rank ${r.mpiShare.max.node} (${pct(r.mpiShare.max.share)}). Details: hyprof report --mpi; problems: --diagnose`,
-    );
-  }
+  if (r.mpiShare) out.push(`  ${mpiShareLine(r.mpiShare)}. Details: hyprof report --mpi; problems: --diagnose`);
   out.push(
     '',
     `STATISTICS OVER ALL ${r.threads} THREADS (exclusive ${unit}; threads without an event count as 0, as in ParaProf's mean and std. dev.):`,
@@ -53,12 +62,27 @@ export function renderRanks(r: RanksReport, unit: 'msec' | 'counts'): string[] {
 export function renderMpiAccounting(a: MpiAccounting, opts: { limit?: number } = {}): string {
   const limit = opts.limit ?? 20;
   const out: string[] = [];
-  out.push('MPI per rank (time in msec; bytes as the MPI calls gave them: point-to-point sent / received, collectives):');
+  if (a.share) out.push(`${mpiShareLine(a.share)}.`, '');
+  out.push(
+    'MPI per rank (time in msec; MPI % as above: the threads that call MPI, MPI_Init to MPI_Finalize, Init and Finalize apart; ' +
+      'bytes as the MPI calls gave them: point-to-point sent / received, collectives):',
+  );
   const shown = a.ranks.length > limit ? [...a.ranks].sort((x, y) => y.share - x.share).slice(0, limit) : a.ranks;
   out.push(
     ...table(
-      ['Rank', 'Total', 'MPI', 'MPI %', 'Calls', 'Sent', 'Received', 'Collective'],
-      shown.map((r) => [String(r.node), msec(r.total), msec(r.mpi), pct(r.share), withCommas(r.calls), bytes(r.sent), bytes(r.received), bytes(r.collective)]),
+      ['Rank', 'Total', 'MPI', 'MPI %', 'Init %', 'Finalize %', 'Calls', 'Sent', 'Received', 'Collective'],
+      shown.map((r) => [
+        String(r.node),
+        msec(r.total),
+        msec(r.mpi),
+        pct(r.share),
+        pct(r.initShare),
+        pct(r.finalizeShare),
+        withCommas(r.calls),
+        bytes(r.sent),
+        bytes(r.received),
+        bytes(r.collective),
+      ]),
     ),
   );
   if (shown.length < a.ranks.length) out.push(`(the ${shown.length} ranks with the largest MPI share of ${a.ranks.length}; --limit)`);
@@ -104,3 +128,45 @@ export function renderMpiDiagnoses(ds: MpiDiagnosis[], ranks: number): string {
   return `${out.join('\n')}\n`;
 }
 
+
+/**
+ * `--mpi --matrix`: the communication matrix, bytes and messages per sender × receiver. Up to 16 ranks
+ * two grids (rows send, columns receive), as ParaProf's matrix window; above, the pairs that moved the
+ * most, `--limit` of them.
+ */
+export function renderCommMatrix(m: CommMatrix | null, opts: { limit?: number } = {}): string {
+  if (!m) {
+    return (
+      'COMMUNICATION MATRIX: none in this profile. The MPI layer records it when the run sets HYPROF_COMM_MATRIX=1 ' +
+      '(or TAU_COMM_MATRIX=1)\n'
+    );
+  }
+  const out = [
+    `COMMUNICATION MATRIX: ${withCommas(m.totalMessages)} messages, ${bytes(m.totalBytes)} between ${m.pairs.length} sender → receiver pairs ` +
+      '(point-to-point sends; Bcast, Scatter from the root, Reduce, Gather to it; Alltoall)',
+  ];
+  if (m.ranks.length <= GRID_UP_TO) {
+    const at = new Map(m.pairs.map((p) => [`${p.from},${p.to}`, p]));
+    const grid = (title: string, cell: (p: { count: number; bytes: number }) => string) => {
+      out.push('', title);
+      const rows = [['from \\ to', ...m.ranks.map(String)], ...m.ranks.map((from) => [String(from), ...m.ranks.map((to) => { const p = at.get(`${from},${to}`); return p ? cell(p) : '.'; })])];
+      // Every column right-aligned, the last too: a grid of numbers.
+      const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+      out.push(...rows.map((r) => r.map((c, i) => c.padStart(w[i])).join('  ')));
+    };
+    grid('Bytes sent (rows: sender rank, columns: receiver rank):', (p) => bytes(p.bytes));
+    grid('Messages sent:', (p) => count(p.count));
+  } else {
+    const limit = opts.limit ?? 20;
+    const top = [...m.pairs].sort((a, b) => b.bytes - a.bytes || a.from - b.from || a.to - b.to).slice(0, limit);
+    out.push('', `The ${top.length} pairs that moved the most of ${m.pairs.length} (--limit; --json has them all):`);
+    out.push(...table(['From', 'To', 'Bytes', 'Messages', 'Mean size'], top.map((p) => [String(p.from), String(p.to), bytes(p.bytes), withCommas(p.count), bytes(p.count ? p.bytes / p.count : 0)])));
+  }
+  for (const b of m.beyond) {
+    out.push(
+      `  WARNING: rank ${b.from} sent ${withCommas(b.count)} messages (${bytes(b.bytes)}) to more destinations than its matrix row holds: ` +
+        'counted here, not placed in the matrix',
+    );
+  }
+  return `${out.map((l) => l.replace(/\s+$/, '')).join('\n')}\n`;
+}

@@ -8,6 +8,7 @@ import { threadWords } from '../profile/thread-words.js';
 import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
 import { functionsOf } from '../report/report-functions.js';
 import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
+import { MpiShareAcc, mpiShareLine, threadTally } from '../analysis/mpi-share.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
 import { eventTree, isParamEvent, kindOf, sourceOf, splitPath, type EventTree, type TreeNode } from '../profile/event-tree.js';
@@ -190,6 +191,18 @@ export class ProfileApi {
     return v.tree;
   }
 
+  /** The one MPI share (analysis/mpi-share.ts) of the first metric, as `hyprof report` prints it. */
+  private mpiShare(): { mpiShare?: string } {
+    const acc = new MpiShareAcc();
+    for (const t of this.profile.threads[0] ?? []) {
+      const tally = threadTally(t.node);
+      for (const e of t.events) tally.event(displayName(e.name), e.group, e.calls, e.excl, e.incl);
+      acc.add(tally);
+    }
+    const share = acc.result();
+    return share ? { mpiShare: mpiShareLine(share) } : {};
+  }
+
   summary(): unknown {
     const p = this.profile;
     const events0 = new Set<string>();
@@ -209,6 +222,7 @@ export class ProfileApi {
               count: new Set(p.threads[0].map((t) => t.node)).size,
               ...(this.ranks.worldSize !== undefined ? { worldSize: this.ranks.worldSize } : {}),
               notes: rankNotes(this.ranks),
+              ...this.mpiShare(),
             },
           }
         : {}),

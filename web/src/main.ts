@@ -19,7 +19,7 @@ interface Summary {
   threadCount: number;
   stats: string[];
   /** An MPI run: its ranks, and what is wrong with them (a rank lost, files of another run). */
-  ranks?: { count: number; worldSize?: number; notes: string[] };
+  ranks?: { count: number; worldSize?: number; notes: string[]; mpiShare?: string };
   /** Run B of the compare mode. */
   compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
@@ -105,6 +105,10 @@ async function start(): Promise<void> {
     const notes = document.getElementById('notes')!;
     notes.textContent = r.notes.join(' ');
     notes.hidden = r.notes.length === 0;
+    // The one MPI share, the line `hyprof report` prints in RANKS and --mpi.
+    const share = document.getElementById('mpi-share')!;
+    share.textContent = r.mpiShare ?? '';
+    share.hidden = r.mpiShare === undefined;
   }
   document.title = `hyprof view — ${s.dir}`;
   showCompare(s);
