@@ -145,7 +145,8 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   }
   const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
   const ranks = mpiRun ? summarizeRanks(procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }))) : undefined;
-  const allRanks = opts.allRanks ?? (ranks !== undefined && ranks.present.length > 1);
+  // Every rank is here: several, or the one of a world of one (a program started without mpirun).
+  const allRanks = opts.allRanks ?? (ranks !== undefined && (ranks.present.length > 1 || ranks.worldSize === 1));
   const format = profileFormat(opts.format);
   if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
     throw new UserError(
