@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeRawFiles, readOpenmpFile, type OpenmpFile } from '../src/analysis/openmp.js';
-import type { OpenmpAnalysis } from '../src/analysis/openmp-analysis.js';
+import type { OpenmpAnalysis } from '../src/analysis/openmp-model.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import type { TauProfile } from '../src/profile/tau-model.js';
 import { compileC, hyprof, run, tmpDir } from './helpers/native.js';

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readOpenmpFile } from '../src/analysis/openmp.js';
-import type { OpenmpAnalysis } from '../src/analysis/openmp-analysis.js';
+import type { OpenmpAnalysis } from '../src/analysis/openmp-model.js';
 import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
 

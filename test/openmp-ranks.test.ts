@@ -4,7 +4,7 @@
  * before any finding (ranks × threads against the CPUs available).
  */
 import test from 'ava';
-import type { OmpDiagnosis, OpenmpAnalysis } from '../src/analysis/openmp-analysis.js';
+import type { OmpDiagnosis, OpenmpAnalysis } from '../src/analysis/openmp-model.js';
 import type { OpenmpFile } from '../src/analysis/openmp.js';
 import { emptyTimes } from '../src/analysis/openmp-samples.js';
 import { hostLoadLines, rankList, renderDiagnoses } from '../src/report/report-openmp.js';

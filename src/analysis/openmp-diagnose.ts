@@ -35,7 +35,7 @@
  * MIN_WEAK samples or events behind the share that decides it, a strong one MIN_STRONG; below that it
  * is weak, or not raised. Each finding states its evidence and, for a sampled share, a 95% interval.
  */
-import type { OmpContextMetrics, OmpDiagnosis, OpenmpAnalysis } from './openmp-analysis.js';
+import type { OmpContextMetrics, OmpDiagnosis, OpenmpAnalysis } from './openmp-model.js';
 import { sampledTotal, taskManagement } from './openmp-samples.js';
 import { ranShare } from './run-load.js';
 

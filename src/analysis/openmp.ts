@@ -11,7 +11,8 @@ import type { RawProcess } from '../samples/raw-model.js';
 import { readRawFile } from '../samples/raw-reader.js';
 import { AddressMap } from '../symbolize/address-map.js';
 import { moduleKey, Symbolizer } from '../symbolize/symbolizer.js';
-import { analyzeOpenmp, type OpenmpAnalysis } from './openmp-analysis.js';
+import { analyzeOpenmp } from './openmp-analysis.js';
+import type { OpenmpAnalysis } from './openmp-model.js';
 import { applyConstructNames, nameConstructs } from './openmp-names.js';
 import { readOmptSection, type OmptData } from './openmp-raw.js';
 

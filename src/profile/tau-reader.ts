@@ -7,7 +7,8 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from './tau-model.js';
-import { MERGED_FILE, mergedMetrics, readMergedThreads } from './tau-merged.js';
+import { MERGED_FILE, mergedMetrics, readMergedThreads } from './tau-merged-reader.js';
+import { unescapeXml } from './xml-text.js';
 import { attachStacks } from './stacks-file.js';
 
 const FILE_RE = /^profile\.(\d+)\.(\d+)\.(\d+)$/;
@@ -41,15 +42,6 @@ function parseMetadata(file: string, header: string): Array<[string, string]> {
   const re = /<attribute><name>([\s\S]*?)<\/name><value>([\s\S]*?)<\/value><\/attribute>/g;
   for (let m = re.exec(body); m; m = re.exec(body)) out.push([unescapeXml(m[1]), unescapeXml(m[2])]);
   return out;
-}
-
-export function unescapeXml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
 }
 
 /**

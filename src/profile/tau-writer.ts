@@ -10,15 +10,11 @@ import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
 import { STACKS_FILE } from './stacks-file.js';
 import { FOLD_FILE } from './fold-file.js';
+import { escapeXml } from './xml-text.js';
 
 /** TAU's readers split on `"` and lines: names may carry neither. */
 export function sanitizeName(name: string): string {
   return name.replace(/"/g, "'").replace(/[\r\n]+/g, ' ');
-}
-
-export function escapeXml(s: string): string {
-  // Newlines would break the one-line header TAU's readers expect.
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\r\n]+/g, ' ');
 }
 
 function num(v: number, what: string, file: string): string {

@@ -4,7 +4,7 @@
  * events. Pure functions, no I/O: the text renderer and `--json` print the same data.
  */
 import { UserError } from '../base/errors.js';
-import { CallTreeBuilder, type FlatValues } from './report-tree.js';
+import { CallTreeBuilder, type CallTreeNode, type FlatValues } from './report-tree.js';
 import { displayName, threadLabel, threadNameOf } from '../profile/tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from '../profile/tau-model.js';
 import { ownString, type ThreadSink } from '../profile/tau-reader.js';
@@ -57,21 +57,6 @@ export interface ContextHotLines {
   lines: HotLine[];
   /** Sampled lines not shown (beyond the hot-lines limit). */
   more: number;
-}
-
-/** One node of the event-path tree (report-tree.ts makes them as they are walked). */
-export interface CallTreeNode {
-  /** The last event of the path, as displayed. */
-  readonly name: string;
-  /** The full event path (display form), or the flat name for a root without a path entry. */
-  readonly path: string;
-  readonly calls: number;
-  readonly subrs: number;
-  readonly excl: number;
-  readonly incl: number;
-  readonly children: CallTreeNode[];
-  /** Children left out (beyond the hot-lines limit under sample nodes), and their summed value. */
-  readonly omitted?: { count: number; incl: number };
 }
 
 export interface DropCount {

@@ -6,7 +6,7 @@
  * cut to `limit` rows. Construct events are shown by their short name and file:line, not by TAU's
  * full name.
  */
-import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-analysis.js';
+import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-model.js';
 import type { OpenmpFile } from '../analysis/openmp.js';
 import { sampledTotal, type ActivityTimes } from '../analysis/openmp-samples.js';
 import { loadLine } from '../analysis/run-load.js';

@@ -4,7 +4,8 @@
  * lines per context, sample drops and user events.
  */
 import { formatCount, formatPercent, formatPerCall, formatValue, padLeft, significant, withCommas } from './report-format.js';
-import type { CallTreeNode, Report, ThreadReport } from './report-data.js';
+import type { Report, ThreadReport } from './report-data.js';
+import type { CallTreeNode } from './report-tree.js';
 import { columnUnit, pprofWord, type UnitChoice } from '../base/units.js';
 
 const RULE = '-'.repeat(87);

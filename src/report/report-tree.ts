@@ -9,8 +9,22 @@
  * a path whose prefix has no entry of its own is a root shown whole. Children are ordered hottest
  * first (then by name), and sample subtrees keep only their hottest children.
  */
-import type { CallTreeNode } from './report-data.js';
 import { ownString } from '../profile/tau-reader.js';
+
+/** One node of the event-path tree (CallTreeView below makes them as they are walked). */
+export interface CallTreeNode {
+  /** The last event of the path, as displayed. */
+  readonly name: string;
+  /** The full event path (display form), or the flat name for a root without a path entry. */
+  readonly path: string;
+  readonly calls: number;
+  readonly subrs: number;
+  readonly excl: number;
+  readonly incl: number;
+  readonly children: CallTreeNode[];
+  /** Children left out (beyond the hot-lines limit under sample nodes), and their summed value. */
+  readonly omitted?: { count: number; incl: number };
+}
 
 /** A column of numbers that grows as it is pushed to. */
 class Column<A extends Float64Array | Int32Array> {
@@ -237,7 +251,7 @@ interface FinishedTree {
   cut: Map<number, string>;
 }
 
-/** One node of a finished tree, as report-data's CallTreeNode; children made when asked. */
+/** One node of a finished tree, a CallTreeNode whose children are made when asked. */
 class CallTreeView implements CallTreeNode {
   constructor(
     private readonly tree: FinishedTree,

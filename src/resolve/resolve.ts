@@ -23,7 +23,8 @@ import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-rank
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
 import { checkTraceFiles, orphanTracePart, traceFileOf, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
-import { MERGED_FILE, writeMergedFile } from '../profile/tau-merged.js';
+import { writeMergedFile } from '../profile/tau-merged.js';
+import { MERGED_FILE } from '../profile/tau-merged-reader.js';
 import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
 export interface ResolveOptions {

@@ -6,42 +6,9 @@
  * instance's start). Written by native/core/fold.c; folded by src/resolve/fold-build.ts.
  */
 import type { Cursor } from './cursor.js';
-import type { RawContexts, RawEvent } from './raw-model.js';
+import type { RawContexts, RawEvent, RawFold, RawFoldInstance, RawFoldSample, RawFoldSeries } from './raw-model.js';
 
-export interface RawFoldInstance {
-  event: number;
-  /** Monotonic nanoseconds (hp_now_ns's scale), a bigint: the clock may exceed 2^53 ns. */
-  start: bigint;
-  duration: number;
-  /** The extra metrics (INFO metrics 1..) over the instance. */
-  deltas: number[];
-}
-
-export interface RawFoldSample {
-  /** The thread index that ran the instance (this thread, or the one whose instance it fell in). */
-  owner: number;
-  instanceStart: bigint;
-  offset: number;
-  context: bigint;
-  /** Extra metrics since the instance's start; null when unknown (a sample on another thread). */
-  metrics: (number | null)[];
-  pcs: bigint[];
-}
-
-export interface RawFoldSeries {
-  lostInstances: number;
-  lostSamples: number;
-  instances: RawFoldInstance[];
-  samples: RawFoldSample[];
-}
-
-export interface RawFold {
-  patterns: string[];
-  instanceCapacity: number;
-  sampleCapacity: number;
-  /** By thread index: one entry per pattern. */
-  threads: Map<number, RawFoldSeries[]>;
-}
+export type { RawFold, RawFoldInstance, RawFoldSample, RawFoldSeries };
 
 const UNKNOWN = 0xffff_ffff_ffff_ffffn;
 

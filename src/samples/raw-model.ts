@@ -6,7 +6,6 @@
 
 export const RAW_MAGIC = 'HYPROFRW';
 export const RAW_VERSION = 1;
-import type { RawFold } from './raw-fold.js';
 
 export const enum SectionTag {
   INFO = 1,
@@ -389,4 +388,40 @@ export interface RawJitLog {
   dropped: number;
   /** Records still being written when the file was (type 5 PENDING): skipped whole. */
   pending: number;
+}
+
+/** The FOLD section's content (raw-fold.ts reads it; docs/raw-format.md, tag 13). */
+export interface RawFoldInstance {
+  event: number;
+  /** Monotonic nanoseconds (hp_now_ns's scale), a bigint: the clock may exceed 2^53 ns. */
+  start: bigint;
+  duration: number;
+  /** The extra metrics (INFO metrics 1..) over the instance. */
+  deltas: number[];
+}
+
+export interface RawFoldSample {
+  /** The thread index that ran the instance (this thread, or the one whose instance it fell in). */
+  owner: number;
+  instanceStart: bigint;
+  offset: number;
+  context: bigint;
+  /** Extra metrics since the instance's start; null when unknown (a sample on another thread). */
+  metrics: (number | null)[];
+  pcs: bigint[];
+}
+
+export interface RawFoldSeries {
+  lostInstances: number;
+  lostSamples: number;
+  instances: RawFoldInstance[];
+  samples: RawFoldSample[];
+}
+
+export interface RawFold {
+  patterns: string[];
+  instanceCapacity: number;
+  sampleCapacity: number;
+  /** By thread index: one entry per pattern. */
+  threads: Map<number, RawFoldSeries[]>;
 }

@@ -28,7 +28,7 @@ import { Profile } from 'pprof-format';
 import { exportCollapsed } from '../../src/export/export-collapsed.js';
 import { buildPprof } from '../../src/export/export-pprof.js';
 import { exportSpeedscope } from '../../src/export/export-speedscope.js';
-import { MERGED_FILE } from '../../src/profile/tau-merged.js';
+import { MERGED_FILE } from '../../src/profile/tau-merged-reader.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile } from '../../src/profile/tau-model.js';
 import { readTauProfileDir } from '../../src/profile/tau-reader.js';
 import { ProfileApi } from '../../src/view/api.js';

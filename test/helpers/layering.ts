@@ -1,7 +1,9 @@
 /**
  * The dependency rule of the project, checked on the sources: every `#include` in native/ and every
  * relative `import` in src/ is an edge from the including file's folder to the included file's
- * folder. An edge may point down or sideways, never up, and the folders may form no cycle.
+ * folder. An edge may point down or sideways, never up, and the folders may form no cycle; inside
+ * a folder, the files may form no cycle either (one of two files that use each other holds what
+ * both need, or a third file below both does).
  *
  *   src/     cli (and index.ts) → view / report / export → trace → resolve → profile / analysis → symbolize
  *            → samples → events; base below all
@@ -11,13 +13,17 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-/** One dependency: `file` (relative to the tree's root, e.g. native/core/init.c) at `line` uses `target`. */
+/**
+ * One dependency: `file` (relative to the tree's root, e.g. native/core/init.c) at `line` uses the
+ * file `target`; `from` and `to` are their folders.
+ */
 export interface Edge {
   file: string;
   line: number;
   text: string;
   from: string;
   to: string;
+  target: string;
 }
 
 /** A layer: its rank (higher may use lower) and whether its folders may use each other. */
@@ -88,10 +94,16 @@ export function nativeEdges(root: string): Edge[] {
       const dirs = m[1] === '"' ? [dirname(file), ...includeDirs] : includeDirs;
       const target = dirs.map((d) => resolve(d, m[2]!)).find((p) => existsSync(p) && p.startsWith(nativeDir + sep));
       if (!target) return;
-      edges.push({ file: rel(root, file), line: i + 1, text: text.trim(), from: rel(root, dirname(file)), to: rel(root, dirname(target)) });
+      edges.push({ file: rel(root, file), line: i + 1, text: text.trim(), from: rel(root, dirname(file)), to: rel(root, dirname(target)), target: rel(root, target) });
     });
   }
   return edges;
+}
+
+/** The source file a relative specifier names: `x.js` is `x.ts` (`.cjs` `.cts`, `.mjs` `.mts`) where that exists. */
+function sourceOf(target: string): string {
+  const ts = target.replace(/\.(c|m)?js$/, (_, k: string | undefined) => `.${k ?? ''}ts`);
+  return ts !== target && existsSync(ts) ? ts : target;
 }
 
 /**
@@ -107,8 +119,8 @@ export function srcEdges(root: string): Edge[] {
     lines.forEach((text, i) => {
       const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
       for (const spec of specs) {
-        const target = resolve(dirname(file), spec);
-        edges.push({ file: rel(root, file), line: i + 1, text: text.trim(), from: rel(root, dirname(file)), to: rel(root, dirname(target)) });
+        const target = sourceOf(resolve(dirname(file), spec));
+        edges.push({ file: rel(root, file), line: i + 1, text: text.trim(), from: rel(root, dirname(file)), to: rel(root, dirname(target)), target: rel(root, target) });
       }
     });
   }
@@ -119,8 +131,10 @@ const where = (e: Edge): string => `${e.file}:${e.line}: ${e.text}`;
 
 /**
  * Every breach of the layering in `edges`, one message each, naming the file and line: an edge up
- * (or between two isolated folders of one layer), an edge from or to a folder in no layer, and
- * every cycle between folders with one file:line per step. Empty when the graph is clean.
+ * (or between two isolated folders of one layer), an edge from or to a folder in no layer, every
+ * cycle between folders, and every cycle between the files of one folder, with one file:line per
+ * step. (A cycle of files in several folders is a cycle of those folders, reported as such.) Empty
+ * when the graph is clean.
  */
 export function checkLayering(edges: Edge[], layering: Layering): string[] {
   const problems: string[] = [];
@@ -139,16 +153,34 @@ export function checkLayering(edges: Edge[], layering: Layering): string[] {
   for (const cycle of folderCycles(between)) {
     problems.push(`cycle between folders: ${[...cycle.map((e) => e.from), cycle[0]!.from].join(' → ')}\n${cycle.map((e) => `  ${where(e)}`).join('\n')}`);
   }
+  for (const cycle of fileCycles(edges)) {
+    problems.push(`cycle between files: ${[...cycle.map((e) => e.file), cycle[0]!.file].join(' → ')}\n${cycle.map((e) => `  ${where(e)}`).join('\n')}`);
+  }
   return problems;
 }
 
 /** One cycle (as the edges that make it, one per step) for every strongly connected set of folders. */
 export function folderCycles(edges: Edge[]): Edge[][] {
+  return cycles(edges, (e) => e.from, (e) => e.to);
+}
+
+/** One cycle for every strongly connected set of files of one folder (imports within the folder). */
+export function fileCycles(edges: Edge[]): Edge[][] {
+  return cycles(
+    edges.filter((e) => e.from === e.to && e.file !== e.target),
+    (e) => e.file,
+    (e) => e.target,
+  );
+}
+
+/** One cycle (the edges that make it, one per step) for every strongly connected set of nodes. */
+function cycles(edges: Edge[], fromOf: (e: Edge) => string, toOf: (e: Edge) => string): Edge[][] {
   const out = new Map<string, Map<string, Edge>>();
   for (const e of edges) {
-    if (!out.has(e.from)) out.set(e.from, new Map());
-    if (!out.has(e.to)) out.set(e.to, new Map());
-    if (!out.get(e.from)!.has(e.to)) out.get(e.from)!.set(e.to, e);
+    const [from, to] = [fromOf(e), toOf(e)];
+    if (!out.has(from)) out.set(from, new Map());
+    if (!out.has(to)) out.set(to, new Map());
+    if (!out.get(from)!.has(to)) out.get(from)!.set(to, e);
   }
   // Tarjan's strongly connected components
   let counter = 0;
@@ -182,7 +214,7 @@ export function folderCycles(edges: Edge[]): Edge[][] {
     }
   };
   for (const v of [...out.keys()].sort()) if (!index.has(v)) visit(v);
-  // in each component, the shortest way from its first folder back to itself (breadth first)
+  // in each component, the shortest way from its first node back to itself (breadth first)
   return components.map((c) => {
     const inC = new Set(c);
     const start = [...c].sort()[0]!;
@@ -201,7 +233,7 @@ export function folderCycles(edges: Edge[]): Edge[][] {
     for (let v = start; ; ) {
       const e = via.get(v)!;
       cycle.unshift(e);
-      v = e.from;
+      v = fromOf(e);
       if (v === start) break;
     }
     return cycle;
