@@ -35,16 +35,7 @@ static int read_tid(pid_t tid, uint64_t *run, uint64_t *wait) {
   if (tid == 0) {
     memcpy(path, "/proc/thread-self/schedstat", sizeof "/proc/thread-self/schedstat");
   } else {
-    /* built by hand: snprintf is not async-signal-safe */
-    size_t at = sizeof "/proc/self/task/" - 1;
-    memcpy(path, "/proc/self/task/", at);
-    char digits[16];
-    int nd = 0;
-    unsigned long v = (unsigned long)tid;
-    do digits[nd++] = (char)('0' + v % 10);
-    while ((v /= 10) && nd < (int)sizeof digits);
-    while (nd > 0) path[at++] = digits[--nd];
-    memcpy(path + at, "/schedstat", sizeof "/schedstat");
+    hp_task_file_path(tid, "schedstat", path);
   }
   char text[96];
   if (hp_read_small_file(path, text, sizeof text) <= 0) return -1;

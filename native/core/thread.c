@@ -154,19 +154,28 @@ int hp_read_small_file(const char *path, char *out, size_t cap) {
   return (int)n;
 }
 
-int hp_thread_os_name(const hp_thread *t, char *out, size_t cap) {
-  if (!hp_rt.process_comm[0] || cap < 2) return 0;
-  pid_t tid = t->tid;
-  /* "/proc/self/task/<tid>/comm" built by hand: snprintf is not async-signal-safe. */
-  char path[64] = "/proc/self/task/";
-  size_t at = strlen(path);
+/* "/proc/self/task/<tid>/<leaf>" into path (64 bytes; leaf at most 16), built by hand: snprintf is
+ * not async-signal-safe. */
+void hp_task_file_path(pid_t tid, const char *leaf, char path[64]) {
+  size_t at = sizeof "/proc/self/task/" - 1;
+  memcpy(path, "/proc/self/task/", at);
   char digits[16];
   int nd = 0;
   unsigned long v = (unsigned long)tid;
   do digits[nd++] = (char)('0' + v % 10);
   while ((v /= 10) && nd < (int)sizeof digits);
   while (nd > 0) path[at++] = digits[--nd];
-  memcpy(path + at, "/comm", 6);
+  path[at++] = '/';
+  size_t n = strlen(leaf);
+  if (n > 16) n = 16;
+  memcpy(path + at, leaf, n);
+  path[at + n] = '\0';
+}
+
+int hp_thread_os_name(const hp_thread *t, char *out, size_t cap) {
+  if (!hp_rt.process_comm[0] || cap < 2) return 0;
+  char path[64];
+  hp_task_file_path(t->tid, "comm", path);
   char comm[32];
   if (hp_read_small_file(path, comm, sizeof comm) <= 0) return 0;
   if (strcmp(comm, hp_rt.process_comm) == 0 || strcmp(comm, t->born_comm) == 0) return 0;

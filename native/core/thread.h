@@ -228,6 +228,9 @@ static inline void hp_tool_leave(hp_thread *t) {
   t->in_tool = 0;
 }
 
+/* "/proc/self/task/<tid>/<leaf>", built without snprintf (async-signal-safe); thread.c. */
+void hp_task_file_path(pid_t tid, const char *leaf, char path[64]);
+
 /* schedstat.c: the scheduler's account of the measured threads (run time, run-queue wait). */
 void hp_schedstat_thread_end(hp_thread *t);
 void hp_schedstat_add_metadata(void);
