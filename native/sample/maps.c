@@ -610,6 +610,7 @@ HP_VISIBLE int dlclose(void *h) {
  * scan: anonymous memory (V8's heap, malloc) and data files pass straight through. The loader maps
  * objects with its own internal mmap, which does not come here. Not in a signal handler (mmap is not
  * async-signal-safe); scan_moved is, and takes no lock, so a caller holding any lock is fine. */
+#ifndef HP_TSAN /* TSan intercepts mmap itself, before its own runtime is set up: left out there */
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 static mmap_fn real_mmap, real_mmap64;
 _Static_assert(sizeof(off_t) == 8, "mmap and mmap64 take the same offset (64-bit targets)");
@@ -645,6 +646,7 @@ HP_VISIBLE void *hp_mmap64(void *addr, size_t len, int prot, int flags, int fd, 
 HP_VISIBLE void *hp_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
   return mmap_and_scan(&real_mmap64, "mmap64", addr, len, prot, flags, fd, off);
 }
+#endif /* HP_TSAN */
 
 void hp_maps_hooks_init(void) {
   get_real_iterate();
