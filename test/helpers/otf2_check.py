@@ -75,8 +75,14 @@ def main(path):
             s["last"] = t
             if isinstance(ev, otf2.events.Enter):
                 s["enter"] += 1
-                s["_stack"].append((ev.region.name, t))
                 attrs = {a.name: v for a, v in ev.attributes.items()} if ev.attributes else {}
+                # A timer's first parameter specialisation covers the whole call in the profile, but
+                # is entered in the trace where the parameter was set (docs/trace.md): its lead.
+                lead = 0
+                if any(k.startswith("param:") for k in attrs) and s["_stack"] and not s["_stack"][-1][2]:
+                    lead = t - s["_stack"][-1][1]
+                    s["_stack"][-1][2] = True
+                s["_stack"].append([ev.region.name, t, False, lead])
                 if attrs:
                     s["attributes"][ev.region.name] = attrs
             elif isinstance(ev, otf2.events.Leave):
@@ -84,11 +90,12 @@ def main(path):
                 if not s["_stack"] or s["_stack"][-1][0] != ev.region.name:
                     s["mismatched"] += 1
                     continue
-                name, start = s["_stack"].pop()
-                reg = s["regions"].setdefault(name, {"incl": 0, "calls": 0})
+                name, start, _, lead = s["_stack"].pop()
+                reg = s["regions"].setdefault(name, {"incl": 0, "calls": 0, "lead": 0})
                 reg["calls"] += 1
-                if not any(n == name for n, _ in s["_stack"]):
+                if not any(e[0] == name for e in s["_stack"]):
                     reg["incl"] += t - start
+                    reg["lead"] += lead
             elif isinstance(ev, otf2.events.Metric):
                 s["metrics"] += 1
         for s in locs.values():
