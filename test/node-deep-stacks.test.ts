@@ -1,5 +1,5 @@
 /**
- * Complete stacks of a deep-recursion JavaScript program (test/native/node_deep.mjs: a formatter-like
+ * Complete stacks of a deep-recursion JavaScript program (test/native/node_formatter.mjs: a formatter-like
  * printer of random syntax trees about 120 levels deep, through getters and methods, so that nearly
  * every sample has a stack of its own) under `hyprof run`: no sample dropped as `table_full` (the
  * sample table grows with the distinct stacks, native/sample/table.c), and the stacks file holds every
@@ -15,7 +15,7 @@ import { hyprof, testNativeDir, tmpDir } from './helpers/native.js';
 
 test('a deep-recursion program: no table_full drop, every stack whole in the stacks file', async (t) => {
   const out = join(tmpDir('node-deep'), 'prof');
-  const r = await hyprof(['run', '--dir', out, '--', process.execPath, join(testNativeDir, 'node_deep.mjs'), '5000'], {
+  const r = await hyprof(['run', '--dir', out, '--', process.execPath, join(testNativeDir, 'node_formatter.mjs'), '5000'], {
     env: { NODE_OPTIONS: undefined, HYPROF_NODE_THREADS: undefined },
     timeoutMs: 300_000,
   });

@@ -1,48 +1,23 @@
-// A formatter-like program for test/node-deep-stacks.test.ts: random syntax trees, deep (up to about
-// 120 levels), printed by mutual recursion through getters and methods of several node kinds, so
-// that nearly every sample has a stack of its own. No hyprof import, no worker.
-const kinds = ['Call', 'Binary', 'Member', 'Block', 'Cond'];
-let seed = 7;
-const rand = (n) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+// A JavaScript recursion 80 frames deep for the complete-stack tests (test/node-stacks.test.ts):
+// inside the region "deep work", down(80) calls itself down to down(1), which spins; the region is
+// entered before an await and left after it, so the samples stay in its context across the await.
+// The loop around down(80) is in node_deep_outer.mjs, far above the samples.
+const { region } = await import(process.env.HYPROF_MODULE ?? 'hyprof');
+const { repeatFor } = await import('./node_deep_outer.mjs');
 
-class Node {
-  constructor(kind, kids) {
-    this.kind = kind;
-    this.kids = kids;
-  }
-  get text() {
-    return this.print(0);
-  }
-  print(indent) {
-    switch (this.kind) {
-      case 'Call': return printCall(this, indent);
-      case 'Binary': return printBinary(this, indent);
-      case 'Member': return printMember(this, indent);
-      case 'Block': return printBlock(this, indent);
-      default: return printCond(this, indent);
-    }
-  }
-}
-const sub = (n, i) => n.kids.map((k) => k.print(i + 1));
-function printCall(n, i) { return `f(${sub(n, i).join(', ')})`; }
-function printBinary(n, i) { return sub(n, i).join(' + '); }
-function printMember(n, i) { return `${sub(n, i).join('.')}.x`; }
-function printBlock(n, i) { return `{\n${' '.repeat(i)}${sub(n, i).join(';\n')}\n}`; }
-function printCond(n, i) { const s = sub(n, i); return `(${s[0] ?? 0} ? ${s[1] ?? 1} : 2)`; }
-
-let budget = 0;   // nodes left for the tree being built
-function tree(depth) {
-  budget--;
-  const width = budget <= 0 || depth > 100 + rand(20) ? 0 : depth < 3 ? 3 : rand(40) === 0 ? 2 : 1;
-  const kids = [];
-  for (let k = 0; k < width; k++) kids.push(tree(depth + 1));
-  return new Node(kinds[rand(kinds.length)], kids);
+let sink = 0;
+function spin() {
+  let x = 0;
+  for (let i = 0; i < 20000; i++) x += Math.sqrt(i + sink);
+  return x;
 }
 
-let chars = 0;
-const until = Date.now() + Number(process.argv[2] ?? 4000);
-while (Date.now() < until) {
-  budget = 2000;
-  chars += tree(0).text.length;
+function down(n) {
+  return n <= 1 ? spin() : down(n - 1) + 1;
 }
-console.log(`printed ${chars}`);
+
+await region('deep work', async () => {
+  await new Promise((r) => setTimeout(r, 1));
+  sink += repeatFor(Number(process.env.DEEP_MS ?? 1500), () => (down(80) > 0 ? 1 : 0));
+});
+console.log(`done ${sink > 0}`);
