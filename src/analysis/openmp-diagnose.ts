@@ -91,8 +91,10 @@ export function diagnose(
 ): OmpDiagnosis[] {
   const out: OmpDiagnosis[] = [];
   const T = Math.max(1, a.maxThreads);
-  const ran = ranShare(a.load);
   const loaded = a.load?.oversubscribed ?? false;
+  // The share of wall time the threads ran; durations are corrected by it on an oversubscribed run
+  // only (an idle machine's few percent of run-queue wait would only shift rulings near thresholds).
+  const ran = loaded ? ranShare(a.load) : 1;
   const counts = a.activityCounts;
   const regionByName = new Map(a.regions.map((r) => [r.name, r]));
   const created = a.tasks.reduce((n, t) => n + t.created, 0);

@@ -34,12 +34,26 @@ export function shortName(name: string): string {
   return t.length > 80 ? `${t.slice(0, 77)}...` : t;
 }
 
+/** Words into lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of text.split(' ')) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 function runtimeLines(a: OpenmpAnalysis): string[] {
   const out = [`Process ${a.file}`, `  OpenMP runtime: ${a.runtime}; tool level ${a.level}; ${a.maxThreads} threads at most; ${a.cores} cores`];
   if (a.substituted) out.push(`  NOTE: ${a.substituted}`);
   // First, before any finding: a finding on an oversubscribed run is read in that light.
   const load = a.load ? loadLine(a.load) : null;
-  if (load) out.push(`  LOAD: ${load}`);
+  if (load) out.push(...wrap(`LOAD: ${load}`, 100).map((l, i) => (i === 0 ? `  ${l}` : `        ${l}`)));
   return out;
 }
 
@@ -273,7 +287,7 @@ export function hostLoadLines(data: OpenmpFile): string[] {
 /** Findings of several processes merged: one per kind, place and construct, with the ranks it holds on. */
 function renderOverRanks(data: OpenmpFile): string[] {
   const out = [`OpenMP findings over ${data.processes.length} processes (ranks ${rankList(data.processes.map((a) => a.node ?? 0))}):`];
-  out.push(...hostLoadLines(data).map((l) => `  ${l}`));
+  for (const l of hostLoadLines(data)) out.push(...wrap(l, 100).map((x, i) => (i === 0 ? `  ${x}` : `        ${x}`)));
   const groups = new Map<string, Array<{ rank: number; d: OpenmpAnalysis['diagnoses'][number] }>>();
   for (const a of data.processes) {
     for (const d of a.diagnoses) {
