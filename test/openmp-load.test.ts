@@ -25,11 +25,16 @@ interface Program {
   env?: Record<string, string>;
   /** The kinds of which one must be found (gcc reports no work-shared loop: the region's end shows it). */
   expect: string[];
+  /** Kinds this program sits on the threshold of, left out of the comparison (logged). */
+  borderline?: string[];
 }
 
 const PROGRAMS: Program[] = [
   { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '27'], expect: ['tasks-too-fine'] },
-  { name: 'one task producer', source: KERNELS, args: ['producer', '3000'], env: { HYPROF_OPENMP: 'full' }, expect: ['task-creation-bottleneck'] },
+  { name: 'one task producer', source: KERNELS, args: ['producer', '3000'], env: { HYPROF_OPENMP: 'full' }, expect: ['task-creation-bottleneck'],
+    // its tasks of a few microseconds cost the runtime about a fifth of their time: "too fine" is
+    // on its threshold, weak or strong or absent from run to run, loaded or not
+    borderline: ['tasks-too-fine'] },
   { name: 'many short regions', source: KERNELS, args: ['regions', '3000'], expect: ['region-overhead'] },
   { name: 'imbalanced loop', source: KERNELS, args: ['imbalance', '60'], expect: ['loop-imbalance', 'region-imbalance'] },
   { name: 'serial section', source: CONSTRUCTS, args: ['serial'], expect: ['serial-section'] },
@@ -52,11 +57,14 @@ async function measure(exe: string, p: Program, tag: string): Promise<OpenmpAnal
   return f.processes[0];
 }
 
-const findings = (a: OpenmpAnalysis): string[] => a.diagnoses.map((d) => `${d.kind} at ${d.location} [${d.severity}]`).sort();
+let skip: string[] = [];
+const findings = (a: OpenmpAnalysis): string[] =>
+  a.diagnoses.filter((d) => !skip.includes(d.kind)).map((d) => `${d.kind} at ${d.location} [${d.severity}]`).sort();
 
 for (const cc of ['clang', 'gcc'] as const) {
   for (const p of PROGRAMS) {
     test.serial(`${cc}: ${p.name}: the same findings beside a CPU hog as without it`, async (t) => {
+      skip = p.borderline ?? [];
       const exe = buildOmp(p.source === KERNELS ? 'omp_kernels' : 'omp_constructs', p.source, cc);
       const plain = await measure(exe, p, `${cc}-plain`);
       const hogs = hog();
