@@ -6,7 +6,7 @@ import { rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { RANK_RAW_DIR } from '../run/mpi-launchers.js';
+import { RANK_RAW_DIR } from '../profile/profile-dir.js';
 import { collectInputs, defaultOutputDir, fromOneRun } from '../run/raw-inputs.js';
 import { abandonResolve, resolveStep } from '../run/resolve-step.js';
 import type { ResolveStepOptions } from '../run/resolve-step.js';

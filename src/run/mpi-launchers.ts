@@ -4,6 +4,7 @@
  * and stays inert in these processes (native/core/rank.c).
  */
 import { basename } from 'node:path';
+import { RANK_RAW_DIR } from '../profile/profile-dir.js';
 
 const LAUNCHERS = new Set([
   'mpirun', 'mpiexec', 'orterun', 'prterun', 'prun', 'mpiexec.hydra', 'mpiexec.mpich', 'mpirun.mpich',
@@ -29,8 +30,8 @@ export function launcherRank(env: NodeJS.ProcessEnv = process.env): number | nul
   return null;
 }
 
-/** Where ranks of a job keep their raw files until each resolved its own (`<output>/.hyprof-raw`). */
-export const RANK_RAW_DIR = '.hyprof-raw';
+/** Where ranks of a job keep their raw files (profile/profile-dir.ts, which reads them too). */
+export { RANK_RAW_DIR };
 
 /**
  * What `hyprof run` adds to a launcher's environment. When a rank fails or calls MPI_Abort, Open MPI

@@ -1,21 +1,3 @@
-/** The `*.raw` files directly in dir and in its subdirectories one level down (a run's raw directory
- * of ranks: `.hyprof-raw/rank<N>-<id>/`), sorted. */
-export function rawFilesUnder(dir: string): string[] {
-  const found: string[] = [];
-  for (const f of readdirSync(dir).sort()) {
-    const p = join(dir, f);
-    if (f.endsWith('.raw')) found.push(p);
-    else {
-      try {
-        if (statSync(p).isDirectory()) for (const g of readdirSync(p).sort()) if (g.endsWith('.raw')) found.push(join(p, g));
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  return found;
-}
-
 /**
  * The raw measurement files named on a command line: files as given, directories expanded to the
  * `*.raw` files inside them (and one level of subdirectories: the raw directory that ranks of an MPI
@@ -23,6 +5,7 @@ export function rawFilesUnder(dir: string): string[] {
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { rawFilesUnder } from '../profile/profile-dir.js';
 import { UserError } from '../base/errors.js';
 import { fileKind } from '../samples/raw-reader.js';
 
