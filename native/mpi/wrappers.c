@@ -102,6 +102,7 @@ HP_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, in
   if (!PMPI_Send) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Send(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -135,6 +136,7 @@ HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Bsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -168,6 +170,7 @@ HP_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Ssend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ssend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -201,6 +204,7 @@ HP_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Rsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -238,6 +242,7 @@ HP_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int sour
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
   int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
   if (rc == MPI_SUCCESS) hp_acc_received(status);
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -270,11 +275,13 @@ HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype 
   if (!hp_mpi_begin(&c, HP_MPI_Sendrecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   MPI_Status hp_status;
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
+  hp_tr_send(dest, sendtag, comm, sendcount, sendtype);
   int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
     hp_acc_sent_to(sendcount, sendtype, dest, comm);
     hp_acc_received(status);
   }
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -312,11 +319,13 @@ HP_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dataty
   if (!hp_mpi_begin(&c, HP_MPI_Sendrecv_replace, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   MPI_Status hp_status;
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
+  hp_tr_send(dest, sendtag, comm, count, datatype);
   int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
     hp_acc_sent_to(count, datatype, dest, comm);
     hp_acc_received(status);
   }
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -517,6 +526,7 @@ HP_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, i
   if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -550,6 +560,7 @@ HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Ibsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -583,6 +594,7 @@ HP_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Issend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -616,6 +628,7 @@ HP_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Irsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -649,6 +662,7 @@ HP_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int sou
   if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
   int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_req_recv(*request, 0);
+  if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -759,7 +773,9 @@ HP_MPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   if (!PMPI_Barrier) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Barrier(comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Barrier(comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -784,11 +800,13 @@ HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
   if (!PMPI_Bcast) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_bcast(count, datatype);
     hp_cm_bcast(count, datatype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -820,11 +838,13 @@ HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_
   if (!PMPI_Reduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_reduce(count, datatype);
     hp_cm_to_root(hp_bytes(count, datatype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -856,8 +876,10 @@ HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, M
   if (!PMPI_Allreduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_allreduce(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -887,11 +909,13 @@ HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype se
   if (!PMPI_Gather) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
     hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -926,11 +950,13 @@ HP_MPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype s
   if (!PMPI_Gatherv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
     hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -964,11 +990,13 @@ HP_MPI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype s
   if (!PMPI_Scatter) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
     hp_cm_scatter(sendcount, sendtype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1003,11 +1031,13 @@ HP_MPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], cons
   if (!PMPI_Scatterv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
     hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTERV, comm, root, 0, hp_bytes(recvcount, recvtype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1042,8 +1072,10 @@ HP_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype
   if (!PMPI_Allgather) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allgather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (rc == MPI_SUCCESS) hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHER, comm, -1, hp_bytes(sendcount, sendtype), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1076,8 +1108,10 @@ HP_MPI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatyp
   if (!PMPI_Allgatherv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allgatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (rc == MPI_SUCCESS) hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1109,11 +1143,13 @@ HP_MPI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype 
   if (!PMPI_Alltoall) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
     hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALL, comm, -1, hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1147,11 +1183,13 @@ HP_MPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], con
   if (!PMPI_Alltoallv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
     hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1185,8 +1223,10 @@ HP_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const i
   if (!PMPI_Reduce_scatter) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_reduce_scatter(recvcounts, datatype, comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1217,8 +1257,10 @@ HP_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, i
   if (!PMPI_Reduce_scatter_block) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter_block, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1249,8 +1291,10 @@ HP_MPI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Da
   if (!PMPI_Scan) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_scan(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1280,8 +1324,10 @@ HP_MPI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_
   if (!PMPI_Exscan) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Exscan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_scan(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_EXSCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1914,6 +1960,7 @@ HP_MPI_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *ne
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_split, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_split(comm, color, key, newcomm);
   int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1939,6 +1986,7 @@ HP_MPI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MP
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_split_type, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
   int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1964,6 +2012,7 @@ HP_MPI_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_dup, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_dup(comm, newcomm);
   int rc = PMPI_Comm_dup(comm, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1989,6 +2038,7 @@ HP_MPI_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newc
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_create(comm, group, newcomm);
   int rc = PMPI_Comm_create(comm, group, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -2013,6 +2063,7 @@ HP_MPI_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
   if (!PMPI_Comm_free) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_free, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_free(comm);
+  hp_tr_comm_free(*comm);
   int rc = PMPI_Comm_free(comm);
   hp_mpi_end(&c);
   return rc;
@@ -2039,6 +2090,7 @@ HP_MPI_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[]
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Cart_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
   int rc = PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);
   hp_mpi_end(&c);
   return rc;
 }
