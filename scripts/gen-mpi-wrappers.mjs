@@ -16,10 +16,12 @@
 //   [recv-persist]  the same for a persistent receive (Recv_init)
 //   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
 //   [manual]        written by hand in calls.c (only the event comes from here)
-//   pre{...}        C statements run before the call (C wrappers only): the trace's records that
-//                   belong before it (a send, a collective's begin; native/mpi/tracing.c)
-//   post{...}       C statements run after the call whatever it returned, with `rc` (C wrappers only):
-//                   the trace's records that belong after it (a receive, a collective's end)
+//   pre{...}        C statements run before the call: the trace's records that belong before it (a
+//                   send, a collective's begin; native/mpi/tracing.c)
+//   post{...}       C statements run after the call whatever it returned, with `rc`: the trace's
+//                   records that belong after it (a receive, a collective's end). In Fortran wrappers
+//                   both see the arguments they name converted to C (a pointer argument as the
+//                   address of its C value) and run only while a trace is recorded (hp_tr_on).
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +180,27 @@ function fortranToC(p) {
 }
 
 const used = (c) => c.params.filter((p) => new RegExp(`\\b${p.name}\\b`).test(c.account));
+const usedIn = (c, code) => c.params.filter((p) => new RegExp(`\\b${p.name}\\b`).test(code));
+
+/** The C value of a Fortran argument for pre{} / post{} code: scalars as for the accounting, a
+ * pointer argument (a request, a status, a communicator out) as the address of a local C value. */
+function fortranTraceConv(p) {
+  const f = `f_${p.name}`;
+  switch (p.type) {
+    case 'MPI_Request *':
+      return [`MPI_Request ${p.name}_c = PMPI_Request_f2c(*${f});`, `MPI_Request *${p.name} = &${p.name}_c;`];
+    case 'MPI_Comm *':
+      return [`MPI_Comm ${p.name}_c = PMPI_Comm_f2c(*${f});`, `MPI_Comm *${p.name} = &${p.name}_c;`];
+    case 'MPI_Status *':
+      return [`MPI_Status ${p.name}_c;`, `MPI_Status *${p.name} = PMPI_Status_f2c(${f}, &${p.name}_c) == MPI_SUCCESS ? &${p.name}_c : NULL;`];
+    default: {
+      const type = p.array ? 'const int *' : isBuffer(p) ? 'const void *' : `${p.type.replace(/^const /, '')} `;
+      return [`${type}${p.name} = ${fortranToC(p)};`];
+    }
+  }
+}
+const fortranTrace = (c, code, rc) =>
+  `  if (hp_tr_on()) {\n    ${[...(rc && /\brc\b/.test(code) ? ['int rc = *ierr;'] : []), ...usedIn(c, code).flatMap(fortranTraceConv), code].join('\n    ')}\n  }`;
 
 function cWrapper(c) {
   const args = c.params.map((p) => p.name).join(', ');
@@ -221,6 +244,7 @@ function fortranWrapper(c) {
     lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
     lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
   }
+  if (c.pre) lines.push(fortranTrace(c, c.pre, false));
   lines.push(`  p${lower}_(${fargs});`);
   const body = [];
   const conv = used(c).map((p) => {
@@ -234,6 +258,7 @@ function fortranWrapper(c) {
   if (c.flags.includes('send-persist'))
     body.push('hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)), hp_cm_peer((int)*f_dest, PMPI_Comm_f2c(*f_comm)));');
   if (body.length) lines.push(`  if (*ierr == MPI_SUCCESS) {\n    ${body.join('\n    ')}\n  }`);
+  if (c.post) lines.push(fortranTrace(c, c.post, true));
   lines.push('  hp_mpi_end(&c);');
   lines.push('}');
   lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);

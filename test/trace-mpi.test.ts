@@ -5,14 +5,15 @@
  * same bytes, tag and communicator, non-blocking requests completed once, collectives with their root
  * and bytes, communicators made by MPI_Comm_split / MPI_Comm_dup with their members; and
  * `hyprof report --trace` on the real archive of the late sender finds its known delay within 10 %.
- * One run of each program serves all the assertions on it.
+ * A Fortran program (`use mpi`) is traced the same, through the layer's Fortran wrappers. One run of
+ * each program serves all the assertions on it.
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { haveTool, hyprof, libPath, repoRoot, tmpDir } from './helpers/native.js';
-import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
+import { compileMpiC, compileMpiFortran, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { otf2WriterPath } from '../src/cli/package-root.js';
 import type { TraceReport } from '../src/report/report-trace.js';
 
@@ -136,4 +137,27 @@ traceTest('the late sender on a real archive: its messages matched, and report -
     t.is(w.count, 1);
     t.true(Math.abs(w.time / 1e6 - delayMs) <= 0.1 * delayMs, `rank ${w.rank} waited ${w.time / 1e6} ms for a sender ${delayMs} ms late`);
   }
+});
+
+traceTest('Fortran (use mpi): its messages and requests traced through the Fortran wrappers, every send matched', async (t) => {
+  if (!haveTool('mpif90')) return t.pass('no mpif90: the Fortran bindings are not built here');
+  const exe = compileMpiFortran('trace_mpi_app_f90', 'mpi_app.f90');
+  const out = tmpDir('trace-mpi-fortran');
+  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe], {
+    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0' },
+    timeoutMs: 300_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  const a = readMpi(out);
+  t.deepEqual(a.unmatched_sends, []);
+  t.deepEqual(a.unmatched_recvs, []);
+  t.deepEqual(a.bytes_differ, []);
+  // per rank (test/native/mpi_app.f90): MPI_Send 4 x 80 B (tag 1), MPI_Isend 2 x 20 B (tag 2)
+  t.is(a.messages.length, 6 * SIZE);
+  t.is(a.messages.filter((m) => m.tag === 1 && m.bytes === 80).length, 4 * SIZE);
+  t.is(a.messages.filter((m) => m.tag === 2 && m.bytes === 20).length, 2 * SIZE);
+  t.deepEqual(a.isend, { issued: 2 * SIZE, completed: 2 * SIZE, bad: 0 });
+  t.deepEqual(a.irecv, { requested: 2 * SIZE, completed: 2 * SIZE, bad: 0 });
+  t.is(a.coll_unbalanced, 0);
+  t.deepEqual(a.collectives.filter((c) => c.op === 'BCAST').map((c) => c.received + c.sent).sort(), [12, 12, 12, 36]);
 });

@@ -120,6 +120,14 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
     pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
   pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -153,6 +161,14 @@ static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (!hp_mpi_begin(&c, HP_MPI_Bsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
     pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
   }
   pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
@@ -188,6 +204,14 @@ static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
   pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -221,6 +245,14 @@ static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
     pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
   }
   pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
@@ -265,6 +297,13 @@ static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_recv, MPI_RECV, mpi_recv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
@@ -299,6 +338,14 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int dest = (int)*f_dest;
+    int sendtag = (int)*f_sendtag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, sendtag, comm, sendcount, sendtype);
+  }
   pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
@@ -308,6 +355,13 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     hp_acc_sent_to(sendcount, sendtype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   }
   hp_mpi_end(&c);
 }
@@ -343,6 +397,14 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int sendtag = (int)*f_sendtag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, sendtag, comm, count, datatype);
+  }
   pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -352,6 +414,13 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
     hp_acc_sent_to(count, datatype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   }
   hp_mpi_end(&c);
 }
@@ -550,6 +619,17 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_isend, MPI_ISEND, mpi_isend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -583,6 +663,17 @@ static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     int dest = (int)*f_dest;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   }
   hp_mpi_end(&c);
 }
@@ -618,6 +709,17 @@ static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_issend, MPI_ISSEND, mpi_issend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -652,6 +754,17 @@ static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_irsend, MPI_IRSEND, mpi_irsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -681,6 +794,13 @@ static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_recv(PMPI_Request_f2c(*f_request), 0);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
   }
   hp_mpi_end(&c);
 }
@@ -791,7 +911,14 @@ static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
     pmpi_barrier_(f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_barrier_(f_comm, ierr);
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_barrier, MPI_BARRIER, mpi_barrier_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -822,6 +949,9 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
     pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -829,6 +959,13 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -860,6 +997,9 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -867,6 +1007,13 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
   }
   hp_mpi_end(&c);
 }
@@ -895,11 +1042,20 @@ static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count,
     pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_allreduce(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -931,6 +1087,9 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
     pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -941,6 +1100,15 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);
   }
   hp_mpi_end(&c);
 }
@@ -972,6 +1140,9 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -981,6 +1152,13 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);
   }
   hp_mpi_end(&c);
 }
@@ -1012,6 +1190,9 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
@@ -1022,6 +1203,15 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));
   }
   hp_mpi_end(&c);
 }
@@ -1053,6 +1243,9 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
     pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *sendcounts = (const int *)f_sendcounts;
@@ -1063,6 +1256,13 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTERV, comm, root, 0, hp_bytes(recvcount, recvtype));
   }
   hp_mpi_end(&c);
 }
@@ -1091,6 +1291,9 @@ static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1099,6 +1302,14 @@ static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     int recvcount = (int)*f_recvcount;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHER, comm, -1, hp_bytes(sendcount, sendtype), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   }
   hp_mpi_end(&c);
 }
@@ -1127,6 +1338,9 @@ static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1134,6 +1348,12 @@ static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);
   }
   hp_mpi_end(&c);
 }
@@ -1165,6 +1385,9 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1174,6 +1397,14 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALL, comm, -1, hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   }
   hp_mpi_end(&c);
 }
@@ -1205,6 +1436,9 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1214,6 +1448,10 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
+  }
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
 }
@@ -1242,12 +1480,19 @@ static void mpi_reduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_r
     pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce_scatter(recvcounts, datatype, comm);
+  }
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
 }
@@ -1276,12 +1521,21 @@ static void mpi_reduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fin
     pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int recvcount = (int)*f_recvcount;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+  }
+  if (hp_tr_on()) {
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1310,11 +1564,20 @@ static void mpi_scan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_
     pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1343,11 +1606,20 @@ static void mpi_exscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_EXSCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1977,6 +2249,12 @@ static void mpi_comm_split_f(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_ke
     return;
   }
   pmpi_comm_split_(f_comm, f_color, f_key, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_split, MPI_COMM_SPLIT, mpi_comm_split_f, (MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -2003,6 +2281,12 @@ static void mpi_comm_split_type_f(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_
     return;
   }
   pmpi_comm_split_type_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE, mpi_comm_split_type_f, (MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -2029,6 +2313,12 @@ static void mpi_comm_dup_f(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr
     return;
   }
   pmpi_comm_dup_(f_comm, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_dup, MPI_COMM_DUP, mpi_comm_dup_f, (MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -2055,6 +2345,12 @@ static void mpi_comm_create_f(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_n
     return;
   }
   pmpi_comm_create_(f_comm, f_group, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_create, MPI_COMM_CREATE, mpi_comm_create_f, (MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -2079,6 +2375,11 @@ static void mpi_comm_free_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
   if (!hp_mpi_begin(&c, HP_MPI_Comm_free, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
     pmpi_comm_free_(f_comm, ierr);
     return;
+  }
+  if (hp_tr_on()) {
+    MPI_Comm comm_c = PMPI_Comm_f2c(*f_comm);
+    MPI_Comm *comm = &comm_c;
+    hp_tr_comm_free(*comm);
   }
   pmpi_comm_free_(f_comm, ierr);
   hp_mpi_end(&c);
@@ -2107,6 +2408,12 @@ static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint 
     return;
   }
   pmpi_cart_create_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm_cart_c = PMPI_Comm_f2c(*f_comm_cart);
+    MPI_Comm *comm_cart = &comm_cart_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_cart_create, MPI_CART_CREATE, mpi_cart_create_f, (MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr))
