@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { haveTool, hyprof, libPath, repoRoot, tmpDir } from './helpers/native.js';
 import { compileMpiC, compileMpiFortran, mpiMissing, mpirunArgs } from './helpers/mpi.js';
-import { otf2WriterPath } from '../src/cli/package-root.js';
+import { otf2WriterPath } from '../src/base/package-root.js';
 import type { TraceReport } from '../src/report/report-trace.js';
 
 const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
