@@ -58,8 +58,10 @@ const SIZE = 4;
 traceTest('point-to-point, non-blocking, split and duplicated communicators, rooted collectives: every message matched, every request completed once', async (t) => {
   const exe = compileMpiC('mpi_trace_msgs', 'mpi_trace_msgs.c');
   const out = tmpDir('trace-mpi-msgs');
+  // a second metric: the enter / leave records carry its values, the MPI records do not (records of
+  // several sizes in one buffer)
   const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe], {
-    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0' },
+    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0', HYPROF_METRICS: 'TIME:CPU_TIME' },
     timeoutMs: 300_000,
   });
   t.is(r.code, 0, r.stderr);
