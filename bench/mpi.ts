@@ -7,6 +7,8 @@
  *   mpi          the runtime and the MPI layer, no sampling: every MPI call a timer + bytes + call site
  *   mpi+sampling the same with 1 kHz sampling, as `hyprof run` measures
  *   mpi+matrix   the layer with the communication matrix (HYPROF_COMM_MATRIX=1), no sampling
+ *   mpi+trace    the layer with a trace recorded (HYPROF_TRACE=1: each call's enter and leave, and its
+ *                message or collective records), no sampling
  * interleaved, `rounds` times (min and median kept), in wall time and rank 0's CPU time; the clock
  * floor (two CLOCK_MONOTONIC reads, one timer's worth) from the same runs. Then the instructions the
  * layer adds per call, from valgrind --tool=callgrind (deterministic on a loaded machine).
@@ -30,6 +32,7 @@ const configs: Record<string, Record<string, string>> = {
   runtime: { LD_PRELOAD: preload, HYPROF_MPI: '0', HYPROF_SAMPLING: '0' },
   mpi: { LD_PRELOAD: preload, HYPROF_SAMPLING: '0' },
   'mpi+matrix': { LD_PRELOAD: preload, HYPROF_SAMPLING: '0', HYPROF_COMM_MATRIX: '1' },
+  'mpi+trace': { LD_PRELOAD: preload, HYPROF_SAMPLING: '0', HYPROF_TRACE: '1' },
   'mpi+sampling': { LD_PRELOAD: preload, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000' },
 };
 const mpirun = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,vader', '-np', '2'];
@@ -115,13 +118,13 @@ const cgCalls = (mode: string, config = 'mpi'): Array<{ call: string; calls: num
   return [...rows.values()];
 };
 console.log('');
-console.log('| loop | call | calls (both ranks) | instructions in the MPI library per call | added by the layer per call | with the matrix (HYPROF_COMM_MATRIX=1) |');
-console.log('|---|---|---|---|---|---|');
+console.log('| loop | call | calls (both ranks) | instructions in the MPI library per call | added by the layer per call | with the matrix (HYPROF_COMM_MATRIX=1) | with the trace (HYPROF_TRACE=1) |');
+console.log('|---|---|---|---|---|---|---|');
+const added = (m: { wrapper: number; library: number; calls: number } | undefined): string => (m ? ((m.wrapper - m.library) / m.calls).toFixed(0) : '-');
 for (const mode of ['pingpong', 'allreduce']) {
   const matrix = new Map(cgCalls(mode, 'mpi+matrix').map((r) => [r.call, r]));
+  const traced = new Map(cgCalls(mode, 'mpi+trace').map((r) => [r.call, r]));
   for (const r of cgCalls(mode)) {
-    const m = matrix.get(r.call);
-    const withMatrix = m ? ((m.wrapper - m.library) / m.calls).toFixed(0) : '-';
-    console.log(`| ${mode} | ${r.call}() | ${r.calls} | ${(r.library / r.calls).toFixed(0)} | ${((r.wrapper - r.library) / r.calls).toFixed(0)} | ${withMatrix} |`);
+    console.log(`| ${mode} | ${r.call}() | ${r.calls} | ${(r.library / r.calls).toFixed(0)} | ${added(r)} | ${added(matrix.get(r.call))} | ${added(traced.get(r.call))} |`);
   }
 }

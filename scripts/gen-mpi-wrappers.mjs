@@ -16,6 +16,12 @@
 //   [recv-persist]  the same for a persistent receive (Recv_init)
 //   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
 //   [manual]        written by hand in calls.c (only the event comes from here)
+//   pre{...}        C statements run before the call: the trace's records that belong before it (a
+//                   send, a collective's begin; native/mpi/tracing.c)
+//   post{...}       C statements run after the call whatever it returned, with `rc`: the trace's
+//                   records that belong after it (a receive, a collective's end). In Fortran wrappers
+//                   both see the arguments they name converted to C (a pointer argument as the
+//                   address of its C value) and run only while a trace is recorded (hp_tr_on).
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,13 +32,13 @@ Init_thread(int *argc, char ***argv, int required, int *provided) => [manual]
 Finalize(void) => [manual]
 Abort(MPI_Comm comm, int errorcode) => [manual]
 
-Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
-Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
-Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
-Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm);
-Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status]
-Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(sendcount, sendtype, dest, comm); [status]
-Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(count, datatype, dest, comm); [status]
+Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
+Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
+Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
+Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
+Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status] post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
+Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(sendcount, sendtype, dest, comm); [status] pre{hp_tr_send(dest, sendtag, comm, sendcount, sendtype);} post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
+Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(count, datatype, dest, comm); [status] pre{hp_tr_send(dest, sendtag, comm, count, datatype);} post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
 Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) =>
 Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) =>
 Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) =>
@@ -40,11 +46,11 @@ Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI
 Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) => [status]
 Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) => [recv]
 
-Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
-Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
-Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
-Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm);
-Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv]
+Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
+Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
+Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
+Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
+Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv] post{if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);}
 Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => [send-persist]
 Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv-persist]
 Start(MPI_Request *request) => [manual]
@@ -61,22 +67,22 @@ Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_
 Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) => [manual]
 Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) => [manual]
 
-Barrier(MPI_Comm comm) =>
-Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
-Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
-Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype);
-Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
-Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
-Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
-Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
-Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
-Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
-Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
-Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
-Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter(recvcounts, datatype, comm);
-Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter_block(recvcount, datatype, comm);
-Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
-Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype);
+Barrier(MPI_Comm comm) => pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);}
+Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));}
+Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);}
+Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));}
+Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);}
+Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);}
+Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));}
+Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTERV, comm, root, 0, hp_bytes(recvcount, recvtype));}
+Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHER, comm, -1, hp_bytes(sendcount, sendtype), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));}
+Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);}
+Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALL, comm, -1, hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));}
+Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) => hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);}
+Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter(recvcounts, datatype, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);}
+Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_reduce_scatter_block(recvcount, datatype, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));}
+Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));}
+Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_scan(count, datatype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_EXSCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));}
 
 Ibarrier(MPI_Comm comm, MPI_Request *request) =>
 Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
@@ -97,12 +103,12 @@ Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MP
 
 Comm_rank(MPI_Comm comm, int *rank) =>
 Comm_size(MPI_Comm comm, int *size) =>
-Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) =>
-Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) =>
-Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) =>
-Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) =>
-Comm_free(MPI_Comm *comm) =>
-Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) =>
+Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);}
+Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);}
+Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);}
+Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);}
+Comm_free(MPI_Comm *comm) => pre{hp_tr_comm_free(*comm);}
+Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);}
 
 Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) =>
 Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) =>
@@ -122,7 +128,10 @@ Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_dataty
 function parse(line) {
   const m = /^(\w+)\((.*)\)\s*=>\s*(.*)$/.exec(line.trim());
   if (!m) throw new Error(`bad line: ${line}`);
-  const [, name, plist, rest] = m;
+  const [, name, plist, all] = m;
+  const pre = /pre\{([^}]*)\}/.exec(all)?.[1].trim() ?? '';
+  const post = /post\{([^}]*)\}/.exec(all)?.[1].trim() ?? '';
+  const rest = all.replace(/(pre|post)\{[^}]*\}/g, '');
   const flags = [...rest.matchAll(/\[([a-z-]+)\]/g)].map((x) => x[1]);
   const account = rest.replace(/\[[a-z-]+\]/g, '').trim();
   const params =
@@ -133,7 +142,7 @@ function parse(line) {
           if (!pm) throw new Error(`bad parameter ${p} in ${name}`);
           return { type: pm[1].trim(), name: pm[2], array: !!pm[3] };
         });
-  return { name, params, account, flags };
+  return { name, params, account, flags, pre, post };
 }
 
 const calls = TABLE.split('\n')
@@ -171,6 +180,27 @@ function fortranToC(p) {
 }
 
 const used = (c) => c.params.filter((p) => new RegExp(`\\b${p.name}\\b`).test(c.account));
+const usedIn = (c, code) => c.params.filter((p) => new RegExp(`\\b${p.name}\\b`).test(code));
+
+/** The C value of a Fortran argument for pre{} / post{} code: scalars as for the accounting, a
+ * pointer argument (a request, a status, a communicator out) as the address of a local C value. */
+function fortranTraceConv(p) {
+  const f = `f_${p.name}`;
+  switch (p.type) {
+    case 'MPI_Request *':
+      return [`MPI_Request ${p.name}_c = PMPI_Request_f2c(*${f});`, `MPI_Request *${p.name} = &${p.name}_c;`];
+    case 'MPI_Comm *':
+      return [`MPI_Comm ${p.name}_c = PMPI_Comm_f2c(*${f});`, `MPI_Comm *${p.name} = &${p.name}_c;`];
+    case 'MPI_Status *':
+      return [`MPI_Status ${p.name}_c;`, `MPI_Status *${p.name} = PMPI_Status_f2c(${f}, &${p.name}_c) == MPI_SUCCESS ? &${p.name}_c : NULL;`];
+    default: {
+      const type = p.array ? 'const int *' : isBuffer(p) ? 'const void *' : `${p.type.replace(/^const /, '')} `;
+      return [`${type}${p.name} = ${fortranToC(p)};`];
+    }
+  }
+}
+const fortranTrace = (c, code, rc) =>
+  `  if (hp_tr_on()) {\n    ${[...(rc && /\brc\b/.test(code) ? ['int rc = *ierr;'] : []), ...usedIn(c, code).flatMap(fortranTraceConv), code].join('\n    ')}\n  }`;
 
 function cWrapper(c) {
   const args = c.params.map((p) => p.name).join(', ');
@@ -183,6 +213,7 @@ function cWrapper(c) {
     lines.push('  MPI_Status hp_status;');
     lines.push('  if (status == MPI_STATUS_IGNORE) status = &hp_status;');
   }
+  if (c.pre) lines.push(`  ${c.pre}`);
   lines.push(`  int rc = PMPI_${c.name}(${args});`);
   const after = [];
   if (c.account) after.push(...c.account.split(/;\s*/).filter(Boolean).map((s) => `${s};`));
@@ -192,6 +223,7 @@ function cWrapper(c) {
   if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype), hp_cm_peer(dest, comm));');
   if (after.length === 1) lines.push(`  if (rc == MPI_SUCCESS) ${after[0]}`);
   else if (after.length > 1) lines.push(`  if (rc == MPI_SUCCESS) {\n    ${after.join('\n    ')}\n  }`);
+  if (c.post) lines.push(`  ${c.post}`);
   lines.push('  hp_mpi_end(&c);');
   lines.push('  return rc;');
   lines.push('}');
@@ -212,6 +244,7 @@ function fortranWrapper(c) {
     lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
     lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
   }
+  if (c.pre) lines.push(fortranTrace(c, c.pre, false));
   lines.push(`  p${lower}_(${fargs});`);
   const body = [];
   const conv = used(c).map((p) => {
@@ -225,6 +258,7 @@ function fortranWrapper(c) {
   if (c.flags.includes('send-persist'))
     body.push('hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)), hp_cm_peer((int)*f_dest, PMPI_Comm_f2c(*f_comm)));');
   if (body.length) lines.push(`  if (*ierr == MPI_SUCCESS) {\n    ${body.join('\n    ')}\n  }`);
+  if (c.post) lines.push(fortranTrace(c, c.post, true));
   lines.push('  hp_mpi_end(&c);');
   lines.push('}');
   lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
@@ -258,7 +292,7 @@ writeFileSync(join(out, 'mpi_events.h'), events);
 // mpi_int.h: an undefined symbol is weak only when all its references are).
 const HELPERS = ['Type_size', 'Get_count', 'Type_f2c', 'Comm_f2c', 'Request_f2c', 'Status_f2c', 'Get_library_version',
   'Comm_get_parent', 'Query_thread', 'Initialized', 'Finalized', 'Test_cancelled', 'Comm_rank', 'Comm_group',
-  'Comm_remote_group', 'Comm_test_inter', 'Group_translate_ranks', 'Group_free'];
+  'Comm_remote_group', 'Comm_test_inter', 'Group_translate_ranks', 'Group_free', 'Group_size'];
 const weak = [
   banner,
   '/* Weak references to every PMPI function the MPI layer calls: in a process without MPI they resolve',

@@ -4,7 +4,9 @@
 
 #include "config.h"
 #include "meta.h"
+#include "clock.h"
 #include "runtime.h"
+#include "trace.h"
 
 HP_EXPORT int hyprof_ext_module_register(const hp_module *m) { return hp_module_register_late(m); }
 
@@ -36,3 +38,14 @@ HP_EXPORT void hyprof_ext_buf_u32(hp_buf *b, uint32_t v) { hp_buf_u32(b, v); }
 HP_EXPORT void hyprof_ext_buf_u64(hp_buf *b, uint64_t v) { hp_buf_u64(b, v); }
 HP_EXPORT void hyprof_ext_buf_str(hp_buf *b, const char *s) { hp_buf_str(b, s); }
 HP_EXPORT void hyprof_ext_buf_patch_u32(hp_buf *b, size_t offset, uint32_t v) { hp_buf_patch_u32(b, offset, v); }
+
+HP_EXPORT int hyprof_ext_trace_on(void) { return __atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE); }
+
+HP_EXPORT void hyprof_ext_trace(uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n) {
+  if (!__atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE)) return;
+  hp_thread *t = hp_thread_current();
+  if (!t) return;
+  hp_tool_enter(t);
+  hp_trace_put_words(t, kind, value, payload, n, hp_now_ns());
+  hp_tool_leave(t);
+}

@@ -50,6 +50,13 @@ hp_thread *hyprof_ext_thread_list(void);
 uint64_t hyprof_ext_enter(uint32_t id, uintptr_t cfa, uint64_t *context);
 uint64_t hyprof_ext_leave(uint32_t id);
 
+/* Tracing (core/trace.h): is a trace recorded (HYPROF_TRACE)? And a record of kind `kind` (an
+ * HP_TREC_MPI_* kind) with `value` and n payload words on the calling thread, at the current time,
+ * into its own trace buffer: lock-free, allocation-free. Nothing when the thread has no state or
+ * tracing is off. Not in a signal handler. */
+int hyprof_ext_trace_on(void);
+void hyprof_ext_trace(uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n);
+
 /* Writing a module's section of the raw file (writer.h), from write_sections. Async-signal-safe. */
 size_t hyprof_ext_section_begin(hp_buf *b, uint32_t tag);
 void hyprof_ext_section_end(hp_buf *b, size_t at);

@@ -323,6 +323,27 @@ void hp_trace_put_slow(hp_thread *t, uint32_t kind, uint32_t event, uint64_t ns)
   __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
 }
 
+void hp_trace_put_words(hp_thread *t, uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n, uint64_t ns) {
+  hp_trace_buf *b = t->trace;
+  if (!b) return;
+  if (!b->mem) {
+    lose(b, 1, __atomic_load_n(&b->ended, __ATOMIC_RELAXED) ? HP_TRACE_LOST_ENDED : HP_TRACE_LOST_MEMORY);
+    return;
+  }
+  uint32_t size = 16 + 8 * n;
+  if (n > HP_TREC_MAX_WORDS || size > b->cap) { /* never with the runtime's kinds and a buffer of >= 4 KiB */
+    lose(b, 1, HP_TRACE_LOST_MEMORY);
+    return;
+  }
+  if (b->len + size > b->cap) write_buffer(t, b, 0, 0);
+  uint32_t len = b->len;
+  uint64_t *r = (uint64_t *)(b->mem + HP_TRACE_BLOCK_HEADER + len);
+  __atomic_store_n(&r[0], ns, __ATOMIC_RELEASE);
+  __atomic_store_n(&r[1], (value & 0xFFFFFFFFFFFFull) | ((uint64_t)n << 48) | ((uint64_t)kind << 56), __ATOMIC_RELEASE);
+  for (uint32_t i = 0; i < n; i++) __atomic_store_n(&r[2 + i], payload[i], __ATOMIC_RELEASE);
+  __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
+}
+
 void hp_trace_thread_start(hp_thread *t) {
   if (!__atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE)) return;
   hp_trace_buf *b = calloc(1, sizeof *b);

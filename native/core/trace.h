@@ -18,8 +18,24 @@
 
 #include "thread.h"
 
-/* Record kinds (high byte of a record's second word). */
-enum { HP_TREC_ENTER = 1, HP_TREC_LEAVE = 2 };
+/* Record kinds (high byte of a record's second word; docs/raw-format.md, "The trace file"). A record
+ * is its time, its word (kind << 56 | n << 48 | a 48-bit value) and n more words: ENTER and LEAVE
+ * carry the extra metric values (n = hp_trace_extra), the MPI kinds their fixed payload, written by
+ * the MPI layer through hyprof_ext_trace (native/mpi/trace.c). */
+enum {
+  HP_TREC_ENTER = 1,
+  HP_TREC_LEAVE = 2,
+  HP_TREC_MPI_SEND = 3,          /* value comm; peer | tag << 32, bytes */
+  HP_TREC_MPI_ISEND = 4,         /* value comm; peer | tag << 32, bytes, request id */
+  HP_TREC_MPI_ISEND_DONE = 5,    /* value request id */
+  HP_TREC_MPI_IRECV_REQUEST = 6, /* value request id */
+  HP_TREC_MPI_RECV = 7,          /* value comm; peer | tag << 32, bytes */
+  HP_TREC_MPI_IRECV = 8,         /* value comm; peer | tag << 32, bytes, request id */
+  HP_TREC_MPI_COLL_BEGIN = 9,    /* no value */
+  HP_TREC_MPI_COLL_END = 10,     /* value comm; op | root << 32, sent, received */
+  HP_TREC_MPI_COMM = 11,         /* value comm; size | first << 32, then world ranks, two per word */
+};
+#define HP_TREC_MAX_WORDS 255
 
 /* The header in front of every block in the file (docs/raw-format.md). */
 #define HP_TRACE_BLOCK_HEADER 48
@@ -69,6 +85,11 @@ static inline __attribute__((always_inline)) void hp_trace_put(hp_thread *t, uin
   do { \
     if (__builtin_expect(hp_trace_on, 0)) hp_trace_put((t), (kind), (event), (ns)); \
   } while (0)
+
+/* Record a record of another kind than ENTER / LEAVE on t (its own thread): `value` (48 bits) in its
+ * word and the n (<= HP_TREC_MAX_WORDS) words of payload. Stores into the thread's own buffer only,
+ * as hp_trace_put; not called from signal handlers. */
+void hp_trace_put_words(hp_thread *t, uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n, uint64_t ns);
 
 /* ---- lifecycle, called by the core ---- */
 

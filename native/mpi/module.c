@@ -138,6 +138,7 @@ void hp_mpi_after_init(int thread_level_provided) {
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS || PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
     return;
   hyprof_ext_set_rank(rank, size);
+  hp_tr_after_init();
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   if (PMPI_Get_library_version && PMPI_Get_library_version(text, &len) == MPI_SUCCESS) {

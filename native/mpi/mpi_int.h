@@ -25,6 +25,7 @@
 #ifdef OPEN_MPI
 #pragma weak ompi_mpi_comm_world
 #pragma weak ompi_mpi_comm_null
+#pragma weak ompi_mpi_comm_self
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_datatype_null
 #pragma weak ompi_request_null
@@ -142,5 +143,32 @@ int hp_req_any(void);
 int hp_req_kind(MPI_Request request);
 /* A tracked receive completed with `status`: count it; forget it unless persistent. */
 void hp_req_completed(MPI_Request request, int kind, const MPI_Status *status);
+/* Traced (HYPROF_TRACE): a non-blocking send, whose completion is recorded (hp_req_kind says 4 for it),
+ * and a receive with its trace id and communicator number. */
+void hp_req_trace_isend(MPI_Request request, uint64_t id);
+void hp_req_trace_irecv(MPI_Request request, uint64_t id, uint32_t comm);
+
+/* ---- tracing.c: MPI events of the trace (HYPROF_TRACE) ---- */
+
+/* OTF2's numbering of collective operations (OTF2_CollectiveOp), as the COLL_END records hold it. */
+enum { HP_COLL_BARRIER = 0, HP_COLL_BCAST = 1, HP_COLL_GATHER = 2, HP_COLL_GATHERV = 3, HP_COLL_SCATTER = 4,
+       HP_COLL_SCATTERV = 5, HP_COLL_ALLGATHER = 6, HP_COLL_ALLGATHERV = 7, HP_COLL_ALLTOALL = 8,
+       HP_COLL_ALLTOALLV = 9, HP_COLL_ALLREDUCE = 11, HP_COLL_REDUCE = 12, HP_COLL_REDUCE_SCATTER = 13,
+       HP_COLL_SCAN = 14, HP_COLL_EXSCAN = 15, HP_COLL_REDUCE_SCATTER_BLOCK = 16 };
+int hp_tr_on(void);
+void hp_tr_after_init(void);
+void hp_tr_comm_new(MPI_Comm comm);
+void hp_tr_comm_free(MPI_Comm comm);
+void hp_tr_send(int dest, int tag, MPI_Comm comm, int count, MPI_Datatype type);
+void hp_tr_isend(int dest, int tag, MPI_Comm comm, int count, MPI_Datatype type, MPI_Request request);
+void hp_tr_isend_done(uint64_t id);
+void hp_tr_recv(const MPI_Status *status, MPI_Comm comm);
+void hp_tr_irecv(MPI_Comm comm, MPI_Request request);
+void hp_tr_irecv_done(const MPI_Status *status, uint32_t comm, uint64_t id);
+void hp_tr_coll_begin(void);
+/* op: HP_COLL_*; root -1 for none; this rank's bytes sent and received. */
+void hp_tr_coll_end(int op, MPI_Comm comm, int root, double sent, double received);
+int hp_tr_comm_size(MPI_Comm comm);
+int hp_tr_is_root(int root, MPI_Comm comm);
 
 #endif

@@ -111,5 +111,6 @@
 #pragma weak PMPI_Comm_test_inter
 #pragma weak PMPI_Group_translate_ranks
 #pragma weak PMPI_Group_free
+#pragma weak PMPI_Group_size
 
 #endif

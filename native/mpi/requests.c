@@ -9,13 +9,15 @@
 
 #include "mpi_int.h"
 
-enum { KIND_NONE = 0, KIND_RECV = 1, KIND_RECV_PERSISTENT = 2, KIND_SEND_PERSISTENT = 3 };
+enum { KIND_NONE = 0, KIND_RECV = 1, KIND_RECV_PERSISTENT = 2, KIND_SEND_PERSISTENT = 3, KIND_SEND_TRACED = 4 };
 
 typedef struct entry {
   uint64_t key;   /* 0: free */
   int kind;
   double bytes;   /* persistent send: its message */
   int peer;       /* persistent send: its destination in MPI_COMM_WORLD for the matrix (-1: none) */
+  uint64_t trace_id; /* traced send or receive (HYPROF_TRACE): its request id in the trace; 0 none */
+  uint32_t comm;  /* traced receive: its communicator's number (tracing.c) */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,7 +53,7 @@ static int grow(void) {
   return 1;
 }
 
-static void put(MPI_Request r, int kind, double bytes, int peer) {
+static void put(MPI_Request r, int kind, double bytes, int peer, uint64_t trace_id, uint32_t comm) {
   if (r == MPI_REQUEST_NULL) return;
   uint64_t k = key_of(r);
   pthread_mutex_lock(&lock);
@@ -61,7 +63,7 @@ static void put(MPI_Request r, int kind, double bytes, int peer) {
   }
   size_t i = find(k);
   if (!table[i].key) __atomic_store_n(&used, used + 1, __ATOMIC_RELEASE);
-  table[i] = (entry){k, kind, bytes, peer};
+  table[i] = (entry){k, kind, bytes, peer, trace_id, comm};
   pthread_mutex_unlock(&lock);
 }
 
@@ -86,7 +88,7 @@ static void remove_at(size_t i) {
 }
 
 static entry lookup(MPI_Request r, int forget) {
-  entry e = {0, KIND_NONE, 0, -1};
+  entry e = {0, KIND_NONE, 0, -1, 0, 0};
   if (!hp_req_any() || r == MPI_REQUEST_NULL) return e;
   uint64_t k = key_of(r);
   pthread_mutex_lock(&lock);
@@ -101,8 +103,10 @@ static entry lookup(MPI_Request r, int forget) {
   return e;
 }
 
-void hp_req_recv(MPI_Request r, int persistent) { put(r, persistent ? KIND_RECV_PERSISTENT : KIND_RECV, 0, -1); }
-void hp_req_send_persistent(MPI_Request r, double bytes, int peer) { put(r, KIND_SEND_PERSISTENT, bytes, peer); }
+void hp_req_recv(MPI_Request r, int persistent) { put(r, persistent ? KIND_RECV_PERSISTENT : KIND_RECV, 0, -1, 0, 0); }
+void hp_req_send_persistent(MPI_Request r, double bytes, int peer) { put(r, KIND_SEND_PERSISTENT, bytes, peer, 0, 0); }
+void hp_req_trace_isend(MPI_Request r, uint64_t id) { put(r, KIND_SEND_TRACED, 0, -1, id, 0); }
+void hp_req_trace_irecv(MPI_Request r, uint64_t id, uint32_t comm) { put(r, KIND_RECV, 0, -1, id, comm); }
 
 void hp_req_started(MPI_Request r) {
   entry e = lookup(r, 0);
@@ -118,10 +122,18 @@ int hp_req_any(void) { return __atomic_load_n(&used, __ATOMIC_ACQUIRE) != 0; }
 
 int hp_req_kind(MPI_Request r) {
   int k = lookup(r, 0).kind;
-  return k == KIND_RECV || k == KIND_RECV_PERSISTENT ? k : 0;
+  return k == KIND_RECV || k == KIND_RECV_PERSISTENT || k == KIND_SEND_TRACED ? k : 0;
 }
 
 void hp_req_completed(MPI_Request r, int kind, const MPI_Status *status) {
+  if (kind == KIND_SEND_TRACED) {
+    entry e = lookup(r, 1);
+    if (e.trace_id) hp_tr_isend_done(e.trace_id);
+    return;
+  }
   if (status) hp_acc_received(status);
-  if (kind == KIND_RECV) (void)lookup(r, 1);
+  if (kind == KIND_RECV) {
+    entry e = lookup(r, 1);
+    if (e.trace_id) hp_tr_irecv_done(status, e.comm, e.trace_id);
+  }
 }

@@ -102,6 +102,7 @@ HP_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, in
   if (!PMPI_Send) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Send(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -119,6 +120,14 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
     pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
   pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -135,6 +144,7 @@ HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Bsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -152,6 +162,14 @@ static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
   pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -168,6 +186,7 @@ HP_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Ssend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Ssend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -185,6 +204,14 @@ static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
   pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -201,6 +228,7 @@ HP_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, i
   if (!PMPI_Rsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+  hp_tr_send(dest, tag, comm, count, datatype);
   int rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
   hp_mpi_end(&c);
@@ -217,6 +245,14 @@ static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
     pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
   }
   pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
@@ -238,6 +274,7 @@ HP_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int sour
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
   int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
   if (rc == MPI_SUCCESS) hp_acc_received(status);
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -260,6 +297,13 @@ static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_recv, MPI_RECV, mpi_recv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
@@ -270,11 +314,13 @@ HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype 
   if (!hp_mpi_begin(&c, HP_MPI_Sendrecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   MPI_Status hp_status;
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
+  hp_tr_send(dest, sendtag, comm, sendcount, sendtype);
   int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
     hp_acc_sent_to(sendcount, sendtype, dest, comm);
     hp_acc_received(status);
   }
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -292,6 +338,14 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int dest = (int)*f_dest;
+    int sendtag = (int)*f_sendtag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, sendtag, comm, sendcount, sendtype);
+  }
   pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
@@ -301,6 +355,13 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     hp_acc_sent_to(sendcount, sendtype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   }
   hp_mpi_end(&c);
 }
@@ -312,11 +373,13 @@ HP_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dataty
   if (!hp_mpi_begin(&c, HP_MPI_Sendrecv_replace, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   MPI_Status hp_status;
   if (status == MPI_STATUS_IGNORE) status = &hp_status;
+  hp_tr_send(dest, sendtag, comm, count, datatype);
   int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   if (rc == MPI_SUCCESS) {
     hp_acc_sent_to(count, datatype, dest, comm);
     hp_acc_received(status);
   }
+  if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -334,6 +397,14 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int sendtag = (int)*f_sendtag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, sendtag, comm, count, datatype);
+  }
   pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -343,6 +414,13 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
     hp_acc_sent_to(count, datatype, dest, comm);
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   }
   hp_mpi_end(&c);
 }
@@ -517,6 +595,7 @@ HP_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, i
   if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -540,6 +619,17 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_isend, MPI_ISEND, mpi_isend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -550,6 +640,7 @@ HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Ibsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -573,6 +664,17 @@ static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_ibsend, MPI_IBSEND, mpi_ibsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -583,6 +685,7 @@ HP_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Issend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -606,6 +709,17 @@ static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_issend, MPI_ISSEND, mpi_issend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -616,6 +730,7 @@ HP_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, 
   if (!hp_mpi_begin(&c, HP_MPI_Irsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_acc_sent_to(count, datatype, dest, comm);
+  if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -639,6 +754,17 @@ static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_sent_to(count, datatype, dest, comm);
   }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_irsend, MPI_IRSEND, mpi_irsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
@@ -649,6 +775,7 @@ HP_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int sou
   if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
   int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
   if (rc == MPI_SUCCESS) hp_req_recv(*request, 0);
+  if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
   hp_mpi_end(&c);
   return rc;
 }
@@ -667,6 +794,13 @@ static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_recv(PMPI_Request_f2c(*f_request), 0);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
   }
   hp_mpi_end(&c);
 }
@@ -759,7 +893,9 @@ HP_MPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   if (!PMPI_Barrier) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Barrier(comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Barrier(comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -775,7 +911,14 @@ static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
     pmpi_barrier_(f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_barrier_(f_comm, ierr);
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_barrier, MPI_BARRIER, mpi_barrier_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -784,11 +927,13 @@ HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
   if (!PMPI_Bcast) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_bcast(count, datatype);
     hp_cm_bcast(count, datatype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -804,6 +949,9 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
     pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -811,6 +959,13 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -820,11 +975,13 @@ HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_
   if (!PMPI_Reduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_reduce(count, datatype);
     hp_cm_to_root(hp_bytes(count, datatype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -840,6 +997,9 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
@@ -847,6 +1007,13 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     int root = (int)*f_root;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
   }
   hp_mpi_end(&c);
 }
@@ -856,8 +1023,10 @@ HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, M
   if (!PMPI_Allreduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_allreduce(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -873,11 +1042,20 @@ static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count,
     pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_allreduce(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -887,11 +1065,13 @@ HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype se
   if (!PMPI_Gather) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype);
     hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -907,6 +1087,9 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
     pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -918,6 +1101,15 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_gather, MPI_GATHER, mpi_gather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -926,11 +1118,13 @@ HP_MPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype s
   if (!PMPI_Gatherv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Gatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype);
     hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -946,6 +1140,9 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -956,6 +1153,13 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_gatherv, MPI_GATHERV, mpi_gatherv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -964,11 +1168,13 @@ HP_MPI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype s
   if (!PMPI_Scatter) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype);
     hp_cm_scatter(sendcount, sendtype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -984,6 +1190,9 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
@@ -995,6 +1204,15 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
   }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_scatter, MPI_SCATTER, mpi_scatter_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -1003,11 +1221,13 @@ HP_MPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], cons
   if (!PMPI_Scatterv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype);
     hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTERV, comm, root, 0, hp_bytes(recvcount, recvtype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1023,6 +1243,9 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
     pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *sendcounts = (const int *)f_sendcounts;
@@ -1034,6 +1257,13 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
+  if (hp_tr_on()) {
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTERV, comm, root, 0, hp_bytes(recvcount, recvtype));
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_scatterv, MPI_SCATTERV, mpi_scatterv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -1042,8 +1272,10 @@ HP_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype
   if (!PMPI_Allgather) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allgather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (rc == MPI_SUCCESS) hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHER, comm, -1, hp_bytes(sendcount, sendtype), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1059,6 +1291,9 @@ static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1068,6 +1303,14 @@ static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
   }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHER, comm, -1, hp_bytes(sendcount, sendtype), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_allgather, MPI_ALLGATHER, mpi_allgather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -1076,8 +1319,10 @@ HP_MPI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatyp
   if (!PMPI_Allgatherv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Allgatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (rc == MPI_SUCCESS) hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1093,6 +1338,9 @@ static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1100,6 +1348,12 @@ static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
+  }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);
   }
   hp_mpi_end(&c);
 }
@@ -1109,11 +1363,13 @@ HP_MPI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype 
   if (!PMPI_Alltoall) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
     hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALL, comm, -1, hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1129,6 +1385,9 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1139,6 +1398,14 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
+  if (hp_tr_on()) {
+    int sendcount = (int)*f_sendcount;
+    MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALL, comm, -1, hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm), hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm));
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_alltoall, MPI_ALLTOALL, mpi_alltoall_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -1147,11 +1414,13 @@ HP_MPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], con
   if (!PMPI_Alltoallv) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Alltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   if (rc == MPI_SUCCESS) {
     hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
     hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1167,6 +1436,9 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
@@ -1177,6 +1449,10 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_alltoallv, MPI_ALLTOALLV, mpi_alltoallv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
@@ -1185,8 +1461,10 @@ HP_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const i
   if (!PMPI_Reduce_scatter) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_reduce_scatter(recvcounts, datatype, comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1202,12 +1480,19 @@ static void mpi_reduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_r
     pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce_scatter(recvcounts, datatype, comm);
+  }
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
 }
@@ -1217,8 +1502,10 @@ HP_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, i
   if (!PMPI_Reduce_scatter_block) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter_block, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1234,12 +1521,21 @@ static void mpi_reduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fin
     pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int recvcount = (int)*f_recvcount;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_acc_reduce_scatter_block(recvcount, datatype, comm);
+  }
+  if (hp_tr_on()) {
+    int recvcount = (int)*f_recvcount;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1249,8 +1545,10 @@ HP_MPI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Da
   if (!PMPI_Scan) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Scan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_scan(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1266,11 +1564,20 @@ static void mpi_scan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_
     pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1280,8 +1587,10 @@ HP_MPI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_
   if (!PMPI_Exscan) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Exscan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+  hp_tr_coll_begin();
   int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
   if (rc == MPI_SUCCESS) hp_acc_scan(count, datatype);
+  if (hp_tr_on()) hp_tr_coll_end(HP_COLL_EXSCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   hp_mpi_end(&c);
   return rc;
 }
@@ -1297,11 +1606,20 @@ static void mpi_exscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
     pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
   pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_EXSCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
 }
@@ -1914,6 +2232,7 @@ HP_MPI_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *ne
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_split, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_split(comm, color, key, newcomm);
   int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1930,6 +2249,12 @@ static void mpi_comm_split_f(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_ke
     return;
   }
   pmpi_comm_split_(f_comm, f_color, f_key, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_split, MPI_COMM_SPLIT, mpi_comm_split_f, (MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -1939,6 +2264,7 @@ HP_MPI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MP
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_split_type, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
   int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1955,6 +2281,12 @@ static void mpi_comm_split_type_f(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_
     return;
   }
   pmpi_comm_split_type_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE, mpi_comm_split_type_f, (MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -1964,6 +2296,7 @@ HP_MPI_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_dup, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_dup(comm, newcomm);
   int rc = PMPI_Comm_dup(comm, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -1980,6 +2313,12 @@ static void mpi_comm_dup_f(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr
     return;
   }
   pmpi_comm_dup_(f_comm, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_dup, MPI_COMM_DUP, mpi_comm_dup_f, (MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -1989,6 +2328,7 @@ HP_MPI_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newc
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_create(comm, group, newcomm);
   int rc = PMPI_Comm_create(comm, group, newcomm);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   hp_mpi_end(&c);
   return rc;
 }
@@ -2005,6 +2345,12 @@ static void mpi_comm_create_f(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_n
     return;
   }
   pmpi_comm_create_(f_comm, f_group, f_newcomm, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
+    MPI_Comm *newcomm = &newcomm_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_comm_create, MPI_COMM_CREATE, mpi_comm_create_f, (MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr))
@@ -2013,6 +2359,7 @@ HP_MPI_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
   if (!PMPI_Comm_free) return MPI_ERR_INTERN;
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Comm_free, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Comm_free(comm);
+  hp_tr_comm_free(*comm);
   int rc = PMPI_Comm_free(comm);
   hp_mpi_end(&c);
   return rc;
@@ -2029,6 +2376,11 @@ static void mpi_comm_free_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
     pmpi_comm_free_(f_comm, ierr);
     return;
   }
+  if (hp_tr_on()) {
+    MPI_Comm comm_c = PMPI_Comm_f2c(*f_comm);
+    MPI_Comm *comm = &comm_c;
+    hp_tr_comm_free(*comm);
+  }
   pmpi_comm_free_(f_comm, ierr);
   hp_mpi_end(&c);
 }
@@ -2039,6 +2391,7 @@ HP_MPI_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[]
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Cart_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
   int rc = PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
+  if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);
   hp_mpi_end(&c);
   return rc;
 }
@@ -2055,6 +2408,12 @@ static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint 
     return;
   }
   pmpi_cart_create_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm_cart_c = PMPI_Comm_f2c(*f_comm_cart);
+    MPI_Comm *comm_cart = &comm_cart_c;
+    if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);
+  }
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_cart_create, MPI_CART_CREATE, mpi_cart_create_f, (MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr))

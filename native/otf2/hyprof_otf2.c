@@ -296,6 +296,7 @@ typedef struct location_out {
   uint64_t id;
   uint32_t name;
   uint32_t group;   /* location group (process) */
+  uint32_t thread;  /* its thread index in the process */
   uint64_t events;
   uint64_t lost;
   uint32_t lost_reason;
@@ -319,6 +320,142 @@ static uint32_t region_of(process_def *p, tf_file *f, uint32_t ev, uint32_t *unn
   p->regions[ev].known = 1;
   p->regions[ev].region = region_for(e ? e->name : name, e ? e->group : "TAU_USER", OTF2_PARADIGM_USER, OTF2_REGION_ROLE_FUNCTION, "", 0);
   return p->regions[ev].region;
+}
+
+/* ---- MPI communicators and message events (native/mpi/tracing.c) ----
+ * Each process numbers its communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order it
+ * made them) and defines each once with its members as ranks of MPI_COMM_WORLD (COMM records, in
+ * chunks). One OTF2 Comm per distinct communicator of the run: the k-th communicator with a given
+ * member list in one process is the k-th with that list in every member (communicators are made
+ * collectively, in the same order by their members). */
+
+typedef struct comm_local {
+  int32_t *members; /* world ranks; NULL: not defined */
+  uint32_t n, got;
+} comm_local;
+
+static strtab comm_keys;        /* "k|r0,r1,..." -> global comm id */
+static uint32_t *comm_first_local; /* per global comm: the local number it had where first seen */
+static int32_t **comm_members;  /* per global comm */
+static uint32_t *comm_size;
+static uint32_t **comm_map;     /* per process: local number -> global id + 1 (0: none) */
+static uint32_t *comm_map_n;
+
+static void comms_read(tf_file *files) {
+  comm_map = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *comm_map);
+  comm_map_n = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *comm_map_n);
+  for (uint32_t pi = 0; pi < n_procs; pi++) {
+    comm_local *loc = NULL;
+    uint32_t n_loc = 0;
+    tf_file *f = &files[pi];
+    for (size_t k = 0; k < f->n_threads; k++) {
+      const tf_thread *t = &f->threads[k];
+      for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
+        const uint64_t *rec = &t->rec[at];
+        if (tf_kind(rec) != TF_MPI_COMM) continue;
+        uint64_t id = tf_value(rec);
+        uint32_t size = (uint32_t)rec[2], first = (uint32_t)(rec[2] >> 32), words = (uint32_t)tf_record_words(rec) - 3;
+        if (id > 1000000 || size == 0 || size > 100000000u || first >= size) continue;
+        if (id >= n_loc) {
+          loc = xrealloc(loc, (id + 1) * sizeof *loc);
+          memset(loc + n_loc, 0, (id + 1 - n_loc) * sizeof *loc);
+          n_loc = (uint32_t)id + 1;
+        }
+        comm_local *c = &loc[id];
+        if (!c->members) {
+          c->members = xrealloc(NULL, size * sizeof *c->members);
+          c->n = size;
+        }
+        for (uint32_t i = 0; i < 2 * words && first + i < c->n; i++) {
+          c->members[first + i] = (int32_t)(uint32_t)(rec[3 + i / 2] >> (32 * (i % 2)));
+          c->got++;
+        }
+      }
+    }
+    comm_map[pi] = xrealloc(NULL, (n_loc ? n_loc : 1) * sizeof **comm_map);
+    comm_map_n[pi] = n_loc;
+    strtab seen = {0}; /* member lists of this process, in its numbering's order */
+    uint32_t *times = NULL;
+    for (uint32_t id = 0; id < n_loc; id++) {
+      comm_local *c = &loc[id];
+      comm_map[pi][id] = 0;
+      if (!c->members || c->got < c->n) continue;
+      size_t cap = 16 + 12 * (size_t)c->n;
+      char *key = xrealloc(NULL, cap), *o = key;
+      for (uint32_t i = 0; i < c->n; i++) o += snprintf(o, cap - (size_t)(o - key), "%s%d", i ? "," : "", c->members[i]);
+      uint32_t before = seen.n, at = intern(&seen, key);
+      if (at == before) {
+        times = xrealloc(times, seen.n * sizeof *times);
+        times[at] = 0;
+      }
+      uint32_t k = times[at]++;
+      char *gkey = xrealloc(NULL, cap + 16);
+      snprintf(gkey, cap + 16, "%u|%s", k, key);
+      uint32_t gbefore = comm_keys.n, g = intern(&comm_keys, gkey);
+      if (g == gbefore) {
+        comm_first_local = xrealloc(comm_first_local, comm_keys.n * sizeof *comm_first_local);
+        comm_members = xrealloc(comm_members, comm_keys.n * sizeof *comm_members);
+        comm_size = xrealloc(comm_size, comm_keys.n * sizeof *comm_size);
+        comm_first_local[g] = id;
+        comm_members[g] = c->members;
+        comm_size[g] = c->n;
+        c->members = NULL; /* kept by the global comm */
+      }
+      comm_map[pi][id] = g + 1;
+      free(key);
+      free(gkey);
+    }
+    for (uint32_t id = 0; id < n_loc; id++) free(loc[id].members);
+    free(loc);
+    free(times);
+    for (uint32_t i = 0; i < seen.n; i++) free(seen.s[i]);
+    free(seen.s);
+    free(seen.hash);
+  }
+}
+
+/* The OTF2 Comm of process pi's communicator number `local`, OTF2_UNDEFINED_COMM when it has none. */
+static OTF2_CommRef comm_of(uint32_t pi, uint64_t local) {
+  if (local >= comm_map_n[pi] || !comm_map[pi][local]) return OTF2_UNDEFINED_COMM;
+  return comm_map[pi][local] - 1;
+}
+
+/* One MPI record as its OTF2 event: 1 written, 0 nothing to write (a COMM definition), -1 left out
+ * (a message on a communicator the trace does not define). */
+static int write_mpi(OTF2_EvtWriter *w, uint32_t pi, const uint64_t *rec, uint64_t ts) {
+  uint64_t v = tf_value(rec);
+  uint32_t peer, tag;
+  switch (tf_kind(rec)) {
+    case TF_MPI_SEND:
+    case TF_MPI_RECV:
+    case TF_MPI_ISEND:
+    case TF_MPI_IRECV: {
+      OTF2_CommRef c = comm_of(pi, v);
+      if (c == OTF2_UNDEFINED_COMM) return -1;
+      peer = (uint32_t)rec[2];
+      tag = (uint32_t)(rec[2] >> 32);
+      uint64_t bytes = rec[3];
+      switch (tf_kind(rec)) {
+        case TF_MPI_SEND: check(OTF2_EvtWriter_MpiSend(w, NULL, ts, peer, c, tag, bytes), "MPI send"); break;
+        case TF_MPI_RECV: check(OTF2_EvtWriter_MpiRecv(w, NULL, ts, peer, c, tag, bytes), "MPI receive"); break;
+        case TF_MPI_ISEND: check(OTF2_EvtWriter_MpiIsend(w, NULL, ts, peer, c, tag, bytes, rec[4]), "MPI isend"); break;
+        default: check(OTF2_EvtWriter_MpiIrecv(w, NULL, ts, peer, c, tag, bytes, rec[4]), "MPI irecv"); break;
+      }
+      return 1;
+    }
+    case TF_MPI_ISEND_DONE: check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, v), "MPI isend complete"); return 1;
+    case TF_MPI_IRECV_REQUEST: check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, v), "MPI irecv request"); return 1;
+    case TF_MPI_COLL_BEGIN: check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts), "MPI collective begin"); return 1;
+    case TF_MPI_COLL_END: {
+      /* written even on a communicator not defined (an intercommunicator): its begin was */
+      int32_t root = (int32_t)(uint32_t)(rec[2] >> 32);
+      check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)(uint32_t)rec[2], comm_of(pi, v),
+                                            root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, rec[3], rec[4]),
+            "MPI collective end");
+      return 1;
+    }
+    default: return 0;
+  }
 }
 
 int main(int argc, char **argv) {
@@ -345,17 +482,17 @@ int main(int argc, char **argv) {
     if (tf_read(procs[i].file, &files[i], err, sizeof err) != 0) die("%s", err);
     if (files[i].extra != n_metrics)
       die("%s: its records hold %u extra metric values, the profile %u: not a trace of this profile", procs[i].file, files[i].extra, n_metrics);
-    size_t words = 2 + files[i].extra;
     for (size_t k = 0; k < files[i].n_threads; k++) {
       const tf_thread *t = &files[i].threads[k];
       if (t->n) {
-        if (t->rec[0] < t_min) t_min = t->rec[0];
-        if (t->rec[(t->n - 1) * words] > t_max) t_max = t->rec[(t->n - 1) * words];
+        if (t->first_ns < t_min) t_min = t->first_ns;
+        if (t->last_ns > t_max) t_max = t->last_ns;
       }
       if (t->end_ns > t_max) t_max = t->end_ns;
     }
   }
   if (t_min == UINT64_MAX) t_min = t_max = 0;
+  comms_read(files);
 
   OTF2_Archive *archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -372,8 +509,8 @@ int main(int argc, char **argv) {
   for (uint32_t pi = 0; pi < n_procs; pi++) {
     process_def *p = &procs[pi];
     tf_file *f = &files[pi];
-    size_t words = 2 + f->extra;
     uint32_t unnamed = 0;
+    uint64_t no_comm = 0;
     for (size_t k = 0; k < f->n_threads; k++) {
       tf_thread *t = &f->threads[k];
       const char *tname = NULL;
@@ -384,7 +521,7 @@ int main(int argc, char **argv) {
       else snprintf(lname, sizeof lname, "thread %u", t->index);
       locs = xrealloc(locs, (n_locs + 1) * sizeof *locs);
       location_out *lo = &locs[n_locs++];
-      *lo = (location_out){next_loc++, intern(&strings, lname), pi, 0, t->lost, 0};
+      *lo = (location_out){next_loc++, intern(&strings, lname), pi, t->index, 0, t->lost, 0};
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, lo->id);
       if (!w) die("cannot write the OTF2 archive in %s (event writer)", archive_dir);
       /* The records, nested as recorded; a leave that is not the innermost open region's closes the
@@ -394,15 +531,21 @@ int main(int argc, char **argv) {
       uint32_t *stack = NULL;
       size_t depth = 0, room = 0;
       uint64_t last = 0, moved = 0, stray = 0;
-      for (size_t r = 0; r < t->n; r++) {
-        const uint64_t *rec = &t->rec[r * words];
+      for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
+        const uint64_t *rec = &t->rec[at];
         uint64_t ts = rec[0];
         if (ts < last) {
           ts = last;
           moved++;
         }
         last = ts;
-        uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = (uint32_t)(rec[1] >> 56);
+        uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = tf_kind(rec);
+        if (kind > TF_LEAVE) {
+          int w_rc = write_mpi(w, pi, rec, ts);
+          if (w_rc > 0) lo->events++;
+          else if (w_rc < 0) no_comm++;
+          continue;
+        }
         uint32_t region = region_of(p, f, ev, &unnamed);
         if (kind == 1) {
           if (depth == room) {
@@ -460,6 +603,7 @@ int main(int argc, char **argv) {
       if (t->missing_blocks) warn("%s: thread %u: %u blocks of records are missing (not written)", f->path, t->index, t->missing_blocks);
       if (t->lost) warn("%s: thread %u: %" PRIu64 " records could not be written by the runtime (counted in the profile)", f->path, t->index, t->lost);
       if (stray) warn("%s: thread %u: %" PRIu64 " leave records with no open region left out", f->path, t->index, stray);
+      if (no_comm) warn("%s: thread %u: %" PRIu64 " MPI records on a communicator the trace does not define left out", f->path, t->index, no_comm);
       if (moved) warn("%s: thread %u: %" PRIu64 " timestamps behind the one before moved up to it", f->path, t->index, moved);
       lo->lost_reason = intern(&strings, !t->closed_by_dump || t->ran_after_dump ? "the run ended without a final dump (killed)"
                                          : t->lost ? "the runtime could not write some records (see the profile's drops)" : "");
@@ -501,6 +645,18 @@ int main(int argc, char **argv) {
   for (uint32_t m = 0; m < n_metrics; m++) metric_str[m] = intern(&strings, metric_names[m]);
   uint32_t s_lost = intern(&strings, "hyprof:lost_events"), s_reason = intern(&strings, "hyprof:lost_reason");
   uint32_t s_empty = intern(&strings, "");
+  /* MPI: the ranks' locations (their thread 0), then per communicator a group of world ranks. */
+  uint32_t s_mpi_locs = intern(&strings, "MPI ranks"), *comm_name = NULL;
+  if (comm_keys.n) {
+    comm_name = xrealloc(NULL, comm_keys.n * sizeof *comm_name);
+    for (uint32_t g = 0; g < comm_keys.n; g++) {
+      char name[64];
+      if (comm_first_local[g] == 0) snprintf(name, sizeof name, "MPI_COMM_WORLD");
+      else if (comm_first_local[g] == 1) snprintf(name, sizeof name, "MPI_COMM_SELF");
+      else snprintf(name, sizeof name, "MPI communicator %u", g);
+      comm_name[g] = intern(&strings, name);
+    }
+  }
   for (uint32_t i = 0; i < strings.n; i++) check(OTF2_GlobalDefWriter_WriteString(g, i, strings.s[i]), "string");
   for (uint32_t i = 0; i < hosts.n; i++)
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, i, host_str[i], s_node, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
@@ -515,6 +671,28 @@ int main(int argc, char **argv) {
                                            r->line, r->line ? r->line : 0), "region");
   }
   for (uint32_t i = 0; i < n_attrs; i++) check(OTF2_GlobalDefWriter_WriteAttribute(g, i, attrs[i].name, s_empty, attrs[i].type), "attribute");
+  if (comm_keys.n) {
+    long max_rank = -1;
+    for (uint32_t i = 0; i < n_procs; i++)
+      if (procs[i].rank > max_rank) max_rank = procs[i].rank;
+    uint64_t *members = xrealloc(NULL, (size_t)(max_rank + 1) * sizeof *members);
+    for (long r = 0; r <= max_rank; r++) members[r] = OTF2_UNDEFINED_LOCATION;
+    for (uint32_t i = 0; i < n_locs; i++) {
+      long r = procs[locs[i].group].rank;
+      if (r >= 0 && (locs[i].thread == 0 || members[r] == OTF2_UNDEFINED_LOCATION)) members[r] = locs[i].id;
+    }
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 0, s_mpi_locs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                          (uint32_t)(max_rank + 1), members), "group");
+    free(members);
+    for (uint32_t c = 0; c < comm_keys.n; c++) {
+      uint64_t *ranks = xrealloc(NULL, comm_size[c] * sizeof *ranks);
+      for (uint32_t i = 0; i < comm_size[c]; i++) ranks[i] = (uint64_t)(uint32_t)comm_members[c][i];
+      check(OTF2_GlobalDefWriter_WriteGroup(g, 1 + c, comm_name[c], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                            comm_size[c], ranks), "group");
+      check(OTF2_GlobalDefWriter_WriteComm(g, c, comm_name[c], 1 + c, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "comm");
+      free(ranks);
+    }
+  }
   for (uint32_t m = 0; m < n_metrics; m++) {
     check(OTF2_GlobalDefWriter_WriteMetricMember(g, m, metric_str[m], metric_str[m], OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START,
                                                  OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s_empty), "metric member");

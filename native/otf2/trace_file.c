@@ -114,7 +114,6 @@ int tf_read(const char *path, tf_file *f, char *err, size_t cap) {
   }
   memcpy(&f->pid, data + 16, 8);
   f->start_wall_ns = u64(data + 24);
-  size_t rec_size = 16 + 8 * (size_t)f->extra;
   for (size_t at = 32; at < size;) {
     if (size - at < HEADER || size - at - HEADER < u32(data + at + 16)) {
       if (size - at >= 4 && u32(data + at) != MAGIC) {
@@ -171,19 +170,39 @@ int tf_read(const char *path, tf_file *f, char *err, size_t cap) {
         *e = (tf_event){id, kind, base, name, group};
       }
     } else if (b.kind == BLOCK_RECORDS || b.kind == BLOCK_SNAPSHOT) {
-      if (b.len % rec_size) {
-        fail(err, cap, path, at, "block length is not a whole number of records");
-        goto out;
-      }
-      for (size_t r = 0; r < b.len / rec_size; r++) {
-        uint64_t w = u64(h + HEADER + r * rec_size + 8);
-        uint32_t kind = (uint32_t)(w >> 56);
-        if (kind != 1 && kind != 2) {
-          char what[96];
-          snprintf(what, sizeof what, "record %zu of the block has unknown kind %u", r, kind);
-          fail(err, cap, path, at + HEADER + r * rec_size, what);
+      /* Records of their own sizes (trace_file.h), each of a known kind with the words that kind has. */
+      const uint8_t *p = h + HEADER;
+      size_t r = 0;
+      for (size_t off = 0; off < b.len; r++) {
+        if (b.len - off < 16) {
+          fail(err, cap, path, at + HEADER + off, "block length is not a whole number of records");
           goto out;
         }
+        uint64_t w = u64(p + off + 8);
+        uint32_t kind = (uint32_t)(w >> 56), more = (uint32_t)((w >> 48) & 0xFF);
+        int ok = kind == TF_ENTER || kind == TF_LEAVE ? more == f->extra
+                 : kind == TF_MPI_SEND || kind == TF_MPI_RECV ? more == 2
+                 : kind == TF_MPI_ISEND || kind == TF_MPI_IRECV || kind == TF_MPI_COLL_END ? more == 3
+                 : kind == TF_MPI_ISEND_DONE || kind == TF_MPI_IRECV_REQUEST || kind == TF_MPI_COLL_BEGIN ? more == 0
+                 : kind == TF_MPI_COMM ? more >= 2
+                 : -1;
+        if (ok < 0) {
+          char what[96];
+          snprintf(what, sizeof what, "record %zu of the block has unknown kind %u", r, kind);
+          fail(err, cap, path, at + HEADER + off, what);
+          goto out;
+        }
+        if (!ok) {
+          char what[96];
+          snprintf(what, sizeof what, "record %zu of the block (kind %u) has %u words, not the kind's", r, kind, more);
+          fail(err, cap, path, at + HEADER + off, what);
+          goto out;
+        }
+        if ((b.len - off - 16) / 8 < more) {
+          fail(err, cap, path, at + HEADER + off, "block length is not a whole number of records");
+          goto out;
+        }
+        off += 16 + 8 * (size_t)more;
       }
       if (n_blocks == blocks_room) {
         blocks_room = blocks_room ? blocks_room * 2 : 64;
@@ -239,8 +258,13 @@ int tf_read(const char *path, tf_file *f, char *err, size_t cap) {
       }
       if (pick->gen > expect) t->missing_blocks += pick->gen - expect;
       expect = pick->gen + 1;
-      memcpy((uint8_t *)t->rec + t->n * rec_size, data + pick->at + HEADER, pick->len);
-      t->n += pick->len / rec_size;
+      memcpy(t->rec + t->n_words, data + pick->at + HEADER, pick->len);
+      for (size_t w = t->n_words; w < t->n_words + pick->len / 8; w += tf_record_words(t->rec + w)) {
+        if (!t->n) t->first_ns = t->rec[w];
+        t->last_ns = t->rec[w];
+        t->n++;
+      }
+      t->n_words += pick->len / 8;
       if (pick->kind == BLOCK_RECORDS && (pick->flags & BLOCK_ENDED)) {
         t->ended = 1;
         t->end_ns = pick->end_ns;

@@ -17,13 +17,16 @@ typedef struct tf_event {
   char *group;
 } tf_event;
 
-/* One thread's records, in order: `n` records of `words` 8-byte words each (time, event | kind << 56,
- * then the extra metric values). */
+/* One thread's records, in order: `n` records in `n_words` 8-byte words; each is its time, its word
+ * (kind << 56 | more << 48 | value: an event id for ENTER / LEAVE) and `more` words (the extra metric
+ * values of ENTER / LEAVE, the payload of the MPI kinds): tf_record_words gives a record's size. */
 typedef struct tf_thread {
   uint32_t index;
   uint32_t tid;
   uint64_t *rec;
   size_t n;
+  size_t n_words;
+  uint64_t first_ns, last_ns; /* its first and last record's time (0 with none) */
   uint64_t end_ns;       /* when its open regions end (0: unknown, its last record's time is used) */
   int ended;             /* its last block says the thread ended */
   int closed_by_dump;    /* a dump (exit, flush, signal) wrote its end */
@@ -43,6 +46,15 @@ typedef struct tf_file {
   size_t n_events;
   uint64_t cut_bytes;    /* bytes at its end that are not a whole block */
 } tf_file;
+
+/* Record kinds (native/core/trace.h, HP_TREC_*). */
+enum {
+  TF_ENTER = 1, TF_LEAVE = 2, TF_MPI_SEND = 3, TF_MPI_ISEND = 4, TF_MPI_ISEND_DONE = 5, TF_MPI_IRECV_REQUEST = 6,
+  TF_MPI_RECV = 7, TF_MPI_IRECV = 8, TF_MPI_COLL_BEGIN = 9, TF_MPI_COLL_END = 10, TF_MPI_COMM = 11, TF_KINDS
+};
+static inline uint32_t tf_kind(const uint64_t *rec) { return (uint32_t)(rec[1] >> 56); }
+static inline uint64_t tf_value(const uint64_t *rec) { return rec[1] & 0xFFFFFFFFFFFFull; }
+static inline size_t tf_record_words(const uint64_t *rec) { return 2 + (size_t)((rec[1] >> 48) & 0xFF); }
 
 /* Read and check `path`. On failure returns -1 with a one-line message in err. */
 int tf_read(const char *path, tf_file *f, char *err, size_t cap);
