@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, testNativeDir, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
+import { checkFoldTruth } from './helpers/fold-truth.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { FEW, RAN, type FoldClass, type FoldReport } from '../src/report/fold.js';
 import type { FoldFile } from '../src/profile/fold-file.js';
@@ -40,10 +41,6 @@ function main(r: FoldReport): FoldClass {
   return [...r.classes].sort((a, b) => b.instances - a.instances)[0];
 }
 
-function topOf(c: FoldClass, b: number): string | undefined {
-  return c.bins[b].functions[0]?.name;
-}
-
 for (const cc of ['gcc', 'clang'] as const) {
   test(`${cc}: a() in 0-30 %, b() in 30-100 %, within one 5 % bin; the pause between iterations never folded`, async (t) => {
     if (!haveTool(cc)) return t.pass(`${cc} is not installed`);
@@ -57,16 +54,7 @@ for (const cc of ['gcc', 'clang'] as const) {
     t.true(c.instances >= ITERATIONS * 0.9, `${c.instances}`);
     t.true(c.absolute, 'CPU lengths of the iterations are similar');
     t.true(c.samples >= 100, `${c.samples} samples`);
-    for (let b = 0; b < c.bins.length; b++) {
-      const bin = c.bins[b];
-      t.false(bin.functions.some((f) => f.name === 'between'), `bin ${bin.from} %: the pause was folded`);
-      if (bin.samples < 5) continue;
-      if (bin.to <= 25) t.is(topOf(c, b), 'a', `bin ${bin.from}-${bin.to} %: ${JSON.stringify(bin.functions)}`);
-      if (bin.from >= 35) t.is(topOf(c, b), 'b', `bin ${bin.from}-${bin.to} %: ${JSON.stringify(bin.functions)}`);
-    }
-    // The boundary: the first bin where b leads lies within one bin of 30 %.
-    const first = c.bins.findIndex((bin) => bin.functions[0]?.name === 'b' && bin.samples >= 5);
-    t.true(Math.abs(c.bins[first].from - 30) <= 5, `b first leads at ${c.bins[first].from} %`);
+    checkFoldTruth(t, c, 'a', 'b', 'between');
     // Every bin with samples names its instances and an honest confidence.
     for (const bin of c.bins) {
       t.true(bin.instances <= bin.samples);
@@ -154,15 +142,7 @@ for (const [cc, n] of [['gcc', 2000], ['clang', 500]] as const) {
     t.truthy(ran, `no instance ran for ${RAN * 100} % of its time: ${r.classRule}`);
     // Enough samples to place the boundary within a bin of 5 %: at least 10 per bin on average.
     t.true(ran.samples >= 200, `${ran.samples} samples in the instances that ran (${waited} of ${r.instances} waited: a machine this loaded cannot test a wall-clock fold)`);
-    for (let b = 0; b < ran.bins.length; b++) {
-      const bin = ran.bins[b];
-      t.false(bin.functions.some((f) => f.name === 'between'), `bin ${bin.from} %: the pause was folded`);
-      if (bin.samples < 5) continue;
-      if (bin.to <= 25) t.is(topOf(ran, b), 'a', `bin ${bin.from}-${bin.to} %: ${JSON.stringify(bin.functions)}`);
-      if (bin.from >= 35) t.is(topOf(ran, b), 'b', `bin ${bin.from}-${bin.to} %: ${JSON.stringify(bin.functions)}`);
-    }
-    const first = ran.bins.findIndex((bin) => bin.functions[0]?.name === 'b' && bin.samples >= 5);
-    t.true(first >= 0 && Math.abs(ran.bins[first].from - 30) <= 5, `b first leads at ${ran.bins[first]?.from} %`);
+    checkFoldTruth(t, ran, 'a', 'b', 'between');
     if (!traced) return t.log(`no trace to compare with: ${traceReaderMissing()}`);
     // The trace: the same instances (in order, of the same lengths), their exact share of a() per bin.
     const file = JSON.parse(readFileSync(join(dir, 'fold.0.0.json'), 'utf8')) as FoldFile;
