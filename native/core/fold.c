@@ -32,6 +32,7 @@
 #include "events.h"
 #include "metrics.h"
 #include "runtime.h"
+#include "select.h"
 
 uint32_t hp_fold_series;
 static char patterns[HP_FOLD_MAX_SERIES][256];
@@ -76,28 +77,6 @@ static struct {
 } slot[HP_FOLD_MAX_SERIES];
 
 /* ---- configuration ---- */
-
-static int pattern_matches(const char *p, const char *s) {
-  /* `*` matches any run of characters; everything else itself. Iterative with one backtrack point,
-   * linear enough for timer names. */
-  const char *star = NULL, *resume = NULL;
-  while (*s) {
-    if (*p == '*') {
-      star = p++;
-      resume = s;
-    } else if (*p == *s) {
-      p++;
-      s++;
-    } else if (star) {
-      p = star + 1;
-      s = ++resume;
-    } else {
-      return 0;
-    }
-  }
-  while (*p == '*') p++;
-  return *p == '\0';
-}
 
 /* Parse `v` into patterns; on a mistake, say it once and fold nothing (a partial set would fold
  * something else than asked). */
@@ -147,7 +126,7 @@ void hp_fold_configure(void) {
 
 uint8_t hp_fold_match(const char *name) {
   for (uint32_t i = 0; i < hp_fold_series; i++)
-    if (pattern_matches(patterns[i], name)) return (uint8_t)(i + 1);
+    if (hp_glob_match(patterns[i], name, '*')) return (uint8_t)(i + 1);   /* `*` only (select.h) */
   return 0;
 }
 
