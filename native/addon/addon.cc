@@ -59,6 +59,7 @@ struct AsyncSlot {
   uint32_t base;     // the region itself; recorded too when it differs from id
   uint64_t parent, context, start_ns, excl_ns, child_calls;
   bool live;
+  uint64_t mstart[HYPROF_EXT_MAX_METRICS];   // the thread's metrics at the start (HYPROF_FOLD's instance)
 };
 
 thread_local std::vector<AsyncSlot> slots;
@@ -106,10 +107,11 @@ napi_value AsyncBegin(napi_env env, napi_callback_info info) {
   }
   if (!second || napi_get_value_uint32(env, second, &base) != napi_ok) base = id;
   uint64_t parent = hyprof_ext_context();
-  AsyncSlot s{id, base, parent, hyprof_ext_context_of(parent, id), hyprof_ext_now(), 0, 0, true};
+  AsyncSlot s{id, base, parent, hyprof_ext_context_of(parent, id), hyprof_ext_now(), 0, 0, true, {}};
+  hyprof_ext_metrics(s.mstart);
   uint32_t index = StoreSlot(s);
   hyprof_ext_count_child_call();
-  hyprof_ext_slice_begin(id, parent);
+  hyprof_ext_slice_begin(id, parent, s.start_ns, s.mstart);
   napi_value r;
   napi_create_uint32(env, index, &r);
   return r;
@@ -119,13 +121,14 @@ napi_value AsyncBegin(napi_env env, napi_callback_info info) {
 // region. Returns its slot, or -1 when `id` is not the innermost frame.
 napi_value Adopt(napi_env env, napi_callback_info info) {
   uint32_t id, slice_event;
-  uint64_t parent, start, excl, calls;
+  uint64_t parent, start, excl, calls, mstart[HYPROF_EXT_MAX_METRICS];
   napi_value r;
-  if (!IdArg(env, info, &id) || !hyprof_ext_adopt(id, &slice_event, &parent, &start, &excl, &calls)) {
+  if (!IdArg(env, info, &id) || !hyprof_ext_adopt(id, &slice_event, &parent, &start, &excl, &calls, mstart)) {
     napi_create_int32(env, -1, &r);
     return r;
   }
-  AsyncSlot s{slice_event, id, parent, hyprof_ext_context_of(parent, slice_event), start, excl, calls, true};
+  AsyncSlot s{slice_event, id, parent, hyprof_ext_context_of(parent, slice_event), start, excl, calls, true, {}};
+  for (int m = 0; m < HYPROF_EXT_MAX_METRICS; m++) s.mstart[m] = mstart[m];
   uint32_t index = StoreSlot(s);
   napi_create_uint32(env, index, &r);
   return r;
@@ -133,7 +136,7 @@ napi_value Adopt(napi_env env, napi_callback_info info) {
 
 napi_value SliceBegin(napi_env env, napi_callback_info info) {
   AsyncSlot *s = SlotArg(env, info, nullptr);
-  if (s) hyprof_ext_slice_begin(s->id, s->parent);
+  if (s) hyprof_ext_slice_begin(s->id, s->parent, s->start_ns, s->mstart);
   return nullptr;
 }
 
@@ -153,6 +156,7 @@ napi_value AsyncEnd(napi_env env, napi_callback_info info) {
   hyprof_ext_record(s->context, s->parent, s->id, 1, s->child_calls, incl, excl);
   if (s->base != s->id)
     hyprof_ext_record(hyprof_ext_context_of(s->parent, s->base), s->parent, s->base, 1, s->child_calls, incl, excl);
+  hyprof_ext_fold_instance(s->id, s->start_ns, incl, s->mstart);   // HYPROF_FOLD: the instance, whole
   s->live = false;
   free_slots.push_back(index);
   return nullptr;

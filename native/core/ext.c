@@ -6,6 +6,8 @@
 
 #include "clock.h"
 #include "events.h"
+#include "fold.h"
+#include "metrics.h"
 #include "hyprof.h"
 #include "runtime.h"
 #include "stack.h"
@@ -52,9 +54,15 @@ HP_EXPORT void hyprof_ext_count_child_call(void) {
 }
 
 /* No stop address, for the reason given at hyprof_ext_start. */
-HP_EXPORT void hyprof_ext_slice_begin(uint32_t id, uint64_t parent_context) {
+_Static_assert(HYPROF_EXT_MAX_METRICS == HP_MAX_METRICS, "ext.h's metric arrays are the runtime's");
+
+HP_EXPORT void hyprof_ext_slice_begin(uint32_t id, uint64_t parent_context, uint64_t region_start_ns,
+                                      const uint64_t region_mstart[HYPROF_EXT_MAX_METRICS]) {
   hp_thread *t = hp_thread_self();
-  if (t && hp_event_get(id)) hp_stack_push_under(t, id, parent_context, 0, HP_FRAME_NO_STATS);
+  if (!t || !hp_event_get(id)) return;
+  /* HYPROF_FOLD: the slice is a part of the region's instance, which starts at region_start_ns */
+  if (hp_fold_series) hp_fold_part_start(t, t->top + 1, region_start_ns, hp_n_metrics > 1 ? region_mstart : NULL);
+  hp_stack_push_under(t, id, parent_context, 0, HP_FRAME_NO_STATS | HP_FRAME_FOLD_PART);
 }
 
 HP_EXPORT int hyprof_ext_slice_end(uint32_t id, uint64_t *len_ns, uint64_t *child_ns, uint64_t *child_calls) {
@@ -74,7 +82,7 @@ HP_EXPORT int hyprof_ext_slice_end(uint32_t id, uint64_t *len_ns, uint64_t *chil
 }
 
 HP_EXPORT int hyprof_ext_adopt(uint32_t id, uint32_t *slice_event, uint64_t *parent_context, uint64_t *start_ns,
-                               uint64_t *excl_ns, uint64_t *child_calls) {
+                               uint64_t *excl_ns, uint64_t *child_calls, uint64_t mstart[HYPROF_EXT_MAX_METRICS]) {
   hp_thread *t = hp_thread_self();
   if (!t || t->overflow_depth) return 0;
   int32_t top = t->top;
@@ -86,11 +94,24 @@ HP_EXPORT int hyprof_ext_adopt(uint32_t id, uint32_t *slice_event, uint64_t *par
   *start_ns = f->start_ns;
   *excl_ns = len > f->child_ns ? len - f->child_ns : 0;
   *child_calls = f->child_calls;
+  for (uint32_t m = 0; m < HP_MAX_METRICS; m++) mstart[m] = hp_n_metrics > 1 && t->mframes ? t->mframes[top].start[m] : 0;
   /* The parent already counted this call at the start; popping a NO_STATS frame gives it the child
-   * time and records nothing else. */
-  f->flags |= HP_FRAME_NO_STATS;
+   * time and records nothing else; a folded region's instance goes on (HP_FRAME_FOLD_PART): it is
+   * recorded at its settlement. */
+  f->flags |= HP_FRAME_NO_STATS | HP_FRAME_FOLD_PART;
   hp_stack_pop_event(t, id);
   return 1;
+}
+
+HP_EXPORT void hyprof_ext_metrics(uint64_t v[HYPROF_EXT_MAX_METRICS]) {
+  hp_thread *t = hp_thread_self();
+  for (uint32_t m = 0; m < HP_MAX_METRICS; m++) v[m] = 0;
+  if (t && hp_n_metrics > 1) hp_metrics_read(t, v);
+}
+
+HP_EXPORT void hyprof_ext_fold_instance(uint32_t id, uint64_t start_ns, uint64_t dur_ns, const uint64_t mstart[HYPROF_EXT_MAX_METRICS]) {
+  hp_thread *t = hp_thread_self();
+  if (t && hp_fold_series && hp_event_get(id)) hp_fold_instance(t, id, start_ns, dur_ns, hp_n_metrics > 1 ? mstart : NULL);
 }
 
 HP_EXPORT void hyprof_ext_record(uint64_t context, uint64_t parent, uint32_t id, uint64_t calls,

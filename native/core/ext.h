@@ -14,6 +14,8 @@ extern "C" {
 #endif
 
 #define HYPROF_EXT_NO_EVENT UINT32_MAX
+/* Metrics of a thread (HYPROF_METRICS), the first TIME: the size of the arrays below. */
+#define HYPROF_EXT_MAX_METRICS 4
 
 /* Register (or find) a region (phase != 0: a phase); returns its id or HYPROF_EXT_NO_EVENT. */
 uint32_t hyprof_ext_event(const char *name, const char *group, int phase);
@@ -28,16 +30,25 @@ uint64_t hyprof_ext_now(void);
 /* Count one child call on the calling thread's innermost frame (an async region started in it). */
 void hyprof_ext_count_child_call(void);
 /* Push a frame for event `id` under `parent_context` that records no statistics (HP_FRAME_NO_STATS):
- * one slice of an async region's own code. */
-void hyprof_ext_slice_begin(uint32_t id, uint64_t parent_context);
+ * one slice of an async region's own code, whose instance started at `region_start_ns` with the
+ * thread's metrics at `region_mstart` (HYPROF_FOLD: the slice's samples fold at their offset from
+ * them). */
+void hyprof_ext_slice_begin(uint32_t id, uint64_t parent_context, uint64_t region_start_ns,
+                            const uint64_t region_mstart[HYPROF_EXT_MAX_METRICS]);
 /* Pop that frame; returns 1 and its length and the time of regions it contained, or 0 when the
  * innermost frame is not a slice of `id` (nothing is popped then). */
 int hyprof_ext_slice_end(uint32_t id, uint64_t *len_ns, uint64_t *child_ns, uint64_t *child_calls);
 /* Turn the innermost frame, a region `id` started by hyprof_ext_start whose function returned a
  * promise, into an async region: pop it without statistics (its interval so far becomes the first
- * slice) and return what the async region needs. 0 when the innermost frame is not `id`. */
+ * slice) and return what the async region needs, `mstart` the thread's metrics at its start. 0 when
+ * the innermost frame is not `id`. */
 int hyprof_ext_adopt(uint32_t id, uint32_t *slice_event, uint64_t *parent_context, uint64_t *start_ns,
-                     uint64_t *excl_ns, uint64_t *child_calls);
+                     uint64_t *excl_ns, uint64_t *child_calls, uint64_t mstart[HYPROF_EXT_MAX_METRICS]);
+/* The calling thread's metrics now (for an async region's start), zeros when unknown. */
+void hyprof_ext_metrics(uint64_t v[HYPROF_EXT_MAX_METRICS]);
+/* An async region's instance at its settlement (HYPROF_FOLD; nothing when `id` is not folded): its
+ * start, its length, the thread's metrics at its start. */
+void hyprof_ext_fold_instance(uint32_t id, uint64_t start_ns, uint64_t dur_ns, const uint64_t mstart[HYPROF_EXT_MAX_METRICS]);
 /* Add whole statistics to `context` (= hash(parent, id)) on the calling thread. */
 void hyprof_ext_record(uint64_t context, uint64_t parent, uint32_t id, uint64_t calls, uint64_t child_calls,
                        uint64_t incl_ns, uint64_t excl_ns);

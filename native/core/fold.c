@@ -32,6 +32,7 @@
 #include "events.h"
 #include "metrics.h"
 #include "runtime.h"
+#include "select.h"
 
 uint32_t hp_fold_series;
 static char patterns[HP_FOLD_MAX_SERIES][256];
@@ -63,6 +64,8 @@ typedef struct fold_series {
 typedef struct hp_fold_thread {
   size_t bytes;
   fold_series s[HP_FOLD_MAX_SERIES];
+  uint64_t part_start[HP_MAX_FRAMES];   /* by level: the instance start of a HP_FRAME_FOLD_PART frame */
+  uint64_t part_m[HP_MAX_FRAMES][HP_MAX_METRICS];   /* and the thread's metrics then (UINT64_MAX unknown) */
 } hp_fold_thread;
 
 /* The process-wide slot of a series (see the file comment). */
@@ -74,28 +77,6 @@ static struct {
 } slot[HP_FOLD_MAX_SERIES];
 
 /* ---- configuration ---- */
-
-static int pattern_matches(const char *p, const char *s) {
-  /* `*` matches any run of characters; everything else itself. Iterative with one backtrack point,
-   * linear enough for timer names. */
-  const char *star = NULL, *resume = NULL;
-  while (*s) {
-    if (*p == '*') {
-      star = p++;
-      resume = s;
-    } else if (*p == *s) {
-      p++;
-      s++;
-    } else if (star) {
-      p = star + 1;
-      s = ++resume;
-    } else {
-      return 0;
-    }
-  }
-  while (*p == '*') p++;
-  return *p == '\0';
-}
 
 /* Parse `v` into patterns; on a mistake, say it once and fold nothing (a partial set would fold
  * something else than asked). */
@@ -145,7 +126,7 @@ void hp_fold_configure(void) {
 
 uint8_t hp_fold_match(const char *name) {
   for (uint32_t i = 0; i < hp_fold_series; i++)
-    if (pattern_matches(patterns[i], name)) return (uint8_t)(i + 1);
+    if (hp_glob_match(patterns[i], name, '*')) return (uint8_t)(i + 1);   /* `*` only (select.h) */
   return 0;
 }
 
@@ -194,10 +175,33 @@ void hp_fold_fork_child(hp_thread *t) {
   }
 }
 
+/* Record an instance (the thread's own records; published with a release store). mstart: the
+ * thread's metrics at the instance's start, NULL when unknown (the deltas are then 0). */
+static void put_instance(hp_thread *t, fold_series *fs, uint32_t event, uint64_t start_ns, uint64_t dur_ns, const uint64_t *mstart) {
+  uint32_t n = fs->n_inst;
+  if (n >= cap_instances) {
+    __atomic_store_n(&fs->lost_inst, fs->lost_inst + 1, __ATOMIC_RELAXED);
+    return;
+  }
+  fold_inst *r = &fs->inst[n];
+  r->event = event;
+  r->start_ns = start_ns;
+  r->dur_ns = dur_ns;
+  memset(r->delta, 0, sizeof r->delta);
+  if (hp_n_metrics > 1 && mstart) {
+    uint64_t v[HP_MAX_METRICS];
+    hp_metrics_read(t, v);
+    for (uint32_t m = 1; m < hp_n_metrics; m++) r->delta[m - 1] = v[m] - mstart[m];
+  }
+  __atomic_store_n(&fs->n_inst, n + 1, __ATOMIC_RELEASE);
+}
+
 void hp_fold_push(hp_thread *t, int32_t level) {
   hp_fold_thread *ft = t->fold;
-  uint32_t s = frame_series(t->frames[level].flags);
-  if (!ft || ft->s[s].claimed_level >= 0) return;
+  uint32_t flags = t->frames[level].flags;
+  uint32_t s = frame_series(flags);
+  /* a part of an async region's instance: that instance is its thread's only (see fold.h) */
+  if (!ft || (flags & HP_FRAME_FOLD_PART) || ft->s[s].claimed_level >= 0) return;
   uint32_t free_ = 0;
   if (!__atomic_compare_exchange_n(&slot[s].busy, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
   ft->s[s].claimed_level = level;
@@ -220,21 +224,24 @@ void hp_fold_close(hp_thread *t, int32_t level, uint64_t incl) {
     __atomic_store_n(&slot[s].gen, slot[s].gen + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&slot[s].busy, 0, __ATOMIC_RELEASE);
   }
-  uint32_t n = fs->n_inst;
-  if (n >= cap_instances) {
-    __atomic_store_n(&fs->lost_inst, fs->lost_inst + 1, __ATOMIC_RELAXED);
-    return;
+  if (f->flags & HP_FRAME_FOLD_PART) return;   /* the instance is recorded at its settlement */
+  put_instance(t, fs, f->event, f->start_ns, incl, t->mframes ? t->mframes[level].start : NULL);
+}
+
+void hp_fold_part_start(hp_thread *t, int32_t level, uint64_t start_ns, const uint64_t *mstart) {
+  hp_fold_thread *ft = t->fold;
+  if (ft && level > 0 && level < HP_MAX_FRAMES) {
+    ft->part_start[level] = start_ns;
+    for (uint32_t m = 0; m < HP_MAX_METRICS; m++) ft->part_m[level][m] = mstart && m < hp_n_metrics ? mstart[m] : UINT64_MAX;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);   /* written before the frame is published (fold.h) */
   }
-  fold_inst *r = &fs->inst[n];
-  r->event = f->event;
-  r->start_ns = f->start_ns;
-  r->dur_ns = incl;
-  if (hp_n_metrics > 1 && t->mframes) {
-    uint64_t v[HP_MAX_METRICS];
-    hp_metrics_read(t, v);
-    for (uint32_t m = 1; m < hp_n_metrics; m++) r->delta[m - 1] = v[m] - t->mframes[level].start[m];
-  }
-  __atomic_store_n(&fs->n_inst, n + 1, __ATOMIC_RELEASE);
+}
+
+void hp_fold_instance(hp_thread *t, uint32_t event, uint64_t start_ns, uint64_t dur_ns, const uint64_t *mstart) {
+  hp_fold_thread *ft = t->fold;
+  uint32_t flags = hp_fold_frame_flags(event);
+  if (!ft || !(flags & HP_FRAME_FOLD)) return;
+  put_instance(t, &ft->s[frame_series(flags)], event, start_ns, dur_ns, mstart);
 }
 
 /* The start of the instance of series s that another thread holds, 0 when none (or it changes
@@ -286,14 +293,18 @@ void hp_fold_sample(hp_thread *t, uint64_t now, uint64_t context, const uint64_t
     uint32_t s = frame_series(f->flags);
     if (done & (1u << s)) continue;
     done |= 1u << s;
+    /* a part of an async region's instance: its start (and the metrics then) were written before the
+     * frame was published; a frame of its own: the frame's */
+    int part = (f->flags & HP_FRAME_FOLD_PART) && l < HP_MAX_FRAMES;
+    const uint64_t *m0 = part ? ft->part_m[l] : t->mframes ? t->mframes[l].start : NULL;
     const uint64_t *md = unknown;
-    if (hp_n_metrics > 1 && t->mframes) {
+    if (hp_n_metrics > 1 && m0 && m0[1] != UINT64_MAX) {
       if (!have_v) hp_metrics_read(t, v), have_v = 1;
-      for (uint32_t m = 1; m < hp_n_metrics; m++) mdelta[m - 1] = v[m] - t->mframes[l].start[m];
+      for (uint32_t m = 1; m < hp_n_metrics; m++) mdelta[m - 1] = v[m] - m0[m];
       for (uint32_t m = hp_n_metrics; m < HP_MAX_METRICS; m++) mdelta[m - 1] = UINT64_MAX;
       md = mdelta;
     }
-    keep(&ft->s[s], t->index, f->start_ns, now, context, pcs, depth, md);
+    keep(&ft->s[s], t->index, part ? ft->part_start[l] : f->start_ns, now, context, pcs, depth, md);
   }
   for (uint32_t s = 0; s < hp_fold_series; s++) {   /* instances held by other threads */
     if ((done & (1u << s)) || !__atomic_load_n(&slot[s].busy, __ATOMIC_ACQUIRE)) continue;

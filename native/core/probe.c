@@ -502,7 +502,7 @@ int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_contex
   /* No start address of its own (an OpenMP construct, a Node region): samples stop where the frame
    * below stopped them, so chains never climb through the runtime into start-up code. */
   if (!cfa) cfa = t->frames[t->top].stack_addr;
-  int32_t level = push_frame(t, event, &parent_context, cfa, flags & HP_FRAME_NO_STATS);
+  int32_t level = push_frame(t, event, &parent_context, cfa, flags & (HP_FRAME_NO_STATS | HP_FRAME_FOLD_PART));
   if (!was_in_tool) hp_tool_leave(t);
   return level;
 }

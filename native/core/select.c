@@ -65,11 +65,13 @@ static void lists_clear(void) {
   }
 }
 
-int hp_select_match(const char *p, const char *s) {
+int hp_select_match(const char *p, const char *s) { return hp_glob_match(p, s, '#'); }
+
+int hp_glob_match(const char *p, const char *s, char wild) {
   /* Iterative glob with one backtrack point: linear in practice, never recursive. */
   const char *star = NULL, *resume = NULL;
   while (*s) {
-    if (*p == '#' || *p == '*') {
+    if (*p == wild || *p == '*') {
       star = p++;
       resume = s;
     } else if (*p == *s) {
@@ -82,7 +84,7 @@ int hp_select_match(const char *p, const char *s) {
       return 0;
     }
   }
-  while (*p == '#' || *p == '*') p++;
+  while (*p == wild || *p == '*') p++;
   return *p == 0;
 }
 

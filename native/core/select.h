@@ -24,5 +24,8 @@ int hp_select_needs_names(void);
 int hp_select_parse(const char *text, char *err, size_t errcap);
 /* TAU's wildcard match: '#' and '*' match any sequence of characters (also empty). */
 int hp_select_match(const char *pattern, const char *name);
+/* `*` (and `wild`, another character that matches as `*` does: '#' in a selective-instrumentation
+ * file, '*' for none) matching any run of characters, everything else itself (HYPROF_FOLD too). */
+int hp_glob_match(const char *pattern, const char *name, char wild);
 
 #endif

@@ -85,7 +85,7 @@ export function renderFold(reports: FoldReport[]): string {
       const l = c.lengthMs;
       out.push('');
       out.push(
-        `Class ${k + 1} of ${folded.length}: ${c.instances} instances of ${l.min.toFixed(2)}-${l.max.toFixed(2)} ms ` +
+        `Class ${k + 1} of ${folded.length}${c.waited === undefined ? '' : c.waited ? ' (waited)' : ' (ran)'}: ${c.instances} instances of ${l.min.toFixed(2)}-${l.max.toFixed(2)} ms ` +
           `(median ${l.median.toFixed(2)}, p10-p90 ${l.p10.toFixed(2)}-${l.p90.toFixed(2)}), ${c.samples} samples` +
           (c.absolute ? '; lengths similar: absolute time shown' : '; lengths spread: normalised time only'),
       );

@@ -10,6 +10,12 @@
  *   differently: folding them together would mix two shapes); within a class time is normalised
  *   (0-100 % of each instance), and shown as absolute time too when the class is narrow (p90/p10 at
  *   most SIMILAR), where a percentage maps onto one time.
+ * - On the wall-clock axis, when CPU_TIME was measured too, instances whose thread ran less than RAN of
+ *   their time (CPU_TIME / TIME) are folded apart from those that ran: an instance that waited (for a
+ *   CPU on a loaded machine, or blocked) is stretched where it waited, and a sample timer that fires
+ *   while its thread waits is delivered once, when it runs again, so its fold shows where the thread
+ *   resumed rather than where the time went. Folding the two together would blur the shape of both.
+ *   The length classes are made within each.
  * - A metric's rate per bin comes from the mean cumulative curve (BSC's folding of counters): each
  *   sample on the instance's own thread carries the counter since its instance's start; the mean of
  *   those values near each bin edge (plus 0 at the start and the instance's total at its end) gives
@@ -25,6 +31,8 @@ import { listFoldFiles, readFoldFile, type FoldFile, type FoldSeries } from '../
 export const CLASS_GAP = 1.5;
 export const SIMILAR = 1.25;
 export const FEW = 10;
+/** An instance whose thread ran at least this share of its wall-clock time "ran"; others "waited". */
+export const RAN = 0.9;
 
 export interface FoldOptions {
   /** A series pattern (as given to HYPROF_FOLD) or the name of one of its timers. */
@@ -83,6 +91,9 @@ export interface FoldClass {
   samples: number;
   lengthMs: { min: number; p10: number; median: number; p90: number; max: number };
   absolute: boolean;
+  /** Wall-clock axis with CPU_TIME measured: true for instances whose thread ran less than RAN of their
+   * time, false for those that ran; absent otherwise. */
+  waited?: boolean;
   bins: FoldBin[];
   threads: FoldThreadRow[];
   stack: FoldStack;
@@ -165,7 +176,11 @@ export function foldSeries(f: FoldFile, s: FoldSeries, file: string, opts: FoldO
   const duration = axisM < 0 ? inst.duration : inst.metrics[axisM];
   const offsetOf = (i: number) => (axisM < 0 ? s.samples.offset[i] : s.samples.metrics[axisM][i]);
   const all = duration.map((_, i) => i).filter((i) => duration[i] > 0);
-  const groups = lengthClasses(duration, all);
+  // ran / waited (see the decisions above): on the wall-clock axis with the thread's CPU time known
+  const cpuM = axisM < 0 ? f.metrics.indexOf('CPU_TIME') - 1 : -1;
+  const waitedOf = (i: number) => inst.metrics[cpuM][i] < RAN * inst.duration[i];
+  const parts = cpuM < 0 ? [all] : [all.filter((i) => !waitedOf(i)), all.filter(waitedOf)];
+  const groups = parts.flatMap((part) => lengthClasses(duration, part));
   let offAxis = 0;
   const sampleIdx = s.samples.thread.map((_, i) => i).filter((i) => {
     if (opts.thread !== undefined && s.samples.thread[i] !== opts.thread) return false;
@@ -272,13 +287,19 @@ export function foldSeries(f: FoldFile, s: FoldSeries, file: string, opts: FoldO
       names.push('other');
       shares.push(counts.map((n, b) => (n ? 1 - chosen.reduce((a, fn) => a + (fnCount[b].get(fn) ?? 0), 0) / n : 0)));
     }
-    return { instances: members.length, samples, lengthMs, absolute, bins, threads, stack: { functions: names, shares } };
+    const waited = cpuM < 0 ? {} : { waited: waitedOf(members[0]) };
+    return { instances: members.length, samples, lengthMs, absolute, ...waited, bins, threads, stack: { functions: names, shares } };
   });
+  const ranRule =
+    cpuM < 0
+      ? ''
+      : `; instances whose thread ran less than ${RAN * 100} % of their time (CPU_TIME/TIME: ${parts[1].length} of ${all.length}) ` +
+        'waited, for a CPU or blocked, and are folded apart from those that ran (a waiting thread\'s samples fall where it resumed)';
   const classRule =
-    groups.length <= 1
+    (groups.length <= 1
       ? `one class: no jump of more than ${CLASS_GAP}x between neighbouring lengths; time normalised to 0-100 % of each instance`
       : `${groups.length} classes: the sorted lengths jump by more than ${CLASS_GAP}x between them (instances that differ this much ` +
-        'do different work); each class folded alone, time normalised to 0-100 % of each instance';
+        'do different work); each class folded alone, time normalised to 0-100 % of each instance') + ranRule;
   return {
     file,
     node: f.node,

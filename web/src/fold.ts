@@ -22,6 +22,7 @@ interface FoldClass {
   instances: number;
   samples: number;
   lengthMs: { min: number; p10: number; median: number; p90: number; max: number };
+  waited?: boolean;
   absolute: boolean;
   bins: FoldBin[];
   stack: { functions: string[]; shares: number[][] };
@@ -102,7 +103,7 @@ function classView(r: FoldReport, c: FoldClass, k: number): HTMLElement {
     el(
       'p',
       { class: 'fold-lengths', 'data-median': String(l.median) },
-      `Class ${k + 1}: ${c.instances} instances, ${c.samples} samples; lengths ${l.min.toFixed(2)} / ${l.p10.toFixed(2)} / ${l.median.toFixed(2)} / ` +
+      `Class ${k + 1}${c.waited === undefined ? '' : c.waited ? ' (waited)' : ' (ran)'}: ${c.instances} instances, ${c.samples} samples; lengths ${l.min.toFixed(2)} / ${l.p10.toFixed(2)} / ${l.median.toFixed(2)} / ` +
         `${l.p90.toFixed(2)} / ${l.max.toFixed(2)} ms (min / p10 / median / p90 / max)${c.absolute ? '' : ': spread, time normalised'}`,
     ),
   );
