@@ -25,9 +25,9 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { childEnv } from '../src/cli/cmd-run.js';
-import { requireRuntime } from '../src/cli/package-root.js';
-import { removePerfMaps } from '../src/cli/run-perf-maps.js';
+import { childEnv } from '../src/run/run-measured.js';
+import { requireRuntime } from '../src/base/package-root.js';
+import { removePerfMaps } from '../src/run/run-perf-maps.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { readStacksFiles, STACKS_FILE } from '../src/profile/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';

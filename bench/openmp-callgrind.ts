@@ -2,8 +2,10 @@
  * bench/openmp-callgrind: the OpenMP tool's cost in instructions (valgrind --tool=callgrind), which a
  * loaded machine does not disturb:
  *  - per task, level by level: fib(22) minus fib(18) (bench/openmp-kernels.c, one thread, so the
- *    count is deterministic), divided by the tasks in between; against the uninstrumented run and an
- *    OMPT tool that registers nothing (the runtime's own bookkeeping once a tool is active);
+ *    count is deterministic), divided by the tasks in between; against the uninstrumented run, an
+ *    OMPT tool that registers nothing (the runtime's own bookkeeping once a tool is active) and one
+ *    that registers the callbacks hyprof's level full uses per task, each empty (the runtime's cost
+ *    of calling them: the floor of any tool that sees each task);
  *  - per sample, the sampling handler with the tool off, basic and full on short parallel regions
  *    (2 threads, 1 kHz): its inclusive instructions and the unwinder's steps per sample.
  * Run: node dist/bench/openmp-callgrind.js   (needs valgrind)
@@ -38,6 +40,31 @@ result_t *ompt_start_tool(unsigned v, const char *r) { static result_t res = {in
   const r = spawnSync('cc', ['-O2', '-shared', '-fPIC', src, '-o', emptyTool], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
 }
+const callbackTool = join(work, 'callback-tool.so');
+{
+  const src = join(work, 'callback-tool.c');
+  // The callbacks level full registers for each task (task create and schedule, and the taskwait's
+  // sync region and its wait), each returning at once: what the runtime spends calling a tool.
+  writeFileSync(src, `typedef union { unsigned long value; void *ptr; } data_t;
+typedef void (*cb_t)(void);
+typedef int (*set_t)(int, cb_t);
+typedef void (*(*lookup_t)(const char *))(void);
+typedef int (*init_t)(lookup_t, int, data_t *);
+typedef void (*fini_t)(data_t *);
+typedef struct { init_t initialize; fini_t finalize; data_t tool_data; } result_t;
+static void none(void) {}
+/* ompt_callback_task_create 5, task_schedule 6, sync_region_wait 16, sync_region 23 (omp-tools.h) */
+static int init(lookup_t l, int d, data_t *t) {
+  set_t set = (set_t)l("ompt_set_callback");
+  set(5, none); set(6, none); set(16, none); set(23, none);
+  return 1;
+}
+static void fini(data_t *t) {}
+result_t *ompt_start_tool(unsigned v, const char *r) { static result_t res = {init, fini, {0}}; return &res; }
+`);
+  const r = spawnSync('cc', ['-O2', '-shared', '-fPIC', src, '-o', callbackTool], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+}
 const raw = join(work, 'raw');
 mkdirSync(raw);
 const callgrind = (env: NodeJS.ProcessEnv, args: string[], out: string) => {
@@ -57,6 +84,7 @@ const perTask: Record<string, number> = {};
 const levels: Array<[string, NodeJS.ProcessEnv]> = [
   ['uninstrumented', {}],
   ['an OMPT tool that registers nothing', { LD_PRELOAD: emptyTool }],
+  ["an OMPT tool with level full's per-task callbacks, empty", { LD_PRELOAD: callbackTool }],
   ['hyprof, tool off', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'off' }],
   ['basic', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'basic' }],
   ['full', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full' }],

@@ -1,8 +1,8 @@
 /** The one-line messages of `run` and `resolve`: unit tests. */
 import test from 'ava';
-import { filePattern } from '../src/cli/resolve-step.js';
-import { findProgram } from '../src/cli/cmd-run.js';
-import { describeOutput, resolveNotes, showDir, signalNumber } from '../src/cli/run-messages.js';
+import { filePattern } from '../src/run/resolve-step.js';
+import { findProgram } from '../src/run/run-measured.js';
+import { describeOutput, resolveNotes, showDir, signalNumber } from '../src/run/run-messages.js';
 
 test('written files as one glob', (t) => {
   t.is(filePattern(['/p/profile.0.0.0', '/p/profile.0.0.1']), 'profile.0.0.*');

@@ -9,7 +9,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runSurvivors } from '../src/cli/run-survivors.js';
+import { runSurvivors } from '../src/run/run-survivors.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { cliPath, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs, rankMain } from './helpers/mpi.js';

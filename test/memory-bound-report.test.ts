@@ -4,7 +4,7 @@
  * file) reported with V8's heap cut to HEAP_MB. Reading the whole thread into objects first took
  * about 130 MB of heap for the flat report and 260 MB with --callpath; reading it line by line and
  * keeping a row per timer and the event-path tree in columns takes 28 MB and 40 MB
- * (bench/RESULTS.md "hyprof report line by line"). Over the heap limit, node aborts ("JavaScript heap
+ * (bench/RESULTS.md "Many events"). Over the heap limit, node aborts ("JavaScript heap
  * out of memory"). Times are measured in bench/many-events.ts, not here.
  */
 import test from 'ava';

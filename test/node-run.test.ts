@@ -54,8 +54,8 @@ test('preloaded runtime and the addon are one runtime; JIT frames named under th
 });
 
 test('hyprof run keeps the NODE_OPTIONS a user set and adds the V8 part preload, or the perf map flags, and the thread preload', async (t) => {
-  const { childEnv, threadPreload } = await import('../src/cli/cmd-run.js');
-  const { nodeJitPlan, optionWord, v8PreloadPath, withNodeJitFlags } = await import('../src/cli/run-node-jit.js');
+  const { childEnv, threadPreload } = await import('../src/run/run-measured.js');
+  const { nodeJitPlan, optionWord, v8PreloadPath, withNodeJitFlags } = await import('../src/run/run-node-jit.js');
   const found = threadPreload();
   t.truthy(found, 'the built thread preload is found');
   const threads = `--require ${optionWord(found!)}`;

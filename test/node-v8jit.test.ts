@@ -129,7 +129,7 @@ test('under forced compactions the code keeps its name: the code space is not co
 });
 
 test('the preload in a node without the runtime logs nothing, and says why when verbose', async (t) => {
-  const { v8PreloadPath } = await import('../src/cli/run-node-jit.js');
+  const { v8PreloadPath } = await import('../src/run/run-node-jit.js');
   const quiet = await run(process.execPath, ['--require', v8PreloadPath, '-e', 'console.log("ran")'], { env: { LD_PRELOAD: undefined } });
   t.is(quiet.code, 0, quiet.stderr);
   t.is(quiet.stdout.trim(), 'ran');

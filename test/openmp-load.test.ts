@@ -30,10 +30,14 @@ interface Program {
 }
 
 const PROGRAMS: Program[] = [
-  { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '27'], expect: ['tasks-too-fine'] },
-  { name: 'one task producer', source: KERNELS, args: ['producer', '3000'], env: { HYPROF_OPENMP: 'full' }, expect: ['task-creation-bottleneck'],
-    // its tasks of a few microseconds cost the runtime about a fifth of their time: "too fine" is
-    // on its threshold, weak or strong or absent from run to run, loaded or not
+  // fib(22) at 10 kHz: ~150 samples idle. libomp's taskwait under a hog spins with sched_yield, each
+  // yield a hog's time slice: fib(27) took 1–3 minutes there (53 s without hyprof), fib(22) 10–20 s.
+  { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '22'], env: { HYPROF_PERIOD_US: '100' }, expect: ['tasks-too-fine'] },
+  // 100,000 tasks of ~0.2 µs, created by one thread: the other waits ~80% idle, ~99% under the hog
+  // (its waits yield to the hog). Tasks of 1,500 iterations left it at 34–43% idle, on the strong
+  // threshold of 40%, where two idle runs already disagree.
+  { name: 'one task producer', source: KERNELS, args: ['producer', '100000', '200'], env: { HYPROF_OPENMP: 'full' }, expect: ['task-creation-bottleneck'],
+    // the runtime's part of these tasks' cost is 40–50%: "too fine" is on its strong threshold
     borderline: ['tasks-too-fine'] },
   { name: 'many short regions', source: KERNELS, args: ['regions', '3000'], expect: ['region-overhead'] },
   { name: 'imbalanced loop', source: KERNELS, args: ['imbalance', '60'], expect: ['loop-imbalance', 'region-imbalance'] },

@@ -18,7 +18,7 @@ import { resolveChecked } from './helpers/resolve.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import type { TauThreadProfile } from '../src/profile/tau-model.js';
-import { otf2WriterPath } from '../src/cli/package-root.js';
+import { otf2WriterPath } from '../src/base/package-root.js';
 
 const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
 const checker = join(repoRoot, 'test', 'helpers', 'otf2_check.py');

@@ -7,7 +7,7 @@
 // probe functions are written against the plain N-API C interface, not node-addon-api: no
 // CallbackInfo object, no std::string, no exception machinery on the fast path, only
 // napi_get_cb_info + napi_get_value_uint32 + the runtime's start / stop (one TLS read, one clock
-// read, a frame push). Measured in bench/node-probe-cost.ts (see bench/RESULTS.md "Node").
+// read, a frame push). Measured in bench/node-probe-cost.ts (see bench/RESULTS.md "Node probes").
 // Batching starts / stops in a shared buffer was not chosen: the context stack must be current
 // when a sampling signal lands, so every start / stop has to reach the runtime when it happens.
 //

@@ -45,7 +45,7 @@
 
 /* libunwind blocks every signal around each cache lookup and each dl_iterate_phdr call: two
  * sigprocmask system calls per frame, which measured as most of the handler's time on these VMs
- * (bench/RESULTS.md, "Sampling"). Inside our handler that protection is not needed for our own
+ * (bench/RESULTS.md, "Sampling handler"). Inside our handler that protection is not needed for our own
  * signal (it is blocked while the handler runs), so sigprocmask is interposed and, only on a thread
  * that is inside the sampling handler's unwind, answers without the system call (the old mask it
  * reports is "everything blocked", and the restore that follows is answered the same way). No

@@ -22,6 +22,9 @@
  *   threads' time in it.
  * - loop imbalance: the slowest thread's time in a work-shared loop is ≥ 1.2× (weak) / ≥ 1.5×
  *   (strong) the mean, and ≥ 1% of the run.
+ * - imbalance in a region (no work-shared loop reported: gcc's static schedules): the slowest
+ *   thread's work in the region (its time there less its waits) is ≥ 1.2× (weak) / ≥ 1.5× (strong)
+ *   the mean, and its extra work ≥ 1% of the run.
  * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
  *   idleness (seed 000, equation 2); strong from 25% absolute.
  * - lock contention: ≥ 5% (weak) / ≥ 15% (strong) of the effort waiting for locks released at one site.
@@ -320,12 +323,23 @@ export function diagnose(
   // gcc computes a static schedule in the compiled code: the runtime reports no work-shared loop, and
   // the imbalance shows only as the threads' wait at the region's closing barrier. Raised when the
   // runtime reported no loop at all, so that a loop found above is not named twice.
+  // Judged by the threads' work in the region (their implicit tasks' time less every wait in them),
+  // as the loop rule above: the slowest thread's work against the mean. Not by the wait at the end:
+  // that also holds the fork's skew of regions too short to matter and, on a loaded machine, the
+  // time a partner waited to run (a worker waits for the release of a master that waits to run),
+  // while load stretches every thread's work alike and leaves their ratio. The extra work must be
+  // at least 1% of the run.
   if (!a.constructs.some((c) => c.kind === 'OpenMP_Work_Loop')) {
     for (const r of a.regions) {
-      if (r.perThread.length < 2 || r.time < 0.01 * runTime) continue;
-      const share = (100 * r.imbalance) / Math.max(1, r.time);
-      const g = backed(grade(share, 15, 30), r.count);
+      if (r.perThread.length < 2) continue;
+      const work = r.perThread.map((x) => Math.max(0, x.exec - x.sync - x.imbalance - x.limitedParallelism));
+      const max = work.reduce((m, x) => Math.max(m, x), 0);
+      const mean = work.reduce((n, x) => n + x, 0) / work.length;
+      if (mean <= 0 || max - mean < 0.01 * runTime) continue;
+      const ratio = max / mean;
+      const g = backed(ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null, r.count);
       if (!g) continue;
+      const share = (100 * (max - mean)) / max;
       out.push({
         kind: 'region-imbalance',
         severity: g,
@@ -334,7 +348,8 @@ export function diagnose(
         construct: r.name,
         evidence: `from ${r.count} implicit tasks over ${r.perThread.length} threads${loaded ? '; the machine was oversubscribed: threads that waited to run unevenly look imbalanced too' : ''}`,
         message:
-          `threads wait at the end of the region ${p0(share)} of their time in it for the slowest thread (the runtime reported no ` +
+          `load imbalance: the slowest thread works ${us(max)} in the region, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
+          `(${p0(share)} of its work is waited by the others at the region's end; the runtime reported no ` +
           'work-shared loop: a static schedule computed by the compiled code). Use schedule(dynamic) / schedule(guided) or balance the iterations.',
       });
     }

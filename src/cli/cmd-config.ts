@@ -7,7 +7,7 @@ import { UserError } from '../base/errors.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compilerFamily, instrumentFlags } from './instrument-flags.js';
-import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, packageRoot, requireRuntime } from './package-root.js';
+import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, packageRoot, requireRuntime } from '../base/package-root.js';
 import { readSelectFile } from './select-file.js';
 
 interface ConfigOptions {

@@ -15,7 +15,7 @@ import { speedscopePieces } from '../export/export-speedscope.js';
 import { openExportSource, type ExportSource } from '../export/export-source.js';
 import { createProgress } from '../base/progress.js';
 import { systemErrorText, UserError } from '../base/errors.js';
-import { packageVersion } from './package-root.js';
+import { packageVersion } from '../base/package-root.js';
 import { chromePieces } from '../export/export-chrome.js';
 import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
 import { buildModel, traceNotes } from '../trace/trace-model.js';

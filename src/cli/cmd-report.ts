@@ -27,11 +27,11 @@ import { foldReports } from '../report/fold.js';
 import { renderFold } from '../report/fold-text.js';
 import { threadLabel } from '../profile/tau-model.js';
 import { listProfileFiles, readProfileHeader, readTauProfileDir, type MetricFiles } from '../profile/tau-reader.js';
-import { RANK_RAW_DIR } from './mpi-launchers.js';
+import { RANK_RAW_DIR } from '../run/mpi-launchers.js';
 import { buildTraceReport, renderTraceReport } from '../report/report-trace.js';
 import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
 import { buildModel } from '../trace/trace-model.js';
-import { rawFilesUnder } from './raw-inputs.js';
+import { rawFilesUnder } from '../run/raw-inputs.js';
 import { unitsOption } from './units-option.js';
 import type { UnitChoice } from '../base/units.js';
 

@@ -6,11 +6,11 @@ import { rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import { RANK_RAW_DIR } from './mpi-launchers.js';
-import { collectInputs, defaultOutputDir, fromOneRun } from './raw-inputs.js';
-import { abandonResolve, resolveStep } from './resolve-step.js';
-import type { ResolveStepOptions } from './resolve-step.js';
-import { describeOutput, resolveNotes, signalNumber } from './run-messages.js';
+import { RANK_RAW_DIR } from '../run/mpi-launchers.js';
+import { collectInputs, defaultOutputDir, fromOneRun } from '../run/raw-inputs.js';
+import { abandonResolve, resolveStep } from '../run/resolve-step.js';
+import type { ResolveStepOptions } from '../run/resolve-step.js';
+import { describeOutput, resolveNotes, signalNumber } from '../run/run-messages.js';
 
 interface ResolveCliOptions {
   output?: string;

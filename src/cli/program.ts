@@ -15,7 +15,7 @@ import { register as registerResolve } from './cmd-resolve.js';
 import { register as registerRun } from './cmd-run.js';
 import { register as registerView } from './cmd-view.js';
 import { systemErrorText, UserError } from '../base/errors.js';
-import { packageVersion } from './package-root.js';
+import { packageVersion } from '../base/package-root.js';
 import { otherToolsWord } from './other-tools.js';
 
 /** EX_SOFTWARE from sysexits.h: an internal error. */

@@ -50,6 +50,8 @@ const SRC_LAYERS: Record<string, Layer> = {
   'src/report': { name: 'report', rank: 6 },
   'src/export': { name: 'export', rank: 6 },
   'src/view': { name: 'view', rank: 6 },
+  // hyprof run: launching the measured program and resolving what it wrote, beside report, export, view.
+  'src/run': { name: 'run', rank: 6 },
   'src/cli': { name: 'cli', rank: 7 },
   src: { name: 'the package entry (src/index.ts)', rank: 7 },
 };

@@ -1,9 +1,9 @@
 /* OpenMP programs of the kinds real codes are made of, small enough for tests: fib N (recursive
- * fib, a task per call and a taskwait, no cutoff), producer N (one thread creates N small tasks in
- * a loop, the team runs them), generator N (one task creates N small tasks), regions N (N short
- * regions of a work-shared loop of two iterations), loop N (N regions of an imbalanced work-shared
- * loop), onecpu N (loop N pinned to one CPU before the runtime starts: libomp spins with
- * sched_yield), early (exits before its first construct, status 3). Prints a checksum. */
+ * fib, a task per call and a taskwait, no cutoff), producer N [W] (one thread creates N small tasks
+ * in a loop, of about W iterations of work each, 1500 unless given; the team runs them), generator
+ * N (one task creates N small tasks), regions N (N short regions of a work-shared loop of two
+ * iterations), loop N (N imbalanced work-shared loops), onecpu N (loop N pinned to one CPU before
+ * the runtime starts: libomp spins with sched_yield), early (exits at once, status 3). Prints a sum. */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
@@ -30,12 +30,14 @@ __attribute__((noinline)) static long fib(int n) {
   return a + b;
 }
 
+static long task_work = 1500; /* producer's task size (iterations of work()) */
+
 static double producer(int n) {
 #pragma omp parallel
 #pragma omp single
   for (int i = 0; i < n; i++) {
 #pragma omp task
-    sink += work(1500 + (i % 5) * 200);
+    sink += work(task_work + (i % 5) * (task_work / 8));
   }
   return sink;
 }
@@ -83,6 +85,7 @@ static double imbalance(int n) {
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "";
   int n = argc > 2 ? atoi(argv[2]) : 10;
+  if (argc > 3) task_work = atol(argv[3]);
   double r = 0;
   if (!strcmp(what, "fib")) {
     long f = 0;

@@ -5,8 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../base/errors.js';
-import { inSingleExecutable, singleExecutableText } from '../base/single-executable.js';
+import { UserError } from './errors.js';
+import { inSingleExecutable, singleExecutableText } from './single-executable.js';
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The single executable installed by `make install` into <prefix>/bin finds <prefix>/include and

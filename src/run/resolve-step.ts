@@ -8,7 +8,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { systemTreeOf } from '../base/make-dirs.js';
 import { createProgress } from '../base/progress.js';
-import { otf2Writer } from './package-root.js';
+import { otf2Writer } from '../base/package-root.js';
 
 export interface ResolveStepOptions {
   callpath?: boolean;

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
-import { installedPrefix, packageRoot } from './package-root.js';
+import { installedPrefix, packageRoot } from '../base/package-root.js';
 
 export interface NodeJitPlan {
   /** Flags for NODE_OPTIONS. */
