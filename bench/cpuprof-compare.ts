@@ -13,13 +13,16 @@
  *   - by --cpu-prof's rule: V8's profiler charges a tick to the innermost JavaScript frame on the
  *     stack, so native code a JavaScript function called (a V8 runtime function, a node binding,
  *     malloc) is that function's self time, and native code with no JavaScript under it is
- *     `(program)`; the garbage collector is `(garbage collector)` either way. hyprof's chain of
- *     unwound callers gives the innermost JavaScript frame, within the unwind depth.
+ *     `(program)`; the garbage collector is `(garbage collector)` either way. The innermost
+ *     JavaScript frame is read from the complete stacks (the stacks file) when the profile has one,
+ *     else from the profile's chain of unwound callers, within its unwind depth (10 frames: native
+ *     code deeper under JavaScript than that would pass for `(program)`).
  * In both, the main thread waiting in its event loop (the leaf `epoll_wait` / `epoll_pwait`) is
  * `(idle)`, as --cpu-prof names it.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { readStacksFiles } from '../src/profile/stacks-file.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
 export type Ranked = Array<[string, number]>;
@@ -96,7 +99,38 @@ export function hyprofSelf(profDir: string): HyprofSelf {
     }
     add(jsCaller, caller, ms);
   }
-  return { leaf, jsCaller, unresolved, total, threads: threads.length };
+  const fromStacks = stacksJsCaller(profDir);
+  return { leaf, jsCaller: fromStacks ?? jsCaller, unresolved, total, threads: threads.length };
+}
+
+/** Self time (ms) of thread 0 by the innermost JavaScript frame of each complete stack; undefined
+ * when the profile has no stacks file. */
+function stacksJsCaller(profDir: string): Map<string, number> | undefined {
+  const file = readStacksFiles(profDir)[0];
+  const t = file?.threads.find((x) => x.thread === 0);
+  if (!file || !t) return undefined;
+  const time = file.metrics.indexOf('TIME');
+  const out = new Map<string, number>();
+  t.samples.forEach((n, i) => {
+    if (!n) return;
+    const ms = (t.values[time >= 0 ? time : 0][i] ?? 0) / 1000;
+    const [fn, srcFile] = file.frames[t.frame[i]];
+    let k: string;
+    if (isIdle(fn)) k = '(idle)';
+    else if (fn.startsWith('(garbage collector)') || isJsFile(srcFile)) k = key(fn, srcFile);
+    else {
+      k = '(program)';
+      for (let at = t.parent[i]; at >= 0; at = t.parent[at]) {
+        const [f, src] = file.frames[t.frame[at]];
+        if (isJsFile(src)) {
+          k = key(f, src);
+          break;
+        }
+      }
+    }
+    out.set(k, (out.get(k) ?? 0) + ms);
+  });
+  return out;
 }
 
 export const top = (m: Map<string, number>, n = 20): Ranked => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);

@@ -19,7 +19,9 @@
  * compared with its .cpuprofile (bench/cpuprof-compare.ts).
  * Workloads: the default above, or `-- bench/node-idle.mjs`, a mostly idle timer-driven program
  * (about 3 s), where what a profiler costs is mostly its cost on the process's idle threads.
- * Run: node dist/bench/node-vs-cpuprof.js [rounds] [-- node-args...]
+ * Also the unresolved share of every thread profile's samples (main thread and each worker), from the
+ * last round. `--no-perf-map` leaves the perf-map configuration out (bench/node-programs.ts).
+ * Run: node dist/bench/node-vs-cpuprof.js [rounds] [--no-perf-map] [-- node-args...]
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,13 +36,14 @@ import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib
 
 const argv = process.argv.slice(2);
 const dash = argv.indexOf('--');
-const rounds = Number(argv[0] && argv[0] !== '--' ? argv[0] : 3);
+const rounds = Number(argv[0] && !argv[0].startsWith('--') ? argv[0] : 3);
+const perfMap = !argv.slice(0, dash >= 0 ? dash : argv.length).includes('--no-perf-map');
 const nodeArgs = dash >= 0 ? argv.slice(dash + 1) : [join(repoRoot, 'node_modules', 'typescript', 'lib', 'tsc.js'), '-p', repoRoot, '--noEmit'];
 const dir = tmpDir('node-vs-cpuprof');
 const node = process.execPath;
 
 type Config = 'plain node' | 'node --cpu-prof' | 'hyprof (preloaded)' | 'hyprof, perf map';
-const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)', 'hyprof, perf map'];
+const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)', ...(perfMap ? ['hyprof, perf map' as const] : [])];
 const wall = new Samples();
 const cpu = new Samples();
 let cpuprofFile = '';
@@ -109,6 +112,24 @@ function deepest(profDir: string): number {
 }
 
 const lastProf = join(dir, `prof-${rounds - 1}`);
+
+/** Each thread profile's share of samples in UNRESOLVED frames (the sample's leaf), in percent. */
+function unresolvedByThread(profDir: string): string {
+  const shares: string[] = [];
+  for (const t of readTauProfileDir(profDir).threads[0]) {
+    let total = 0;
+    let unresolved = 0;
+    for (const e of t.events) {
+      if (!e.group.includes('TAU_CALLPATH') || !e.group.includes('TAU_SAMPLE')) continue;
+      const leaf = e.name.split(' => ').pop()!.trim();
+      if (!leaf.startsWith('[SAMPLE]')) continue;
+      total += e.excl;
+      if (/UNRESOLVED/.test(leaf)) unresolved += e.excl;
+    }
+    if (total > 0) shares.push(`thread ${t.thread} ${fmt((100 * unresolved) / total, 2)} %`);
+  }
+  return shares.join(', ');
+}
 const hs = profDirs.map(hyprofSelf);
 const h = hs[hs.length - 1];
 const cs = cpuprofFiles.map(cpuprofSelf);
@@ -125,6 +146,7 @@ for (const k of [...configs, 'hyprof resolve']) {
   console.log(`| ${k} | ${fmt(w.min)} s | ${fmt(w.median)} s | ${fmt(p.min)} s | ${fmt(p.median)} s | ${k === 'hyprof resolve' ? '' : pct(p.median, plainCpu)} |`);
 }
 console.log(`\noutput: .cpuprofile ${(dirSize(cpuprofFile) / 1e6).toFixed(1)} MB; hyprof raw ${(dirSize(rawFile) / 1e6).toFixed(1)} MB, profile ${(dirSize(lastProf) / 1e6).toFixed(1)} MB (${h.threads} thread profiles)`);
+console.log(`unresolved samples by thread (last round): ${unresolvedByThread(lastProf)}`);
 console.log('\n### The last round\n');
 console.log(comparison(cs[cs.length - 1], h, cs.length > 1 ? cs[cs.length - 2] : undefined));
 if (rounds > 1) {

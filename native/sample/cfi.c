@@ -9,9 +9,16 @@
  * program counter from the CFI and kept in a small table of the thread's own; a step is then a
  * table hit, one addition and one or two loads from the thread's stack.
  *
- * Anything else is left to libunwind, which remains the unwinder of record: a program counter in no
- * known module or without an FDE, CFA or register rules given by DWARF expressions (PLT stubs,
- * signal trampolines, realigned stacks), signal-frame CIEs, encodings other than the standard ones.
+ * Code with no call-frame information at all (JIT code in no module, V8's builtins in node's text
+ * or in V8's copy of them: a Node stack is mostly such frames) gets a rule without HP_CFI_OK but
+ * with HP_CFI_CHAIN: unwind.c steps through it by the frame-pointer chain, reading only the
+ * thread's stack, as libunwind would (it falls back to the chain there, checking every address with
+ * system calls).
+ *
+ * Anything else is left to libunwind, which remains the unwinder of record: a program counter in a
+ * module without .eh_frame_hdr, a PLT entry without an FDE, CFA or register rules given by DWARF
+ * expressions (PLT stubs, signal trampolines, realigned stacks), signal-frame CIEs, encodings other
+ * than the standard ones.
  * Such a program counter gets a rule without HP_CFI_OK, and unwind.c unwinds that whole sample with
  * libunwind from the start, so every sample comes out as libunwind makes it.
  *
@@ -357,12 +364,34 @@ static int run_cfa(rd *r, const cie_info *c, cfi_row *row, const cfi_row *initia
 /* The rule of the frame executing at pc (frame 0: the interrupted instruction; outer frames: their
  * return address minus one, inside the call), in the cache's compact form. 0: not of the simple
  * form (or no CFI): libunwind's case. */
+enum { COMPUTED_OTHER = 0, COMPUTED_SIMPLE = 1, COMPUTED_NO_CFI = 2 };
+
+/* Code that has no call-frame information at all: in no loaded object (JIT code, V8's copy of
+ * node's builtins), or in an object with a valid .eh_frame_hdr whose table has no entry covering it
+ * (V8's embedded builtins in node's own text). Its frames are walked by the frame-pointer chain,
+ * what libunwind falls back to there too. Not a PLT entry (the one such code libunwind recognises
+ * by its bytes, read here inside the object's segments): left to libunwind. */
+static int no_cfi(uintptr_t pc, const module *m, int in_object) {
+  if (!in_object) return 1;
+  if (!in_module(m, pc, 16)) return 0;
+  uint64_t w0, w1;
+  memcpy(&w0, (const void *)pc, 8);
+  memcpy(&w1, (const void *)(pc + 8), 8);
+  int plt = (w0 & 0xffff) == 0x25ff && ((w0 >> 48) & 0xff) == 0x68 && ((w1 >> 24) & 0xff) == 0xe9;
+  return !plt;
+}
+
 static int compute(uintptr_t pc, hp_cfi_rule *out) {
   module m;
-  if (!find_module(pc, &m)) return 0;
+  if (!find_module(pc, &m)) {
+    /* in no object; but during a dlclose the snapshot answers "none" for every address: libunwind's */
+    if (hp_maps_object_of(pc) || !hp_maps_generation()) return COMPUTED_OTHER;
+    return COMPUTED_NO_CFI;
+  }
   const uint8_t *fde = find_fde(&m, pc);
   const uint8_t *body, *end;
-  if (!fde || !entry(&m, fde, &body, &end)) return 0;
+  if (!fde) return no_cfi(pc, &m, 1) ? COMPUTED_NO_CFI : COMPUTED_OTHER;
+  if (!entry(&m, fde, &body, &end)) return 0;
   rd r = {body, end, 0};
   uint32_t cie_off = (uint32_t)fixed(&r, 4);
   if (r.bad || cie_off == 0 || (uintptr_t)cie_off > (uintptr_t)body) return 0;
@@ -372,7 +401,8 @@ static int compute(uintptr_t pc, hp_cfi_rule *out) {
   int indirect = 0;
   if (!encoded(&r, c.fde_enc, (uintptr_t)m.hdr, &begin, &indirect) || indirect) return 0;
   if (!encoded(&r, c.fde_enc & 0x0f, 0, &range, NULL)) return 0;
-  if (pc < begin || pc - begin >= range) return 0; /* between FDEs: no CFI for pc */
+  if (pc < begin || pc - begin >= range) /* between FDEs: no CFI for pc */
+    return no_cfi(pc, &m, 1) ? COMPUTED_NO_CFI : COMPUTED_OTHER;
   if (c.has_z) {
     uint64_t len = uleb(&r);
     if (r.bad || len > (size_t)(r.end - r.p)) return 0;
@@ -420,9 +450,11 @@ int hp_cfi_prepare(hp_sample_thread *st) {
 }
 
 void hp_cfi_fill(uintptr_t pc, hp_cfi_rule *slot) {
-  if (!compute(pc, slot)) {
+  int c = compute(pc, slot);
+  if (c != COMPUTED_SIMPLE) {
     memset(slot, 0, sizeof *slot);
     slot->pc = pc; /* remembered as "not simple": libunwind's, without parsing again */
+    if (c == COMPUTED_NO_CFI) slot->flags = HP_CFI_CHAIN;
   }
 }
 

@@ -98,6 +98,8 @@ typedef struct hp_cfi_rule {
 #define HP_CFI_CFA_RBP 2u     /* CFA = rbp + cfa_off (else rsp + cfa_off) */
 #define HP_CFI_RBP_SAVED 4u   /* the caller's rbp is at CFA + rbp_off (else unchanged) */
 #define HP_CFI_END 8u         /* the return address is undefined: the outermost frame */
+#define HP_CFI_CHAIN 16u      /* without HP_CFI_OK: no call-frame information for this code (JIT code,
+                                 V8's builtins): the frame-pointer chain (unwind.c, chain_step) */
 #define HP_CFI_CACHE_BITS 10
 #define HP_CFI_CACHE (1u << HP_CFI_CACHE_BITS)   /* slots per thread */
 

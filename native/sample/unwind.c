@@ -212,12 +212,48 @@ typedef struct {
                          (inside the call) for the others, as libunwind does */
 } regs;
 
+/* One step outward through a frame of code without call-frame information (JIT code, V8's
+ * builtins: cfi.c, HP_CFI_CHAIN), by the frame-pointer chain: V8 keeps rbp as the frame pointer in
+ * all its code, with the caller's rbp at [rbp] and the return address at [rbp + 8]; the caller's
+ * stack pointer is rbp + 16.
+ *
+ * Why the two reads can never fault, with no system call to check them (libunwind checks each
+ * address it reads here with mincore, or a write and a read on a pipe, which was about 44 system
+ * calls per sample of a Node stack):
+ *   - st->stack_lo / stack_hi are the thread's stack as pthread_getattr_np gave it at thread start
+ *     (sample.c), outside any handler;
+ *   - r->sp is the interrupted stack pointer or a caller's, and every step only moves it up
+ *     (cfi_step requires CFA > sp, this step requires rbp >= sp and sets sp = rbp + 16); it is
+ *     checked to lie inside the thread's stack, so [r->sp, stack_hi) is the live part of that
+ *     stack: the frames of the calls under way, between the stack pointer and the top. A thread's
+ *     stack is one mapping (glibc maps it whole; the main thread's [stack] mapping reaches from
+ *     below its stack pointer to the top);
+ *   - the reads are [rbp, rbp + 16) with r->sp <= rbp and rbp + 16 <= stack_hi, 8-byte aligned.
+ * A stale or garbage rbp can only give wrong frames, never a fault: the values read are used as
+ * addresses only after the same checks. The handler's own signal is blocked meanwhile and the stack
+ * is the interrupted thread's own, so nothing unmaps it under the read.
+ * 1: stepped; 0: the end of the chain (rbp 0, or not above the stack pointer: libunwind's end too);
+ * -1: the stack pointer or rbp is outside the thread's stack (another stack): libunwind's. */
+static inline int chain_step(const hp_sample_thread *st, regs *r) {
+  uintptr_t bp = r->bp;
+  if (r->sp < st->stack_lo || r->sp >= st->stack_hi) return -1;
+  if (bp == 0) return 0;
+  if (bp < st->stack_lo || bp > st->stack_hi - 16) return -1;
+  if ((bp & 7) || bp < r->sp) return 0;
+  const uintptr_t *frame = (const uintptr_t *)bp;
+  r->ip = frame[1];
+  r->bp = frame[0];
+  r->sp = bp + 16;
+  r->lookup = r->ip - 1;
+  return 1;
+}
+
 /* One step outward with the frame's simple rule, reading only the thread's own stack.
  * 1: stepped; 0: the outermost frame (unw_step's 0); -1: not for the fast path. */
 static inline int cfi_step(hp_sample_thread *st, regs *r) {
   const hp_cfi_rule *rule = hp_cfi_lookup(st, r->lookup);
   uint32_t flags = rule->flags;
-  if (!(flags & HP_CFI_OK)) return -1;
+  if (!(flags & HP_CFI_OK)) return (flags & HP_CFI_CHAIN) ? chain_step(st, r) : -1;
   if (flags & HP_CFI_END) return 0;
   uintptr_t cfa = ((flags & HP_CFI_CFA_RBP) ? r->bp : r->sp) + (intptr_t)rule->cfa_off;
   /* every frame's CFA is above the stack pointer it was computed from (the stack only unwinds

@@ -1,0 +1,85 @@
+/**
+ * bench/node-programs: hyprof against `node --cpu-prof` on six real npm programs of different kinds
+ * (bench/node-programs/: a formatter, prettier; a linter, eslint; a transpiler, @babel/core with
+ * preset-env; a minifier, terser; a worker pool on worker_threads, piscina running terser in two
+ * workers; an HTTP server, node:http under autocannon with 10 connections for a fixed number of
+ * requests), working on this repository's own sources.
+ *
+ * The programs' packages are installed into bench/node-programs/ from its own lockfile (`npm ci`,
+ * on the first run or with --install), never into hyprof's dependencies. Each program is measured
+ * by bench/node-vs-cpuprof.ts (plain node, --cpu-prof at 1 ms, hyprof preloaded at 1 kHz and its
+ * resolve, interleaved rounds, process CPU through wait4); this prints its full output per program,
+ * then one summary table: CPU over plain node (medians) of --cpu-prof and of hyprof, the unresolved
+ * share of each thread profile, the share and rank correlation of the top 20 functions with
+ * --cpu-prof (all rounds added up, hyprof keyed by the innermost JavaScript frame as --cpu-prof
+ * counts) beside --cpu-prof's odd rounds against its even rounds (the floor), the output sizes and
+ * resolve's CPU against the program's.
+ * Run: node dist/bench/node-programs.js [rounds] [--install]   (default 2 rounds)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../test/helpers/native.js';
+
+const args = process.argv.slice(2);
+const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 2);
+const folder = join(repoRoot, 'bench', 'node-programs');
+if (args.includes('--install') || !existsSync(join(folder, 'node_modules', '.package-lock.json'))) {
+  const r = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: folder, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`npm ci in ${folder} failed`);
+}
+
+const programs: Array<[string, string[]]> = [
+  ['formatter (prettier)', ['format.mjs']],
+  ['linter (eslint)', ['lint.mjs']],
+  ['transpiler (@babel/core, preset-env)', ['transpile.mjs']],
+  ['minifier (terser)', ['minify.mjs']],
+  ['worker pool (piscina, 2 workers)', ['pool.mjs']],
+  ['HTTP server (node:http, autocannon)', ['server.mjs', '10000']],
+];
+
+/** A markdown row of the output whose first cell is `label`: its cells. */
+function row(out: string, label: string): string[] {
+  const line = out.split('\n').find((l) => l.startsWith(`| ${label} |`));
+  return line ? line.split('|').slice(1, -1).map((c) => c.trim()) : [];
+}
+const after = (out: string, prefix: string) => out.split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length).trim() ?? '?';
+
+const summary: string[] = [];
+for (const [name, prog] of programs) {
+  const r = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'dist', 'bench', 'node-vs-cpuprof.js'), String(rounds), '--no-perf-map', '--', join(folder, prog[0]), ...prog.slice(1)],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  console.log(`\n## ${name}\n\n${r.stdout}`);
+  if (r.status !== 0) {
+    console.log(`failed (exit ${r.status}): ${r.stderr}`);
+    summary.push(`| ${name} | failed | | | | | | | |`);
+    continue;
+  }
+  // the CPU table: | configuration | wall min | wall median | CPU min | CPU median | CPU vs plain (median) |
+  const plain = row(r.stdout, 'plain node');
+  const cpuprof = row(r.stdout, 'node --cpu-prof');
+  const hyprof = row(r.stdout, 'hyprof (preloaded)');
+  const resolve = row(r.stdout, 'hyprof resolve');
+  // all rounds added up: | label | rank correlation | share correlation | mean diff | largest |
+  const sections = r.stdout.split('### All ');
+  const all = sections.length > 1 ? sections[1] : r.stdout;
+  const js = row(all, 'hyprof, by the innermost JavaScript frame');
+  const floor = row(all, '--cpu-prof, odd rounds against even rounds (the floor)');
+  const sizes = after(r.stdout, 'output:');
+  const cpuprofMb = /\.cpuprofile ([\d.]+) MB/.exec(sizes)?.[1] ?? '?';
+  const profMb = /profile ([\d.]+) MB \(/.exec(sizes)?.[1] ?? '?';
+  const ratio = (a: string, b: string) => (parseFloat(a) / parseFloat(b)).toFixed(2);
+  summary.push(
+    `| ${name} | ${plain[4] ?? '?'} | ${cpuprof[5] ?? '?'} | ${hyprof[5] ?? '?'} | ${after(r.stdout, 'unresolved samples by thread (last round):')} | ` +
+      `${js[2] ?? '?'} / ${js[1] ?? '?'} | ${floor[2] ?? '?'} / ${floor[1] ?? '?'} | ${cpuprofMb} / ${profMb} | ${resolve[4] ?? '?'} (${ratio(resolve[4] ?? '', hyprof[4] ?? '')}) |`,
+  );
+}
+console.log(`\n## Summary (${rounds} rounds each, interleaved; medians)\n`);
+console.log(
+  '| program | plain node CPU | --cpu-prof CPU vs plain | hyprof CPU vs plain | unresolved, each thread | top-20 share / rank correlation with --cpu-prof | --cpu-prof odd vs even rounds (floor) | .cpuprofile / hyprof profile MB | resolve CPU (÷ program CPU under hyprof) |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const l of summary) console.log(l);

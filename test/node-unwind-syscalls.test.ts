@@ -1,0 +1,58 @@
+/**
+ * Unwinding JavaScript frames makes no system call: JIT code and V8's builtins have no call-frame
+ * information, and the sampler walks their frame-pointer chain reading only the thread's own stack
+ * (native/sample/unwind.c, chain_step). Before, every such sample went to libunwind, which checks
+ * each address it reads through the frame chain with mincore (and a write and a read on a pipe):
+ * about 80 mincore calls per sample of this program (as many writes and reads).
+ *
+ * One run of a deep-recursion program (test/native/node_formatter.mjs: getters, methods, mutual
+ * recursion about 120 levels deep) under `hyprof run`, under `strace -f` filtering mincore alone
+ * (seccomp-bpf: the other calls do not stop): mincore calls against the samples in the stacks file,
+ * and the stacks still whole (the printer's recursion reaches deep, down to node's own start).
+ */
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readStacksFiles } from '../src/profile/stacks-file.js';
+import { cliPath, run, testNativeDir, tmpDir } from './helpers/native.js';
+
+const haveStrace = spawnSync('strace', ['-V']).status === 0;
+
+(haveStrace ? test : test.skip)('JavaScript stacks are unwound without a system call per frame', async (t) => {
+  const dir = tmpDir('node-unwind-syscalls');
+  const out = join(dir, 'prof');
+  const counts = join(dir, 'strace.txt');
+  const r = await run(
+    'strace',
+    ['-f', '--seccomp-bpf', '-c', '-e', 'trace=mincore', '-o', counts, process.execPath, cliPath, 'run', '--dir', out, '--',
+      process.execPath, join(testNativeDir, 'node_formatter.mjs'), '1500'],
+    // 5 ms: under strace, a runtime that does call mincore per frame is slowed so much that a 1 ms
+    // wall-clock timer would keep it in its handler; this way it fails the assertion, not the timeout
+    { env: { NODE_OPTIONS: undefined, HYPROF_NODE_THREADS: undefined, HYPROF_PERIOD_US: '5000' }, timeoutMs: 240_000 },
+  );
+  t.is(r.code, 0, r.stderr);
+  const line = readFileSync(counts, 'utf8').split('\n').find((l) => /\smincore$/.test(l));
+  const mincore = line ? Number(line.trim().split(/\s+/)[3]) : 0;
+
+  const [stacks] = readStacksFiles(out);
+  t.truthy(stacks, `no stacks file in ${out}`);
+  const thread = stacks.threads.find((x) => x.thread === 0)!;
+  const samples = thread.samples.reduce((a, x) => a + x, 0);
+  t.true(samples > 100, `${samples} samples`);
+  t.true(mincore < samples / 20, `${mincore} mincore calls for ${samples} samples`);
+
+  // the walk still reaches through the JavaScript frames to node's own start
+  const names = (i: number): string[] => {
+    const p: string[] = [];
+    for (let at = i; at >= 0; at = thread.parent[at]) p.push(stacks.frames[thread.frame[at]][0]);
+    return p;
+  };
+  const deep = thread.parent.map((_, i) => names(i)).filter((p) => p.filter((n) => n === 'print').length > 30);
+  t.true(deep.length > 0, 'no stack through more than 30 levels of print');
+  t.true(
+    deep.some((p) => p.some((n) => /node::Start/.test(n))),
+    'no deep stack reaches node::Start',
+  );
+  t.log(`${samples} samples, ${mincore} mincore calls, ${deep.length} stack nodes below 30 levels of print`);
+});
