@@ -4,7 +4,7 @@
  * job scripts behave as without hyprof.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -14,7 +14,7 @@ import { endEarlySignals } from '../base/early-signals.js';
 import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { mpiRuntime, requireRuntime } from './package-root.js';
+import { cudaLibPath, mpiRuntime, requireRuntime } from './package-root.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
@@ -52,6 +52,10 @@ export function childEnv(
   const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
   env.HYPROF_RAW_DIR = rawDir;
+  // The CUDA layer, where it was built: the CUDA driver loads it when the program initialises CUDA
+  // (CUDA_INJECTION64_PATH), so programs without CUDA never load it (docs/gpu.md). A tool the user
+  // injects already is left in place.
+  if (base.CUDA_INJECTION64_PATH === undefined && existsSync(cudaLibPath)) env.CUDA_INJECTION64_PATH = cudaLibPath;
   // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
   env.HYPROF_RESOLVE = '0';
   if (!opts.sampling) env.HYPROF_SAMPLING = '0';

@@ -4,6 +4,8 @@
  * this model may rely on its consistency (every context named exists, every event id exists).
  */
 
+import type { RawCuda } from './raw-cuda.js';
+
 export const RAW_MAGIC = 'HYPROFRW';
 export const RAW_VERSION = 1;
 
@@ -26,6 +28,8 @@ export const enum SectionTag {
   JIT = 12,
   /** Optional: HYPROF_FOLD's instances and samples (src/samples/raw-fold.ts). */
   FOLD = 13,
+  /** Optional: the CUDA layer's GPU records (src/samples/raw-cuda.ts). */
+  CUDA = 14,
   END = 0xffffffff,
 }
 
@@ -322,6 +326,8 @@ export interface RawThread {
   warnings: string[];
   /** Filled from the SAMPLES section with this thread's index (empty when none). */
   samples: RawSample[];
+  /** Metadata of a thread the resolve made (a GPU stream: src/resolve/assemble-gpu.ts). */
+  metadata?: Array<[string, string]>;
 }
 
 export interface RawSample {
@@ -371,6 +377,8 @@ export interface RawProcess {
   jit?: RawJitLog;
   /** HYPROF_FOLD's instances and samples (FOLD, raw-fold.ts). */
   fold?: RawFold;
+  /** The CUDA layer's GPU records (CUDA, raw-cuda.ts). */
+  cuda?: RawCuda;
 }
 
 /** One JIT code event as logged, in the order V8 sent them. */
