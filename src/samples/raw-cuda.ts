@@ -6,53 +6,10 @@
  * the launching contexts by src/resolve/assemble-gpu.ts.
  */
 import type { Cursor } from './cursor.js';
-import type { RawContexts } from './raw-model.js';
+import { GpuKind, NO_THREAD, type RawContexts, type RawCuda, type RawGpuRecord } from './raw-model.js';
 
-export const enum GpuKind {
-  KERNEL = 1,
-  MEMCPY = 2,
-  MEMSET = 3,
-  SYNC = 4,
-}
-
-/** No launching thread known (the launch was not seen, or the record has none: synchronisation). */
-export const NO_THREAD = 0xffff_ffff;
-
-export interface RawGpuRecord {
-  kind: GpuKind;
-  name: string;
-  device: number;
-  context: number;
-  stream: number;
-  /** The launching host thread's index, NO_THREAD when unknown. */
-  thread: number;
-  /** The launching host context (0n when unknown). */
-  hostContext: bigint;
-  count: number;
-  ns: number;
-  nsMin: number;
-  nsMax: number;
-  bytes: number;
-  bytesMin: number;
-  bytesMax: number;
-  /** The first start and the last end on the run's clock (CLOCK_MONOTONIC ns). */
-  firstStart: bigint;
-  lastEnd: bigint;
-  us2: number;
-  bytes2: number;
-  grid: [number, number, number];
-  block: [number, number, number];
-}
-
-export interface RawCuda {
-  records: RawGpuRecord[];
-  /** Records CUPTI dropped (its buffers were not had in time). */
-  droppedByCupti: number;
-  /** Records whose launch was not seen (assigned to their stream only). */
-  uncorrelated: number;
-  /** Aggregates the layer had no room for, or skipped because they were being written. */
-  droppedByHyprof: number;
-}
+export { GpuKind, NO_THREAD };
+export type { RawCuda, RawGpuRecord };
 
 export function readCuda(c: Cursor, contexts: RawContexts): RawCuda {
   const droppedByCupti = c.u64n('records CUPTI dropped');

@@ -4,8 +4,6 @@
  * this model may rely on its consistency (every context named exists, every event id exists).
  */
 
-import type { RawCuda } from './raw-cuda.js';
-
 export const RAW_MAGIC = 'HYPROFRW';
 export const RAW_VERSION = 1;
 
@@ -432,4 +430,51 @@ export interface RawFold {
   sampleCapacity: number;
   /** By thread index: one entry per pattern. */
   threads: Map<number, RawFoldSeries[]>;
+}
+
+/** The CUDA section's content (raw-cuda.ts reads it; docs/raw-format.md, tag 14). */
+export const enum GpuKind {
+  KERNEL = 1,
+  MEMCPY = 2,
+  MEMSET = 3,
+  SYNC = 4,
+}
+
+/** No launching thread known (the launch was not seen, or the record has none: synchronisation). */
+export const NO_THREAD = 0xffff_ffff;
+
+export interface RawGpuRecord {
+  kind: GpuKind;
+  name: string;
+  device: number;
+  context: number;
+  stream: number;
+  /** The launching host thread's index, NO_THREAD when unknown. */
+  thread: number;
+  /** The launching host context (0n when unknown). */
+  hostContext: bigint;
+  count: number;
+  ns: number;
+  nsMin: number;
+  nsMax: number;
+  bytes: number;
+  bytesMin: number;
+  bytesMax: number;
+  /** The first start and the last end on the run's clock (CLOCK_MONOTONIC ns). */
+  firstStart: bigint;
+  lastEnd: bigint;
+  us2: number;
+  bytes2: number;
+  grid: [number, number, number];
+  block: [number, number, number];
+}
+
+export interface RawCuda {
+  records: RawGpuRecord[];
+  /** Records CUPTI dropped (its buffers were not had in time). */
+  droppedByCupti: number;
+  /** Records whose launch was not seen (assigned to their stream only). */
+  uncorrelated: number;
+  /** Aggregates the layer had no room for, or skipped because they were being written. */
+  droppedByHyprof: number;
 }
