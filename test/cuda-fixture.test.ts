@@ -11,7 +11,9 @@
 import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, libDir, run, tmpDir } from './helpers/native.js';
+import { spawnSync } from 'node:child_process';
+import { compileC, hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
+import { cudaDriverNote } from '../src/cli/run-cuda.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
@@ -110,4 +112,27 @@ maybe("TAU's strict reader reads the profile", (t) => {
   const r = readWithTau(dir);
   t.true(r.ok, tauReaderComplaints(r));
   t.is(r.num_threads, 4);
+});
+
+// Without a GPU driver (these machines): a CUDA program behaves as without hyprof, which says so once.
+maybe('a CUDA program without a driver runs as without hyprof, said once; a program without CUDA loads no CUDA layer', async (t) => {
+  const tmp = tmpDir('cuda-nodriver');
+  const exe = join(tmp, 'cuda_nodriver');
+  const nvcc = spawnSync(join(cuda, 'bin', 'nvcc'), ['-O1', join(testNativeDir, 'cuda_nodriver.cu'), '-o', exe], { encoding: 'utf8' });
+  if (nvcc.error || nvcc.status !== 0) return t.fail(`nvcc: ${nvcc.error?.message ?? nvcc.stderr}`);
+  if (cudaDriverNote(exe, process.env) === null) {
+    t.log('a CUDA driver is installed: scripts/device-check.sh measures this program instead');
+    return t.pass();
+  }
+  const bare = await run(exe, []);
+  const under = await hyprof(['run', '--dir', join(tmp, 'profile'), '--', exe]);
+  t.is(under.code, bare.code);
+  t.is(under.stdout, bare.stdout);
+  t.regex(bare.stdout, /cudaGetDeviceCount: cudaError/);
+  t.is(under.stderr.split('no CUDA driver (libcuda.so.1) on this machine').length - 1, 1, under.stderr);
+  const maps = await hyprof(['run', '--dir', join(tmp, 'plain'), '--', 'cat', '/proc/self/maps']);
+  t.is(maps.code, 0, maps.stderr);
+  t.regex(maps.stdout, /libhyprof\.so/, 'the runtime is loaded');
+  t.notRegex(maps.stdout, /libhyprof_cuda|libcupti/);
+  t.notRegex(maps.stderr, /CUDA/);
 });

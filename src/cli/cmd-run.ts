@@ -15,6 +15,7 @@ import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
 import { cudaLibPath, mpiRuntime, requireRuntime } from './package-root.js';
+import { cudaDriverNote } from './run-cuda.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
@@ -249,6 +250,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
       process.stderr.write(`${note}\n`);
       said.push(note.replace(/^hyprof: /, ''));
+    }
+    const cudaNote = file && !launcher ? cudaDriverNote(file, process.env) : null;
+    if (cudaNote) {
+      process.stderr.write(`${cudaNote}\n`);
+      said.push(cudaNote.replace(/^hyprof: /, ''));
     }
     if (file && !launcher) {
       // The user's environment: the runtime must not be preloaded into the ldd this runs.
