@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { compileC, hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
 import { cudaDriverNote } from '../src/cli/run-cuda.js';
+import type { GpuReport } from '../src/report/gpu-report.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
@@ -135,4 +136,34 @@ maybe('a CUDA program without a driver runs as without hyprof, said once; a prog
   t.regex(maps.stdout, /libhyprof\.so/, 'the runtime is loaded');
   t.notRegex(maps.stdout, /libhyprof_cuda|libcupti/);
   t.notRegex(maps.stderr, /CUDA/);
+});
+
+maybe('hyprof report --gpu: per kernel, per stream, per launching context, host wait and GPU idle', async (t) => {
+  const r = await hyprof(['report', dir, '--gpu', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const g = JSON.parse(r.stdout) as GpuReport;
+  const saxpy = g.kernels.find((k) => k.name === 'saxpy');
+  t.deepEqual([saxpy?.calls, saxpy?.time, saxpy?.min, saxpy?.max, saxpy?.streams], [3, 420, 100, 200, ['0/1/7']]);
+  t.is(g.kernels.find((k) => k.name === '[CUDA memcpy DtoH]')?.bytes, (8 << 20) + 4096);
+  const s7 = g.streams.find((s) => s.stream === '7');
+  t.deepEqual([s7?.busy, s7?.span], [470, 659]);
+  t.true(Math.abs((s7?.idleShare ?? 0) - 189 / 659) < 1e-9);
+  t.deepEqual(
+    g.launches.filter((l) => l.name === 'saxpy').map((l) => [l.context, l.calls, l.time]),
+    [
+      ['.TAU application => Iteration 1 => solve => cudaLaunchKernel', 2, 220],
+      ['.TAU application => Iteration 2 => solve => cudaLaunchKernel', 1, 200],
+    ],
+  );
+  t.is(g.hostWait, 100);
+  t.true(Math.abs(g.gpuIdleShare - (1 - (100 + 470 + 140) / (100 + 659 + 330))) < 1e-9);
+  const text = await hyprof(['report', dir, '--gpu']);
+  t.regex(text.stdout, /GPU STREAMS/);
+  // A profile without GPU threads: one line, non-zero.
+  const plain = join(tmpDir('cuda-plain'), 'p');
+  t.is((await hyprof(['run', '--dir', plain, '--', 'true'])).code, 0);
+  const none = await hyprof(['report', plain, '--gpu']);
+  t.not(none.code, 0);
+  t.regex(none.stderr, /^hyprof: --gpu: .* has no GPU threads/);
+  t.is(none.stderr.trim().split('\n').length, 1, none.stderr);
 });

@@ -17,6 +17,7 @@ import type { SortKey, ThreadSelector } from '../report/report-data.js';
 import { renderCommMatrix, renderMpiAccounting, renderMpiDiagnoses, renderRanks } from '../report/report-mpi.js';
 import { commMatrix } from '../report/comm-matrix.js';
 import { renderDiagnoses, renderOpenmpReport } from '../report/report-openmp.js';
+import { buildGpuReport, renderGpuReport } from '../report/gpu-report.js';
 import { reportPieces } from '../report/report-text.js';
 import { jsonPieces } from '../base/json-pieces.js';
 import { buildFunctionReport, renderFunctionReport } from '../report/report-functions.js';
@@ -44,6 +45,7 @@ interface ReportCliOptions {
   hot: number;
   json?: boolean;
   openmp?: boolean;
+  gpu?: boolean;
   mpi?: boolean;
   matrix?: boolean;
   diagnose?: boolean;
@@ -291,6 +293,7 @@ export function register(program: Command): void {
     .option('--hot <n>', 'sampled lines shown per context', positiveInt('--hot'), 5)
     .option('--json', 'print the same data as JSON')
     .addOption(unitsOption())
+    .option('--gpu', 'GPU analysis instead: per kernel and copy, per GPU stream (busy, idle), per launching context (docs/gpu.md)')
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
     .option('--matrix', 'with --mpi: the communication matrix, bytes and messages per sender × receiver rank (recorded with HYPROF_COMM_MATRIX=1 or TAU_COMM_MATRIX=1)')
@@ -325,6 +328,14 @@ export function register(program: Command): void {
         if (thread !== undefined && !Number.isInteger(thread)) throw new UserError(`--thread ${opts.thread}: with --fold, a thread number`);
         const r = foldReports(dir, { name: opts.fold, bins: opts.bins, thread, time: opts.time });
         process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderFold(r));
+        return;
+      }
+      if (opts.gpu) {
+        const profile = readTauProfileDir(dir);
+        const r = buildGpuReport(profile.threads[0]);
+        if (!r) throw new UserError(`--gpu: ${dir} has no GPU threads (a CUDA program run with \`hyprof run\` where the CUDA layer was built: docs/gpu.md)`);
+        const unit = /(^|_)TIME$/.test(profile.metrics[0]) ? 'µs' : profile.metrics[0];
+        process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderGpuReport(r, unit, opts.limit));
         return;
       }
       if (opts.openmp) {
