@@ -37,6 +37,7 @@ let raw: RawProcess;
 let dir = '';
 let before = 0n;
 let after = 0n;
+let resolveSaid = '';
 
 test.before(async () => {
   if (missing) return;
@@ -48,6 +49,7 @@ test.before(async () => {
   const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_RAW_DIR: join(tmp, 'raw'), HYPROF_SAMPLING: '0', HYPROF_KEEP_RAW: '1' } });
   after = process.hrtime.bigint();
   if (r.code !== 0) throw new Error(`cuda_fixture: exit ${r.code}: ${r.stderr}`);
+  resolveSaid = r.stderr;
   profile = readTauProfileDir(dir).threads[0];
   const rawDir = [join(tmp, 'raw'), dir].find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.raw')));
   if (!rawDir) throw new Error(`cuda_fixture: no raw file kept in ${tmp}`);
@@ -93,6 +95,7 @@ maybe('GPU times are on the run clock (CLOCK_MONOTONIC), within the run', (t) =>
 
 maybe('one thread per GPU stream: metadata, busy and idle time, bytes and kernel times as user events', (t) => {
   t.is(profile.length, 4, 'the host thread and streams 0 (synchronisation), 7 and 13');
+  t.regex(resolveSaid, /profile of 4 threads/, 'the GPU threads are counted where the resolve says what it wrote');
   const s7 = stream(7) as TauThreadProfile;
   const s13 = stream(13) as TauThreadProfile;
   t.is(meta(s7, 'CUDA Device'), '0');

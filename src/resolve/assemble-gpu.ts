@@ -213,3 +213,8 @@ export function displayKernel(name: string): string {
   const n = Number(m[1]);
   return m[2].length >= n ? m[2].slice(0, n) : name;
 }
+
+/** The GPU threads withGpu adds to the process: one per stream with records. */
+export function gpuThreadCount(proc: RawProcess): number {
+  return new Set((proc.cuda?.records ?? []).map((r) => `${r.device}:${r.context}:${r.stream}`)).size;
+}
