@@ -50,6 +50,20 @@
       ]
     },
     {
+      # libhyprof_cuda.so (native/cuda/): CUPTI's GPU records, built only where CUDA is (docs/gpu.md).
+      "target_name": "hyprof_cuda",
+      "type": "none",
+      "dependencies": ["hyprof"],
+      "actions": [
+        {
+          "action_name": "build_cuda_layer",
+          "inputs": ["scripts/build-cuda.sh", "<!@(find native/cuda native/core -name '*.[ch]' | sort)"],
+          "outputs": ["<(PRODUCT_DIR)/libhyprof_cuda.stamp"],
+          "action": ["sh", "scripts/build-cuda.sh", "<(PRODUCT_DIR)"]
+        }
+      ]
+    },
+    {
       # hyprof-otf2 (native/otf2/): the trace converter `hyprof resolve` runs, linked with the OTF2
       # library; built only where the library is (scripts/build-otf2.sh), like the MPI layer.
       "target_name": "hyprof_otf2",

@@ -26,7 +26,7 @@ cp -r native "$OUT/B/"
 for v in A B; do
   d="$OUT/$v"
   # every C source of the runtime (core, modules, their list), as binding.gyp builds it
-  srcs=$(find "$d/native" -name '*.c' -not -path '*/addon/*' -not -path '*/mpi/*' -not -path '*/otf2/*' | sort)
+  srcs=$(find "$d/native" -name '*.c' -not -path '*/addon/*' -not -path '*/mpi/*' -not -path '*/cuda/*' -not -path '*/otf2/*' | sort)
   gcc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -I"$d/native/include" -I"$d/native" $srcs \
     -o "$d/libhyprof.so" -Wl,-soname,libhyprof.so -Wl,-z,nodelete $LIBS
   gcc -O2 -g -falign-functions=64 -falign-loops=64 -I"$d/native/include" bench/probe-cost.c -o "$d/probe-cost" \

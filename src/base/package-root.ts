@@ -19,6 +19,8 @@ export const libDir = runtimeDir();
 export const libPath = join(libDir, 'libhyprof.so');
 /** The MPI layer, built only where an MPI compiler was found (docs/mpi.md). */
 export const mpiLibPath = join(libDir, 'libhyprof_mpi.so');
+/** The CUDA layer, built only where CUDA with CUPTI was found (docs/gpu.md). */
+export const cudaLibPath = join(libDir, 'libhyprof_cuda.so');
 
 function runtimeDir(): string {
   if (installedPrefix) return join(installedPrefix, 'lib');

@@ -33,6 +33,7 @@ export function register(program: Command): void {
     .option('--hot <n>', 'sampled lines shown per context', positiveInt('--hot'), 5)
     .option('--json', 'print the same data as JSON')
     .addOption(unitsOption())
+    .option('--gpu', 'GPU analysis instead: per kernel and copy, per GPU stream (busy, idle), per launching context (docs/gpu.md)')
     .option('--openmp', 'OpenMP analysis instead: blame metrics, overhead classes per region, constructs, tasks')
     .option('--mpi', 'MPI accounting instead: time and bytes per rank, per call, per calling context and parallel region, call sites')
     .option('--matrix', 'with --mpi: the communication matrix, bytes and messages per sender × receiver rank (recorded with HYPROF_COMM_MATRIX=1 or TAU_COMM_MATRIX=1)')

@@ -28,6 +28,7 @@ import type { SortKey, ThreadReport, ThreadSelector } from './report-data.js';
 import { buildFunctionReport, renderFunctionReport } from './report-functions.js';
 import { renderCommMatrix, renderMpiAccounting, renderMpiDiagnoses, renderRanks } from './report-mpi.js';
 import { renderDiagnoses, renderOpenmpReport } from './report-openmp.js';
+import { buildGpuReport, renderGpuReport } from './gpu-report.js';
 import { reportPieces } from './report-text.js';
 import { buildTraceReport, renderTraceReport } from './report-trace.js';
 
@@ -40,6 +41,7 @@ export interface ReportOptions {
   hot: number;
   json?: boolean;
   openmp?: boolean;
+  gpu?: boolean;
   mpi?: boolean;
   matrix?: boolean;
   diagnose?: boolean;
@@ -70,6 +72,14 @@ export async function* reportDir(dir: string, opts: ReportOptions): AsyncGenerat
     if (thread !== undefined && !Number.isInteger(thread)) throw new UserError(`--thread ${opts.thread}: with --fold, a thread number`);
     const r = foldReports(dir, { name: opts.fold, bins: opts.bins, thread, time: opts.time });
     yield opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderFold(r);
+    return;
+  }
+  if (opts.gpu) {
+    const profile = readTauProfileDir(dir);
+    const r = buildGpuReport(profile.threads[0]);
+    if (!r) throw new UserError(`--gpu: ${dir} has no GPU threads (a CUDA program run with \`hyprof run\` where the CUDA layer was built: docs/gpu.md)`);
+    const unit = /(^|_)TIME$/.test(profile.metrics[0]) ? 'µs' : profile.metrics[0];
+    yield opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderGpuReport(r, unit, opts.limit);
     return;
   }
   if (opts.openmp) {

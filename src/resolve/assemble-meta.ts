@@ -39,6 +39,7 @@ export function threadMetadata(proc: RawProcess, t: RawThread, metric: string, t
   if (!meta.has('hyprof Version')) meta.set('hyprof Version', hyprofVersion());
   if (t.name) meta.set('Thread Name', t.name);
   meta.set('hyprof Thread Index', String(t.index));
+  for (const [k, v] of t.metadata ?? []) meta.set(k, v);
   const f = proc.info.flags;
   meta.set(
     'hyprof Written',

@@ -35,6 +35,7 @@ import { userEventName } from './event-names.js';
 import { EntryTable } from './assemble-table.js';
 import { addSamples } from './assemble-samples.js';
 import { threadMetadata } from './assemble-meta.js';
+import { withGpu } from './assemble-gpu.js';
 import type { ModuleCollector } from '../profile/modules-file.js';
 import type { TauThreadProfile, TauUserEvent, ThreadToWrite } from '../profile/tau-model.js';
 import { FrameTable, MERGED_FRAME, StackTree, type StacksFile } from '../profile/stacks-file.js';
@@ -127,6 +128,8 @@ export function metricDivisor(metric: string): number {
  * drops it, so a process of many threads, or a thread of millions of entries, is never held twice.
  */
 export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThread?: (metric: number, t: ThreadToWrite) => void): AssembledProcess {
+  // GPU records become threads and [GPU] children of their launches (assemble-gpu.ts).
+  proc = withGpu(proc);
   const tree = new ContextTree(proc);
   const cp = callpathSettings(proc, opts);
   const numbered = fileNumbering(proc, opts.underRun ?? false);

@@ -4,6 +4,7 @@
  * MPI call sites, and write each thread's file into the profile's temporary directory. Nothing of the
  * process is kept afterwards but what the summary line and the OpenMP file need.
  */
+import { gpuThreadCount } from './assemble-gpu.js';
 import { mpiCallSites, MPI_SITES_KEY } from '../analysis/mpi-sites.js';
 import { openmpNotes, prepareOpenmp, type OpenmpFile } from '../analysis/openmp.js';
 import { readRawFile } from '../samples/raw-reader.js';
@@ -91,7 +92,8 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
     file,
     moves,
     nodes: [a.node],
-    threads: proc.threads.length,
+    // The GPU streams are threads of the profile too (assemble-gpu.ts).
+    threads: proc.threads.length + gpuThreadCount(proc),
     samples: a.samples,
     drops: a.drops,
     warnings: a.warnings,

@@ -5,7 +5,7 @@
  * its options and calls runMeasured.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
@@ -13,7 +13,8 @@ import { endEarlySignals } from '../base/early-signals.js';
 import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { mpiRuntime, requireRuntime } from '../base/package-root.js';
+import { cudaLibPath, mpiRuntime, requireRuntime } from '../base/package-root.js';
+import { cudaDriverNote } from './run-cuda.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
@@ -51,6 +52,10 @@ export function childEnv(
   const lib = Array.isArray(libs) ? libs.join(':') : libs;
   env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
   env.HYPROF_RAW_DIR = rawDir;
+  // The CUDA layer, where it was built: the CUDA driver loads it when the program initialises CUDA
+  // (CUDA_INJECTION64_PATH), so programs without CUDA never load it (docs/gpu.md). A tool the user
+  // injects already is left in place.
+  if (base.CUDA_INJECTION64_PATH === undefined && existsSync(cudaLibPath)) env.CUDA_INJECTION64_PATH = cudaLibPath;
   // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
   env.HYPROF_RESOLVE = '0';
   if (!opts.sampling) env.HYPROF_SAMPLING = '0';
@@ -244,6 +249,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
       const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
       process.stderr.write(`${note}\n`);
       said.push(note.replace(/^hyprof: /, ''));
+    }
+    const cudaNote = file && !launcher ? cudaDriverNote(file, process.env) : null;
+    if (cudaNote) {
+      process.stderr.write(`${cudaNote}\n`);
+      said.push(cudaNote.replace(/^hyprof: /, ''));
     }
     if (file && !launcher) {
       // The user's environment: the runtime must not be preloaded into the ldd this runs.

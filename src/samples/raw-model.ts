@@ -26,6 +26,8 @@ export const enum SectionTag {
   JIT = 12,
   /** Optional: HYPROF_FOLD's instances and samples (src/samples/raw-fold.ts). */
   FOLD = 13,
+  /** Optional: the CUDA layer's GPU records (src/samples/raw-cuda.ts). */
+  CUDA = 14,
   END = 0xffffffff,
 }
 
@@ -322,6 +324,8 @@ export interface RawThread {
   warnings: string[];
   /** Filled from the SAMPLES section with this thread's index (empty when none). */
   samples: RawSample[];
+  /** Metadata of a thread the resolve made (a GPU stream: src/resolve/assemble-gpu.ts). */
+  metadata?: Array<[string, string]>;
 }
 
 export interface RawSample {
@@ -371,6 +375,8 @@ export interface RawProcess {
   jit?: RawJitLog;
   /** HYPROF_FOLD's instances and samples (FOLD, raw-fold.ts). */
   fold?: RawFold;
+  /** The CUDA layer's GPU records (CUDA, raw-cuda.ts). */
+  cuda?: RawCuda;
 }
 
 /** One JIT code event as logged, in the order V8 sent them. */
@@ -424,4 +430,51 @@ export interface RawFold {
   sampleCapacity: number;
   /** By thread index: one entry per pattern. */
   threads: Map<number, RawFoldSeries[]>;
+}
+
+/** The CUDA section's content (raw-cuda.ts reads it; docs/raw-format.md, tag 14). */
+export const enum GpuKind {
+  KERNEL = 1,
+  MEMCPY = 2,
+  MEMSET = 3,
+  SYNC = 4,
+}
+
+/** No launching thread known (the launch was not seen, or the record has none: synchronisation). */
+export const NO_THREAD = 0xffff_ffff;
+
+export interface RawGpuRecord {
+  kind: GpuKind;
+  name: string;
+  device: number;
+  context: number;
+  stream: number;
+  /** The launching host thread's index, NO_THREAD when unknown. */
+  thread: number;
+  /** The launching host context (0n when unknown). */
+  hostContext: bigint;
+  count: number;
+  ns: number;
+  nsMin: number;
+  nsMax: number;
+  bytes: number;
+  bytesMin: number;
+  bytesMax: number;
+  /** The first start and the last end on the run's clock (CLOCK_MONOTONIC ns). */
+  firstStart: bigint;
+  lastEnd: bigint;
+  us2: number;
+  bytes2: number;
+  grid: [number, number, number];
+  block: [number, number, number];
+}
+
+export interface RawCuda {
+  records: RawGpuRecord[];
+  /** Records CUPTI dropped (its buffers were not had in time). */
+  droppedByCupti: number;
+  /** Records whose launch was not seen (assigned to their stream only). */
+  uncorrelated: number;
+  /** Aggregates the layer had no room for, or skipped because they were being written. */
+  droppedByHyprof: number;
 }

@@ -8,6 +8,7 @@ import { crc32 } from 'node:zlib';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { Cursor } from './cursor.js';
 import { readFold } from './raw-fold.js';
+import { readCuda } from './raw-cuda.js';
 import { readJit } from './raw-jit.js';
 import {
   RAW_MAGIC,
@@ -41,6 +42,7 @@ const SECTION_NAMES: Record<number, string> = {
   [SectionTag.FUNCTIONS]: 'FUNCTIONS',
   [SectionTag.JIT]: 'JIT',
   [SectionTag.FOLD]: 'FOLD',
+  [SectionTag.CUDA]: 'CUDA',
   [SectionTag.END]: 'END',
 };
 
@@ -176,9 +178,11 @@ export function parseRaw(file: string, buf: Buffer, opts: RawReadOptions = {}): 
   const jit = jitSec ? readJit(cursorOf(jitSec)) : undefined;
   const foldSec = sections.find((s) => s.tag === SectionTag.FOLD);
   const fold = foldSec ? readFold(cursorOf(foldSec), nMetrics, events, contexts) : undefined;
+  const cudaSec = sections.find((s) => s.tag === SectionTag.CUDA);
+  const cuda = cudaSec ? readCuda(cursorOf(cudaSec), contexts) : undefined;
   return {
     file, version, info, events, contexts, threads, userEvents, maps, sampling,
-    ...(functions ? { functions } : {}), ...(jit ? { jit } : {}), ...(fold ? { fold } : {}),
+    ...(functions ? { functions } : {}), ...(jit ? { jit } : {}), ...(fold ? { fold } : {}), ...(cuda ? { cuda } : {}),
   };
 }
 

@@ -22,11 +22,11 @@ export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 export const testNativeDir = join(repoRoot, 'test', 'native');
 
 /** The C sources binding.gyp builds the runtime from: every .c of native/ but the addon's, the MPI
- * layer's and the OTF2 writer's and reader's (the core,
+ * layer's, the CUDA layer's and the OTF2 writer's and reader's (the core,
  * each module, and native/modules.c, their list), for programs that compile the runtime in. */
 export function runtimeSources(): string[] {
   return (readdirSync(join(repoRoot, 'native'), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.c') && !f.startsWith('addon') && !f.startsWith('mpi') && !f.startsWith('otf2'))
+    .filter((f) => f.endsWith('.c') && !f.startsWith('addon') && !f.startsWith('mpi') && !f.startsWith('cuda') && !f.startsWith('otf2'))
     .sort()
     .map((f) => join(repoRoot, 'native', f));
 }

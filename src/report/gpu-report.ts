@@ -1,0 +1,134 @@
+/**
+ * `hyprof report --gpu`: the GPU part of a profile (docs/gpu.md) as three tables — per kernel (and
+ * copy, set, synchronisation), per GPU stream (busy, idle), per launching host context — and the
+ * time the host spent waiting for the GPU beside the time the GPU streams were idle.
+ *
+ * Read from the TAU profile as resolve wrote it: the GPU threads are those with the `CUDA Stream`
+ * metadata, their `[GPU] name` events and `GPU ...` user events; the launching contexts are the host
+ * threads' paths that end in `=> [GPU] name`. Times in the metric's unit (TIME: µs).
+ *
+ * The aggregates the CUDA layer records hold no intervals, so "the GPU idle while the host waited"
+ * is given as its two parts side by side (host wait in synchronisations; each stream's idle share of
+ * its span), not as their overlap.
+ */
+import { displayName, type TauThreadProfile } from '../profile/tau-model.js';
+
+export interface GpuKernelRow {
+  name: string;
+  calls: number;
+  time: number;
+  mean: number;
+  min: number | null;
+  max: number | null;
+  bytes: number | null;
+  streams: string[];
+}
+
+export interface GpuStreamRow {
+  thread: number;
+  device: string;
+  context: string;
+  stream: string;
+  busy: number;
+  span: number;
+  idleShare: number;
+}
+
+export interface GpuLaunchRow {
+  thread: number;
+  context: string;
+  name: string;
+  calls: number;
+  time: number;
+}
+
+export interface GpuReport {
+  kernels: GpuKernelRow[];
+  streams: GpuStreamRow[];
+  launches: GpuLaunchRow[];
+  /** Time in `[GPU] [CUDA synchronize]`: the host waiting for the GPU. */
+  hostWait: number;
+  /** Busy and span summed over the streams: the GPU's idle share of the time its streams were in use. */
+  gpuIdleShare: number;
+}
+
+const meta = (t: TauThreadProfile, k: string) => t.metadata.find(([key]) => key === k)?.[1];
+
+/** The report of one metric's threads; null when the profile has no GPU thread. */
+export function buildGpuReport(threads: TauThreadProfile[]): GpuReport | null {
+  const gpu = threads.filter((t) => meta(t, 'CUDA Stream') !== undefined);
+  if (gpu.length === 0) return null;
+  const kernels = new Map<string, GpuKernelRow>();
+  const streams: GpuStreamRow[] = [];
+  let hostWait = 0;
+  for (const t of gpu) {
+    const label = `${meta(t, 'CUDA Device')}/${meta(t, 'CUDA Context')}/${meta(t, 'CUDA Stream')}`;
+    for (const e of t.events) {
+      const n = displayName(e.name);
+      if (!n.startsWith('[GPU] ') || n.includes(' => ')) continue;
+      const name = n.slice(6);
+      const row = kernels.get(name) ?? { name, calls: 0, time: 0, mean: 0, min: null, max: null, bytes: null, streams: [] };
+      row.calls += e.calls;
+      row.time += e.incl;
+      if (!row.streams.includes(label)) row.streams.push(label);
+      const time = t.userEvents.find((u) => u.name === `GPU Kernel Time (us) : ${name}`);
+      if (time) {
+        row.min = Math.min(row.min ?? Infinity, time.min);
+        row.max = Math.max(row.max ?? -Infinity, time.max);
+      }
+      const bytes = t.userEvents.find((u) => u.name === `GPU Bytes : ${name}`);
+      if (bytes) row.bytes = (row.bytes ?? 0) + Math.round(bytes.mean * bytes.count);
+      if (name === '[CUDA synchronize]') hostWait += e.incl;
+      kernels.set(name, row);
+    }
+    const root = t.events.find((e) => displayName(e.name) === '.TAU application');
+    const span = root?.incl ?? 0;
+    const idle = root?.excl ?? 0;
+    streams.push({ thread: t.thread, device: meta(t, 'CUDA Device') ?? '', context: meta(t, 'CUDA Context') ?? '', stream: meta(t, 'CUDA Stream') ?? '', busy: span - idle, span, idleShare: span > 0 ? idle / span : 0 });
+  }
+  for (const k of kernels.values()) k.mean = k.calls > 0 ? k.time / k.calls : 0;
+  const launches: GpuLaunchRow[] = [];
+  for (const t of threads) {
+    if (gpu.includes(t)) continue;
+    for (const e of t.events) {
+      const n = displayName(e.name);
+      const at = n.lastIndexOf(' => [GPU] ');
+      if (at < 0) continue;
+      launches.push({ thread: t.thread, context: n.slice(0, at), name: n.slice(at + 10), calls: e.calls, time: e.incl });
+    }
+  }
+  const span = streams.reduce((s, r) => s + r.span, 0);
+  const busy = streams.reduce((s, r) => s + r.busy, 0);
+  return {
+    kernels: [...kernels.values()].sort((a, b) => b.time - a.time),
+    streams,
+    launches: launches.sort((a, b) => b.time - a.time),
+    hostWait,
+    gpuIdleShare: span > 0 ? 1 - busy / span : 0,
+  };
+}
+
+function table(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]))).join('  ').trimEnd();
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+const num = (n: number | null) => (n === null ? '-' : n.toFixed(n >= 100 ? 0 : 2));
+
+export function renderGpuReport(r: GpuReport, unit: string, limit?: number): string {
+  const cut = <T>(l: T[]) => (limit === undefined ? l : l.slice(0, limit));
+  return [
+    `GPU KERNELS AND COPIES (${unit})`,
+    table(['calls', 'time', 'mean', 'min', 'max', 'bytes', 'streams (device/context/stream)', 'name'], cut(r.kernels).map((k) => [String(k.calls), num(k.time), num(k.mean), num(k.min), num(k.max), k.bytes === null ? '-' : String(k.bytes), k.streams.join(' '), k.name])),
+    '',
+    `GPU STREAMS (${unit})`,
+    table(['thread', 'device', 'context', 'stream', 'busy', 'span', 'idle %'], r.streams.map((s) => [String(s.thread), s.device, s.context, s.stream, num(s.busy), num(s.span), (s.idleShare * 100).toFixed(1)])),
+    '',
+    `LAUNCHED FROM (${unit} of GPU time per host context)`,
+    table(['thread', 'calls', 'time', 'name', 'context'], cut(r.launches).map((l) => [String(l.thread), String(l.calls), num(l.time), l.name, l.context])),
+    '',
+    `host waiting for the GPU (synchronisations): ${num(r.hostWait)} ${unit}; GPU streams idle ${(r.gpuIdleShare * 100).toFixed(1)} % of their spans`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,172 @@
+/**
+ * The CUDA layer's record processing on a FIXTURE, not a GPU run: test/native/cuda_fixture.c hands
+ * CUPTI's own record structures, filled by hand with the values a CUDA program of its shape gives,
+ * to libhyprof_cuda.so's processing with the launches noted on the launching thread as CUPTI's
+ * callback does. Checked: each record under the host context that launched it (phase, timer and
+ * parameter value), the GPU clock mapped to the run's, one GPU thread per stream with its metadata,
+ * times and bytes as TAU's atomic user events, drops and unattributed records counted; TAU's strict
+ * reader reads the profile. CUPTI itself is checked on a GPU by scripts/device-check.sh (docs/gpu.md).
+ * Skipped, with its reason printed, where CUDA (CUPTI's headers and library) is not installed.
+ */
+import test from 'ava';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { compileC, hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
+import { cudaDriverNote } from '../src/run/run-cuda.js';
+import type { GpuReport } from '../src/report/gpu-report.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { displayName, type TauThreadProfile } from '../src/profile/tau-model.js';
+import { readRawFile } from '../src/samples/raw-reader.js';
+import { GpuKind, type RawGpuRecord } from '../src/samples/raw-cuda.js';
+import type { RawProcess } from '../src/samples/raw-model.js';
+import { userEvent } from './helpers/profile-queries.js';
+
+const cuda = process.env.CUDA_HOME ?? '/usr/local/cuda';
+const missing = !existsSync(join(cuda, 'include', 'cupti.h'))
+  ? `CUDA is not installed (no ${cuda}/include/cupti.h): the CUDA layer is not built (docs/gpu.md)`
+  : !existsSync(join(libDir, 'libhyprof_cuda.so'))
+    ? `the CUDA layer is not built: ${join(libDir, 'libhyprof_cuda.so')}`
+    : null;
+if (missing) console.log(`cuda-fixture: skipped: ${missing}`);
+const maybe = missing ? test.skip : test;
+
+let profile: TauThreadProfile[] = [];
+let raw: RawProcess;
+let dir = '';
+let before = 0n;
+let after = 0n;
+let resolveSaid = '';
+
+test.before(async () => {
+  if (missing) return;
+  const exe = compileC('cuda_fixture', ['cuda_fixture.c'], { cflags: ['-O1', '-g', `-I${cuda}/include`], ldflags: [`-L${libDir}`, '-lhyprof_cuda'] });
+  const tmp = tmpDir('cuda-fixture');
+  dir = join(tmp, 'profile');
+  before = process.hrtime.bigint();
+  // The run writes the raw file (kept) and resolves it at exit; run() checks the profile's conformance.
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_RAW_DIR: join(tmp, 'raw'), HYPROF_SAMPLING: '0', HYPROF_KEEP_RAW: '1' } });
+  after = process.hrtime.bigint();
+  if (r.code !== 0) throw new Error(`cuda_fixture: exit ${r.code}: ${r.stderr}`);
+  resolveSaid = r.stderr;
+  profile = readTauProfileDir(dir).threads[0];
+  const rawDir = [join(tmp, 'raw'), dir].find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.raw')));
+  if (!rawDir) throw new Error(`cuda_fixture: no raw file kept in ${tmp}`);
+  raw = readRawFile(join(rawDir, readdirSync(rawDir).find((f) => f.endsWith('.raw')) as string));
+});
+
+const ev = (t: TauThreadProfile, name: string) => t.events.find((e) => displayName(e.name) === name);
+const meta = (t: TauThreadProfile, key: string) => t.metadata.find(([k]) => k === key)?.[1];
+const stream = (s: number) => profile.find((t) => meta(t, 'CUDA Stream') === String(s));
+
+maybe('each GPU record sits under the host context that launched it, parameter value included', (t) => {
+  const host = profile[0];
+  t.is(ev(host, '[GPU] saxpy')?.calls, 3);
+  t.is(ev(host, '[GPU] saxpy')?.incl, 420, '100 + 120 + 200 µs of kernel time');
+  t.is(ev(host, '.TAU application => Iteration 1 => solve => cudaLaunchKernel => [GPU] saxpy')?.calls, 2);
+  t.is(ev(host, '.TAU application => Iteration 2 => solve => cudaLaunchKernel => [GPU] saxpy')?.incl, 200);
+  t.is(ev(host, '.TAU application => Iteration 2 => solve => cudaLaunchKernel => [GPU] scale')?.calls, 1);
+  t.is(ev(host, '.TAU application => Iteration 1 => solve => [GPU] [CUDA memcpy HtoD]')?.incl, 40);
+  t.is(ev(host, '.TAU application => Iteration 2 => solve => [GPU] [CUDA memcpy DtoH]')?.calls, 1, 'the copy whose launch was not seen is not attributed');
+  t.is(ev(host, '[GPU] [CUDA memset]'), undefined, 'no launch context: on its stream only');
+  // TAU's paths drop parameter specialisations; the raw records keep the specialised context.
+  const names = (r: RawGpuRecord): string[] => {
+    const out: string[] = [];
+    for (let c = raw.contexts.get(r.hostContext); c; c = raw.contexts.get(c.parent)) out.push(raw.events[c.event].name);
+    return out;
+  };
+  const saxpy = raw.cuda?.records.filter((r) => r.kind === GpuKind.KERNEL && r.name === '_Z5saxpyifPKfPf') ?? [];
+  t.is(saxpy.length, 2, 'one aggregate per launching context');
+  const first = saxpy.find((r) => r.count === 2) as RawGpuRecord;
+  t.true(names(first).some((n) => /n.*4096/.test(n)), names(first).join(' <= '));
+  t.true(names(first).includes('Iteration 1'), names(first).join(' <= '));
+  t.deepEqual([first.grid, first.block], [[16, 1, 1], [256, 1, 1]]);
+});
+
+maybe('GPU times are on the run clock (CLOCK_MONOTONIC), within the run', (t) => {
+  const recs = raw.cuda?.records ?? [];
+  t.is(recs.length, 8);
+  for (const r of recs) {
+    t.true(r.firstStart > before && r.lastEnd < after, `${r.name}: ${r.firstStart}..${r.lastEnd} outside ${before}..${after}`);
+    t.true(r.ns <= Number(r.lastEnd - r.firstStart));
+  }
+});
+
+maybe('one thread per GPU stream: metadata, busy and idle time, bytes and kernel times as user events', (t) => {
+  t.is(profile.length, 4, 'the host thread and streams 0 (synchronisation), 7 and 13');
+  t.regex(resolveSaid, /profile of 4 threads/, 'the GPU threads are counted where the resolve says what it wrote');
+  const s7 = stream(7) as TauThreadProfile;
+  const s13 = stream(13) as TauThreadProfile;
+  t.is(meta(s7, 'CUDA Device'), '0');
+  t.is(meta(s7, 'CUDA Context'), '1');
+  t.is(ev(s7, '[GPU] saxpy')?.calls, 3);
+  // Stream 7 ran from 1 µs to 660 µs of the GPU clock, busy 40 + 100 + 120 + 200 + 10 µs.
+  t.is(ev(s7, '.TAU application')?.incl, 659);
+  t.is(ev(s7, '.TAU application')?.excl, 189);
+  t.deepEqual(userEvent(s7, 'GPU Bytes : [CUDA memcpy HtoD]'), { count: 1, sum: 4 << 20 });
+  t.deepEqual(userEvent(s7, 'GPU Bytes : [CUDA memset]'), { count: 1, sum: 1 << 20 });
+  t.deepEqual(userEvent(s7, 'GPU Kernel Time (us) : saxpy'), { count: 3, sum: 420 });
+  const dtoh = s13.userEvents.find((u) => u.name === 'GPU Bytes : [CUDA memcpy DtoH]');
+  t.deepEqual([dtoh?.count, dtoh?.min, dtoh?.max], [2, 4096, 8 << 20]);
+  t.is(meta(stream(0) as TauThreadProfile, 'hyprof GPU records without their launch'), '2', 'the memset and the copy of correlation 99');
+});
+
+maybe("TAU's strict reader reads the profile", (t) => {
+  const r = readWithTau(dir);
+  t.true(r.ok, tauReaderComplaints(r));
+  t.is(r.num_threads, 4);
+});
+
+// Without a GPU driver (these machines): a CUDA program behaves as without hyprof, which says so once.
+maybe('a CUDA program without a driver runs as without hyprof, said once; a program without CUDA loads no CUDA layer', async (t) => {
+  const tmp = tmpDir('cuda-nodriver');
+  const exe = join(tmp, 'cuda_nodriver');
+  const nvcc = spawnSync(join(cuda, 'bin', 'nvcc'), ['-O1', join(testNativeDir, 'cuda_nodriver.cu'), '-o', exe], { encoding: 'utf8' });
+  if (nvcc.error || nvcc.status !== 0) return t.fail(`nvcc: ${nvcc.error?.message ?? nvcc.stderr}`);
+  if (cudaDriverNote(exe, process.env) === null) {
+    t.log('a CUDA driver is installed: scripts/device-check.sh measures this program instead');
+    return t.pass();
+  }
+  const bare = await run(exe, []);
+  const under = await hyprof(['run', '--dir', join(tmp, 'profile'), '--', exe]);
+  t.is(under.code, bare.code);
+  t.is(under.stdout, bare.stdout);
+  t.regex(bare.stdout, /cudaGetDeviceCount: cudaError/);
+  t.is(under.stderr.split('no CUDA driver (libcuda.so.1) on this machine').length - 1, 1, under.stderr);
+  const maps = await hyprof(['run', '--dir', join(tmp, 'plain'), '--', 'cat', '/proc/self/maps']);
+  t.is(maps.code, 0, maps.stderr);
+  t.regex(maps.stdout, /libhyprof\.so/, 'the runtime is loaded');
+  t.notRegex(maps.stdout, /libhyprof_cuda|libcupti/);
+  t.notRegex(maps.stderr, /CUDA/);
+});
+
+maybe('hyprof report --gpu: per kernel, per stream, per launching context, host wait and GPU idle', async (t) => {
+  const r = await hyprof(['report', dir, '--gpu', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const g = JSON.parse(r.stdout) as GpuReport;
+  const saxpy = g.kernels.find((k) => k.name === 'saxpy');
+  t.deepEqual([saxpy?.calls, saxpy?.time, saxpy?.min, saxpy?.max, saxpy?.streams], [3, 420, 100, 200, ['0/1/7']]);
+  t.is(g.kernels.find((k) => k.name === '[CUDA memcpy DtoH]')?.bytes, (8 << 20) + 4096);
+  const s7 = g.streams.find((s) => s.stream === '7');
+  t.deepEqual([s7?.busy, s7?.span], [470, 659]);
+  t.true(Math.abs((s7?.idleShare ?? 0) - 189 / 659) < 1e-9);
+  t.deepEqual(
+    g.launches.filter((l) => l.name === 'saxpy').map((l) => [l.context, l.calls, l.time]),
+    [
+      ['.TAU application => Iteration 1 => solve => cudaLaunchKernel', 2, 220],
+      ['.TAU application => Iteration 2 => solve => cudaLaunchKernel', 1, 200],
+    ],
+  );
+  t.is(g.hostWait, 100);
+  t.true(Math.abs(g.gpuIdleShare - (1 - (100 + 470 + 140) / (100 + 659 + 330))) < 1e-9);
+  const text = await hyprof(['report', dir, '--gpu']);
+  t.regex(text.stdout, /GPU STREAMS/);
+  // A profile without GPU threads: one line, non-zero.
+  const plain = join(tmpDir('cuda-plain'), 'p');
+  t.is((await hyprof(['run', '--dir', plain, '--', 'true'])).code, 0);
+  const none = await hyprof(['report', plain, '--gpu']);
+  t.not(none.code, 0);
+  t.regex(none.stderr, /^hyprof: --gpu: .* has no GPU threads/);
+  t.is(none.stderr.trim().split('\n').length, 1, none.stderr);
+});
