@@ -110,9 +110,12 @@ export function diagnose(
   for (const t of a.tasks) {
     if (t.executed === 0) continue;
     const region = t.region ? regionByName.get(t.region) : undefined;
-    // The dispatch gap is wall time in the runtime between tasks: a thread that waited to run there
-    // stretches it, so it is taken at the share the threads ran (as the creation time above).
-    const cost = a.taskDispatch.perTaskNs * ran + creationPerTask;
+    // The dispatch gap is wall time in the runtime between tasks, but only gaps of up to 100 us count
+    // (longer ones are starvation): a thread preempted there waits a time slice of milliseconds, so
+    // the gaps kept are time it ran. Not scaled by the share the threads ran: that share also counts
+    // the runtime's own yields while it waits (libomp's spin-wait yields to whatever else is
+    // runnable), which on a loaded machine made it a few percent and the gap nothing.
+    const cost = a.taskDispatch.perTaskNs + creationPerTask;
     let fineShare = (100 * cost) / Math.max(1, cost + t.medianNs);
     let evidence = `from ${t.executed} task instances (durations)`;
     // A task's wall time includes any time its thread waited to run, and so do the dispatch gaps: on a
@@ -143,7 +146,7 @@ export function diagnose(
         evidence,
         message:
           `${t.executed} instances with a median duration of ${us(t.medianNs)} (90% under ${us(t.p90Ns)}, mean ${us(t.meanNs)}); ` +
-          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs * ran)}` +
+          `the runtime spends about ${us(cost)} on each (dispatch ${us(a.taskDispatch.perTaskNs)}` +
           `${creationPerTask > 0 ? `, creation ${us(creationPerTask)} sampled` : ''})` +
           (bySamples
             ? `; of the samples in its instances and their creation, ${p0(fineShare)} are the runtime's creating and dispatching them. `
