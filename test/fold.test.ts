@@ -15,7 +15,7 @@ import test from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { compileC, haveTool, hyprof, repoRoot, run, runtimeSources, testNativeDir, tmpDir } from './helpers/native.js';
+import { compileC, compileWithRuntime, haveTool, hyprof, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
 import { runSampled } from './sampling-support.js';
 import { checkFoldTruth } from './helpers/fold-truth.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
@@ -319,11 +319,7 @@ test('ThreadSanitizer: folding on 5 threads sampled at 10 kHz with a flush while
   // Every thread runs instances of the series (each its own) and samples the other threads' too
   // (the process-wide slot), while the main thread flushes: the records' publication and the
   // slot's sequence counter are what the sanitizer checks.
-  const exe = compileC('fold_stress_thread', [...runtimeSources(), 'sample_stress.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  const exe = compileWithRuntime('fold_stress_thread', ['sample_stress.c'], ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
   const { result, raws } = await runSampled(exe, ['4'], {
     HYPROF_PERIOD_US: '100',
     HYPROF_FOLD: 'stress_outer,stress_in*',

@@ -1,6 +1,6 @@
 /**
- * The runtime under sanitizers: every source of native/core and of its modules compiled
- * directly with a stress program (threads, nested probes, dlopen/dlclose, a flush while sampling at
+ * The runtime under sanitizers: every source of native/core and of its modules compiled (once per
+ * sanitizer: helpers/native.ts runtimeArchive) and linked whole with a stress program (threads, nested probes, dlopen/dlclose, a flush while sampling at
  * 10 kHz), once with AddressSanitizer + UBSan and once with ThreadSanitizer. gcc is used because its
  * sanitizer runtimes are shared libraries: clang links them statically into the executable, where
  * the runtime's own interposers (pthread_create, sigaction) and the sanitizer's interceptors cannot
@@ -9,16 +9,12 @@
 import test from 'ava';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, repoRoot, run, runtimeSources, tmpDir } from './helpers/native.js';
+import { compileC, compileWithRuntime, repoRoot, run, tmpDir } from './helpers/native.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { runSampled } from './sampling-support.js';
 
 function build(name: string, sanitize: string): string {
-  return compileC(name, [...runtimeSources(), 'sample_stress.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  return compileWithRuntime(name, ['sample_stress.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
 }
 
 const sanitizerReport = /ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:|SUMMARY: \w+Sanitizer/;
@@ -79,11 +75,7 @@ for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000]
     // reading that table for most of its time. The tables it outgrew are freed at once when no dump
     // runs, else after the flush (native/core/stats.c): a flush that read a freed table is reported
     // here (AddressSanitizer: heap-use-after-free; ThreadSanitizer: a race with the free).
-    const exe = compileC(`flush_race_${sanitize}`, [...runtimeSources(), 'core_flush_race.c'], {
-      link: false,
-      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-    });
+    const exe = compileWithRuntime(`flush_race_${sanitize}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
     const dir = tmpDir(`flush-race-${sanitize}`);
     const copies = tmpDir(`flush-race-copies-${sanitize}`);
     const r = await run(exe, [copies, String(contexts)], {
@@ -109,11 +101,7 @@ for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000]
 }
 
 test('ThreadSanitizer: a user event triggered on one thread while another flushes, no report and no suppression', async (t) => {
-  const exe = compileC('user_event_flush_tsan', [...runtimeSources(), 'user_event_flush.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  const exe = compileWithRuntime('user_event_flush_tsan', ['user_event_flush.c'], ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
   const dir = tmpDir('tsan-ue');
   const r = await run(exe, ['20'], {
     env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' },
@@ -135,11 +123,7 @@ test('ThreadSanitizer: a user event triggered on one thread while another flushe
 });
 
 test('ThreadSanitizer: metadata added by two threads while another flushes, no report and no suppression; every key kept', async (t) => {
-  const exe = compileC('metadata_flush_tsan', [...runtimeSources(), 'metadata_flush.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  const exe = compileWithRuntime('metadata_flush_tsan', ['metadata_flush.c'], ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
   const dir = tmpDir('tsan-meta');
   const r = await run(exe, ['20'], {
     env: { HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_SAMPLING: '0', TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' },
@@ -157,11 +141,7 @@ test('ThreadSanitizer: metadata added by two threads while another flushes, no r
 });
 
 test('ThreadSanitizer: a flush never reads a perf counter (HYPROF_METRICS) as its ending thread closes it', async (t) => {
-  const exe = compileC('metrics_flush_tsan', [...runtimeSources(), 'metrics_flush.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  const exe = compileWithRuntime('metrics_flush_tsan', ['metrics_flush.c'], ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
   const dir = tmpDir('tsan-metrics');
   const r = await run(exe, ['40'], {
     env: {
@@ -185,11 +165,7 @@ test('ThreadSanitizer: a flush never reads a perf counter (HYPROF_METRICS) as it
 });
 
 test('ThreadSanitizer: threads closing timers and ending with several metrics (HYPROF_METRICS) while another flushes, no report and no suppression', async (t) => {
-  const exe = compileC('metrics_end_flush_tsan', [...runtimeSources(), 'metrics_end_flush.c'], {
-    link: false,
-    cflags: ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-    ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-  });
+  const exe = compileWithRuntime('metrics_end_flush_tsan', ['metrics_end_flush.c'], ['-std=gnu11', '-O1', '-g', '-fsanitize=thread', '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
   const dir = tmpDir('tsan-metrics-end');
   const rounds = 30; // four threads at a time
   const r = await run(exe, [String(rounds)], {
@@ -225,11 +201,7 @@ for (const [label, sanitize] of [['AddressSanitizer + UBSan', 'address,undefined
   test(`${label}: the interposed waits and the counting of the program's signals at 10 kHz, no report, the same lines as without hyprof`, async (t) => {
     // test/native/waits.c (test/waits.test.ts) built with the runtime's sources under the sanitizer
     const plain = compileC('waits_plain', ['waits.c'], { link: false });
-    const exe = compileC(`waits_${sanitize.replace(/,/g, '_')}`, [...runtimeSources(), 'waits.c'], {
-      link: false,
-      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-    });
+    const exe = compileWithRuntime(`waits_${sanitize.replace(/,/g, '_')}`, ['waits.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
     for (const mode of ['full', 'program']) {
       const sock = join(tmpDir('waits-san'), 's');
       const expected = await run(plain, [mode, sock]);

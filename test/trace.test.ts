@@ -13,7 +13,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, hyprof, libPath, repoRoot, run, runtimeSources, tmpDir, type RunResult } from './helpers/native.js';
+import { compileC, compileWithRuntime, haveTool, hyprof, libPath, repoRoot, run, tmpDir, type RunResult } from './helpers/native.js';
 import { resolveChecked } from './helpers/resolve.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
@@ -356,11 +356,7 @@ for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitiz
     // test/native/core_flush_race.c: one thread enters 5,000 contexts (five records each) while the
     // main thread flushes over and over; 4 KiB buffers, so the thread writes a block every 51 steps
     // while the flushes copy its buffer (native/core/trace.c: the seqlock on its gen).
-    const exe = compileC(`trace_flush_race_${sanitize}`, [...runtimeSources(), 'core_flush_race.c'], {
-      link: false,
-      cflags: ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`],
-      ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-    });
+    const exe = compileWithRuntime(`trace_flush_race_${sanitize}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
     const dir = tmpDir(`trace-flush-race-${sanitize}`);
     const copies = tmpDir(`trace-flush-race-copies-${sanitize}`);
     const r = await run(exe, [copies, '5000'], {

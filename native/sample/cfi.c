@@ -135,17 +135,24 @@ typedef struct {
   size_t hdr_len;
 } module;
 
-/* Is [a, a + n) inside one loaded segment of the module? */
-static int in_module(const module *m, uintptr_t a, size_t n) {
+/* Is [a, a + n) inside one loaded segment of the module that has the p_flags `flags`? */
+static int in_segment(const module *m, uintptr_t a, size_t n, uint32_t flags) {
   const struct dl_phdr_info *info = m->info;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD) continue;
+    if (ph->p_type != PT_LOAD || (ph->p_flags & flags) != flags) continue;
     uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
     if (a >= lo && a <= hi && n <= hi - a) return 1;
   }
   return 0;
 }
+
+static int in_module(const module *m, uintptr_t a, size_t n) { return in_segment(m, a, n, 0); }
+
+/* [a, a + n) inside an executable segment: where code bytes may be read. A pc that an unwind step
+ * took from a corrupt or foreign frame can point into the module's data, which other threads write:
+ * reading it there would be a data race (ThreadSanitizer reports it) and tells nothing. */
+static int in_code(const module *m, uintptr_t a, size_t n) { return in_segment(m, a, n, PF_X); }
 
 static int find_module(uintptr_t pc, module *m) {
   const struct dl_phdr_info *info = hp_maps_object_of(pc);
@@ -373,7 +380,7 @@ enum { COMPUTED_OTHER = 0, COMPUTED_SIMPLE = 1, COMPUTED_NO_CFI = 2 };
  * by its bytes, read here inside the object's segments): left to libunwind. */
 static int no_cfi(uintptr_t pc, const module *m, int in_object) {
   if (!in_object) return 1;
-  if (!in_module(m, pc, 16)) return 0;
+  if (!in_code(m, pc, 16)) return 0;
   uint64_t w0, w1;
   memcpy(&w0, (const void *)pc, 8);
   memcpy(&w1, (const void *)(pc + 8), 8);

@@ -8,7 +8,8 @@
  * calls assertConformant itself (helpers/resolve.ts does for in-process resolves).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertConformant, holdsProfile } from './conformance.js';
@@ -29,6 +30,52 @@ export function runtimeSources(): string[] {
     .filter((f) => f.endsWith('.c') && !f.startsWith('addon') && !f.startsWith('mpi') && !f.startsWith('cuda') && !f.startsWith('otf2'))
     .sort()
     .map((f) => join(repoRoot, 'native', f));
+}
+
+/**
+ * The runtime's sources compiled once per set of compiler flags into an archive, which test programs
+ * built with the same flags link whole (the sanitizer tests built the ~60 sources again for each of
+ * a dozen programs, minutes of the suite). Keyed by the flags and the contents of native/, so an
+ * edit makes a new one; kept under the temporary directory, written under a name of its own and
+ * renamed, so that two runs never read a half-written archive.
+ */
+export function runtimeArchive(cflags: string[]): string {
+  const native = join(repoRoot, 'native');
+  const hash = createHash('sha256').update(JSON.stringify(cflags));
+  for (const f of (readdirSync(native, { recursive: true }) as string[]).filter((x) => /\.[ch]$/.test(x)).sort()) {
+    hash.update(f).update(readFileSync(join(native, f)));
+  }
+  const key = hash.digest('hex').slice(0, 20);
+  const dir = join(tmpdir(), 'hyprof-runtime-archives');
+  const lib = join(dir, `libhyprof-${key}.a`);
+  if (existsSync(lib)) return lib;
+  mkdirSync(dir, { recursive: true });
+  const work = mkdtempSync(join(dir, `build-${key}-`));
+  try {
+    const sources = runtimeSources();
+    const objects = sources.map((_, i) => join(work, `${i}.o`));
+    // Two compilers at a time (xargs -P 2, the suite's machines have two cores), through a script
+    // that holds the flags, each quoted for the shell.
+    const quote = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
+    const script = join(work, 'cc.sh');
+    writeFileSync(script, `#!/bin/sh\nexec gcc ${[...cflags, `-I${includeDir}`].map(quote).join(' ')} -c "$1" -o "$2"\n`, { mode: 0o755 });
+    const list = sources.map((src, i) => `${quote(src)} ${quote(objects[i])}`).join('\n');
+    const r = spawnSync('xargs', ['-P', '2', '-n', '2', script], { input: list, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`compiling the runtime with ${cflags.join(' ')} failed:\n${r.stderr}`);
+    const tmpLib = join(work, 'lib.a');
+    const ar = spawnSync('ar', ['rcs', tmpLib, ...objects], { encoding: 'utf8' });
+    if (ar.status !== 0) throw new Error(`ar failed: ${ar.stderr}`);
+    renameSync(tmpLib, lib);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return lib;
+}
+
+/** A test program with the runtime compiled in (runtimeArchive's, linked whole), built with gcc and `cflags`. */
+export function compileWithRuntime(name: string, sources: string[], cflags: string[], ldflags: string[] = []): string {
+  const lib = runtimeArchive(cflags);
+  return compileC(name, sources, { link: false, cflags, ldflags: ['-Wl,--whole-archive', lib, '-Wl,--no-whole-archive', ...ldflags] });
 }
 
 export function tmpDir(prefix: string): string {
