@@ -8,7 +8,7 @@
  * A Fortran program (`use mpi`) is traced the same, through the layer's Fortran wrappers. One run of
  * each program serves all the assertions on it.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,23 +55,29 @@ function readMpi(dir: string): MpiArchive {
 
 const SIZE = 4;
 
-traceTest('point-to-point, non-blocking, split and duplicated communicators, rooted collectives: every message matched, every request completed once', async (t) => {
-  const exe = compileMpiC('mpi_trace_msgs', 'mpi_trace_msgs.c');
-  const out = tmpDir('trace-mpi-msgs');
-  // a second metric: the enter / leave records carry its values, the MPI records do not (records of
-  // several sizes in one buffer)
-  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe], {
-    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0', HYPROF_METRICS: 'TIME:CPU_TIME' },
+/** `exe` run traced under mpirun on SIZE ranks, its archive read; every send matched by one receive. */
+async function tracedRun(t: ExecutionContext, exe: string, tag: string, args: string[] = [], env: Record<string, string> = {}) {
+  const out = tmpDir(`trace-mpi-${tag}`);
+  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe, ...args], {
+    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0', ...env },
     timeoutMs: 300_000,
   });
   t.is(r.code, 0, r.stderr);
-  t.regex(r.stdout, /ranks 4 ok/);
   const a = readMpi(out);
-
-  // Per rank: Send (tag 1), two Isends (tags 2, 3), three Sendrecvs (tag 4 on WORLD, 5 on its half,
-  // 6 on the duplicate): 6 messages, each received once with the bytes sent.
   t.deepEqual(a.unmatched_sends, []);
   t.deepEqual(a.unmatched_recvs, []);
+  return { out, r, a };
+}
+
+traceTest('point-to-point, non-blocking, split and duplicated communicators, rooted collectives: every message matched, every request completed once', async (t) => {
+  const exe = compileMpiC('mpi_trace_msgs', 'mpi_trace_msgs.c');
+  // a second metric: the enter / leave records carry its values, the MPI records do not (records of
+  // several sizes in one buffer)
+  const { r, a } = await tracedRun(t, exe, 'msgs', [], { HYPROF_METRICS: 'TIME:CPU_TIME' });
+  t.regex(r.stdout, /ranks 4 ok/);
+
+  // Per rank: Send (tag 1), two Isends (tags 2, 3), three Sendrecvs (tag 4 on WORLD, 5 on its half,
+  // 6 on the duplicate): 6 messages, each received once with the bytes sent (tracedRun: matched).
   t.deepEqual(a.bytes_differ, []);
   t.is(a.messages.length, 6 * SIZE);
   const world = a.comms.find((c) => c.name === 'MPI_COMM_WORLD')!;
@@ -116,16 +122,8 @@ traceTest('point-to-point, non-blocking, split and duplicated communicators, roo
 
 traceTest('the late sender on a real archive: its messages matched, and report --trace finds its known delay within 10 %', async (t) => {
   const exe = compileMpiC('mpi_late_sender', 'mpi_late_sender.c');
-  const out = tmpDir('trace-mpi-late');
   const delayMs = 300;
-  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe, String(delayMs)], {
-    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0' },
-    timeoutMs: 300_000,
-  });
-  t.is(r.code, 0, r.stderr);
-  const a = readMpi(out);
-  t.deepEqual(a.unmatched_sends, []);
-  t.deepEqual(a.unmatched_recvs, []);
+  const { out, a } = await tracedRun(t, exe, 'late', [String(delayMs)]);
   t.deepEqual(a.messages.map((m) => [m.from, m.to, m.tag, m.bytes]).sort(), [[0, 1, 7, 4096], [0, 2, 7, 4096], [0, 3, 7, 4096]]);
   t.deepEqual(a.collectives.map((c) => c.op).sort(), [...Array(SIZE).fill('ALLREDUCE'), ...Array(SIZE).fill('BARRIER')]);
 
@@ -142,17 +140,8 @@ traceTest('the late sender on a real archive: its messages matched, and report -
 });
 
 traceTest('Fortran (use mpi): its messages and requests traced through the Fortran wrappers, every send matched', async (t) => {
-  if (!haveTool('mpif90')) return t.pass('no mpif90: the Fortran bindings are not built here');
   const exe = compileMpiFortran('trace_mpi_app_f90', 'mpi_app.f90');
-  const out = tmpDir('trace-mpi-fortran');
-  const r = await hyprof(['run', '--dir', out, '--', 'mpirun', ...mpirunArgs(SIZE), exe], {
-    env: { HYPROF_TRACE: '1', HYPROF_SAMPLING: '0' },
-    timeoutMs: 300_000,
-  });
-  t.is(r.code, 0, r.stderr);
-  const a = readMpi(out);
-  t.deepEqual(a.unmatched_sends, []);
-  t.deepEqual(a.unmatched_recvs, []);
+  const { a } = await tracedRun(t, exe, 'fortran');
   t.deepEqual(a.bytes_differ, []);
   // per rank (test/native/mpi_app.f90): MPI_Send 4 x 80 B (tag 1), MPI_Isend 2 x 20 B (tag 2)
   t.is(a.messages.length, 6 * SIZE);
