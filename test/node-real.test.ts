@@ -28,6 +28,8 @@ const run = (async () => {
     env: { HYPROF_MODULE: join(repoRoot, 'dist', 'src', 'index.js'), NODE_OPTIONS: undefined },
     timeoutMs: 170_000,
   });
+  // a run that failed (or ran past the time limit) has no profile to read: say why, not "no profile"
+  if (r.code !== 0) throw new Error(`hyprof run -- node ${app} exited ${r.code} (signal ${r.signal}):\n${r.stderr.slice(-2000)}`);
   const threads = readTauProfileDir(out).threads[0];
   // every sample once: the leaf entries of the full paths
   const leaves = (thread: number): Leaf[] =>
