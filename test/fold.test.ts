@@ -174,6 +174,13 @@ for (const [cc, n] of [['gcc', 2000], ['clang', 500]] as const) {
     for (let b = 0; b < ran.bins.length; b++) {
       const bin = ran.bins[b];
       if (bin.confidence === null || b === after) continue;
+      // The first bin starts with the timer's own start: samples taken inside hyprof's code are not
+      // the program's (the run counts them apart), so the fold cannot see the microsecond or two the
+      // trace gives the loop before a() is entered. There the fold may only say more of a().
+      if (b === 0) {
+        t.true(shareA(ran, 0) >= exact[0] - bin.confidence, `bin 0 %: a() ${shareA(ran, 0).toFixed(3)} in the fold, ${exact[0].toFixed(3)} in the trace`);
+        continue;
+      }
       compared++;
       const d = Math.abs(shareA(ran, b) - exact[b]);
       if (d > bin.confidence) outside.push(`${bin.from} %: fold ${shareA(ran, b).toFixed(3)}, trace ${exact[b].toFixed(3)}, ±${bin.confidence.toFixed(3)}`);
