@@ -40,6 +40,14 @@
 #include "userevent.h"
 #include "writer.h"
 
+/* The thread list as the dump in progress saw it when it wrote the THREAD sections (thread.h). Set
+ * by the dump that owns the file (one at a time); NULL-safe before the first. */
+static hp_thread *dump_threads;
+hp_thread *hp_dump_thread_list(void) {
+  hp_thread *t = __atomic_load_n(&dump_threads, __ATOMIC_ACQUIRE);
+  return t ? t : hp_thread_list();
+}
+
 /* The tid of the thread building a file, 0 when none: one dump at a time. */
 static int dumping; /* minus the tid while a metadata add holds it instead (hp_dump_try_hold) */
 static char last_path[4400];
@@ -617,9 +625,12 @@ int hp_dump(int why) {
   hp_buf_u32(&b, 1);
   hp_buf_u32(&b, 0);
   section_info(&b, why, now_wall);
-  for (hp_thread *t = hp_thread_list(); t; t = t->next) section_thread(&b, t, now, now_wall);
+  /* The threads of this file: a thread started from here on (pushed at the list's head) has no THREAD
+   * section, so the sections below that are per thread walk this same list (hp_dump_thread_list). */
+  __atomic_store_n(&dump_threads, hp_thread_list(), __ATOMIC_RELEASE);
+  for (hp_thread *t = dump_threads; t; t = t->next) section_thread(&b, t, now, now_wall);
   /* HYPROF_TRACE: the records not yet written, closed where the profile closes open timers. */
-  for (hp_thread *t = hp_thread_list(); t; t = t->next) hp_trace_dump_thread(t, thread_end_mono(t, now));
+  for (hp_thread *t = dump_threads; t; t = t->next) hp_trace_dump_thread(t, thread_end_mono(t, now));
   section_user_events(&b);
   hp_func_write_section(&b);
   hp_fold_write_section(&b);

@@ -334,7 +334,7 @@ void hp_fold_write_section(hp_buf *b) {
   size_t n_threads_at = b->len;
   hp_buf_u32(b, 0);
   uint32_t n_threads = 0;
-  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+  for (hp_thread *t = hp_dump_thread_list(); t; t = t->next) {
     hp_fold_thread *ft = __atomic_load_n(&t->fold, __ATOMIC_ACQUIRE);
     if (!ft) continue;
     n_threads++;

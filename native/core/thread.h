@@ -200,6 +200,10 @@ static inline hp_thread *hp_thread_self(void) {
 hp_thread *hp_thread_current(void);
 /* First thread of the registry (newest first); walk with ->next. */
 hp_thread *hp_thread_list(void);
+/* dump.c: during a dump, the threads it wrote THREAD sections for (the list's head when that pass
+ * began; threads started since are pushed before it and left out). Per-thread sections written after
+ * that pass (samples, folds, trace buffers) walk this list, so none names a thread the file lacks. */
+hp_thread *hp_dump_thread_list(void);
 
 /* Frames and statistics are written by their thread only, and read meanwhile by a dump on another
  * thread (hyprof_flush, the exit dump while threads run). The owner brackets each change with its

@@ -34,10 +34,13 @@ void hp_ompt_write_sections(hp_buf *b) {
     hp_buf_u64(b, cp);
   }
 
+  /* One head for the count and the records: a thread that joins the list in between (pushed at its
+   * head) would make one record more than counted. */
+  hp_omp_thread *head = hp_omp_thread_list();
   uint32_t nt = 0;
-  for (hp_omp_thread *o = hp_omp_thread_list(); o; o = o->next) nt++;
+  for (hp_omp_thread *o = head; o; o = o->next) nt++;
   hp_buf_u32(b, nt);
-  for (hp_omp_thread *o = hp_omp_thread_list(); o; o = o->next) {
+  for (hp_omp_thread *o = head; o; o = o->next) {
     hp_buf_u32(b, o->t->index);
     hp_buf_u64(b, o->dispatch_ns);
     hp_buf_u64(b, o->dispatch_count);

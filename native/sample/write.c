@@ -56,7 +56,7 @@ void hp_sample_write_sections(hp_buf *b) {
   if (!on) return;
 
   uint32_t nm = n_metrics();
-  for (hp_thread *t = hp_thread_list(); t; t = t->next) {
+  for (hp_thread *t = hp_dump_thread_list(); t; t = t->next) {
     const hp_sample_thread *st = hp_sample_of_acquire(t);
     if (!st) continue;
     uint32_t n = __atomic_load_n(&st->n_recs, __ATOMIC_ACQUIRE);
