@@ -183,8 +183,12 @@ for (const [cc, n] of [['gcc', 2000], ['clang', 500]] as const) {
       }
       compared++;
       const d = Math.abs(shareA(ran, b) - exact[b]);
-      if (d > bin.confidence) outside.push(`${bin.from} %: fold ${shareA(ran, b).toFixed(3)}, trace ${exact[b].toFixed(3)}, ±${bin.confidence.toFixed(3)}`);
-      t.true(d <= 2 * bin.confidence, `bin ${bin.from} %: a() ${shareA(ran, b).toFixed(3)} in the fold, ${exact[b].toFixed(3)} in the trace, stated ±${bin.confidence.toFixed(3)}`);
+      // The stated confidence is the sampling error alone, and a bin whose samples all agree states
+      // ±0.004; the sampler also moves what it samples (a signal delivered late lengthens the code it
+      // interrupts), by about 1 % of a bin near a()'s ends in these runs: the floor of the comparison.
+      const within = Math.max(bin.confidence, 0.01);
+      if (d > within) outside.push(`${bin.from} %: fold ${shareA(ran, b).toFixed(3)}, trace ${exact[b].toFixed(3)}, ±${bin.confidence.toFixed(3)}`);
+      t.true(d <= 2 * within, `bin ${bin.from} %: a() ${shareA(ran, b).toFixed(3)} in the fold, ${exact[b].toFixed(3)} in the trace, stated ±${bin.confidence.toFixed(3)}`);
     }
     t.true(compared >= 10, `${compared} bins with a stated confidence`);
     t.true(outside.length <= Math.max(1, Math.round(compared / 10)), outside.join('; '));
