@@ -1,7 +1,10 @@
 /**
  * The settle time of Node async regions (docs/node.md, "Settle time"), on a real program
  * (test/native/node_settle.mjs) under `hyprof run`: a region awaiting a 30 ms timer 20 times, ten
- * regions awaiting 20–38 ms at once, one still pending at exit. One run; its profile is read by
+ * regions awaiting 20–38 ms at once, a parameter region, one still pending at exit. The lower bound
+ * of a settle time is the await the program timed itself (performance.now() around it), not the
+ * timer's nominal 30 ms: Node fires a timer by its event loop's cached clock, so a 30 ms timer can
+ * end a fraction of a millisecond earlier than 30 ms after the region started (seen: 29.999 ms). One run; its profile is read by
  * hyprof, TAU's reader, `hyprof report`, `hyprof export --format pprof` and the viewer in chromium.
  */
 import test from 'ava';
@@ -68,12 +71,19 @@ test('settle time per async region: at least each await, a little more on the me
     const over = u.mean / 1000 - ms;
     t.true(over >= 0 && over < 5, `settle mean ${u.mean / 1000} ms against the awaits' ${ms} ms`);
   }
-  t.true(Math.abs(awaited.mean / 1000 - 30) < 8, `settle mean of a 30 ms await: ${awaited.mean / 1000} ms`);
+  // (against the nominal 30 ms only from below: on a loaded machine the timers themselves fire late,
+  // which the program's own timing sees as well)
+  t.true(awaited.mean >= 29_900, `settle mean of a 30 ms await: ${awaited.mean / 1000} ms`);
   // the timer keeps the region's own code: far below the time it awaited
   const own = timer(main, 'awaited 30 ms');
   t.is(own.calls, 20);
   t.true(own.excl < 0.25 * awaited.mean * awaited.count, `own ${own.excl} us against ${awaited.mean * awaited.count} us awaited`);
   t.is(own.incl, own.excl);
+  // a parameter region: per parameter value, and the region's own over all values
+  t.is(user(main, 'Settle time (us) : param awaited').count, 3);
+  const five = main.userEvents.find((u) => /^Settle time \(us\) : param awaited +\[ <ms> = <5> \] *$/.test(u.name));
+  t.is(five?.count, 2);
+  t.true(five!.min >= 4_000, `a 5 ms await: ${five!.min} us`);
   // pending at exit: apart, not a settle time
   t.is(user(main, 'Unsettled at exit, time so far (us) : pending at exit').count, 1);
   t.false(main.userEvents.some((u) => u.name === 'Settle time (us) : pending at exit'));

@@ -1,11 +1,12 @@
 // A Node program whose async regions await known wall times (test/node-settle.test.ts): one region
 // awaiting a 30 ms timer, 20 times one after the other; then ten regions at once, the i-th awaiting
-// 20 + 2·i ms (20 … 38 ms); and one region still pending when the program exits. The hyprof module
-// to import is given by HYPROF_MODULE (the built dist/src/index.js), so it runs as a user's would.
+// 20 + 2·i ms (20 … 38 ms); a parameter region awaiting 5 ms twice and 10 ms once; and one region
+// still pending when the program exits. The hyprof module to import is given by HYPROF_MODULE (the
+// built dist/src/index.js), so it runs as a user's would.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 
-const { region } = await import(process.env.HYPROF_MODULE);
+const { region, param } = await import(process.env.HYPROF_MODULE);
 
 // A little own code before and after each await: the region's own time stays far below its wall time.
 function work(n) {
@@ -43,6 +44,8 @@ await region('main', async () => {
     ),
   );
   out += done.reduce((a, b) => a + b, 0);
+  // a parameter region: its settle time per parameter value, and the region's own
+  for (const ms of [5, 5, 10]) await param('param awaited', { ms }, async () => sleep(ms));
 });
 
 // Pending at exit: recorded with its time so far, not as a settle time. The timer is unref'd, so the
