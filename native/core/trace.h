@@ -34,6 +34,20 @@ enum {
   HP_TREC_MPI_COLL_BEGIN = 9,    /* no value */
   HP_TREC_MPI_COLL_END = 10,     /* value comm; op | root << 32, sent, received */
   HP_TREC_MPI_COMM = 11,         /* value comm; size | first << 32, then world ranks, two per word */
+  /* OpenMP, recorded by the OMPT tool (native/ompt/otrace.c). A team instance is named by its
+   * encountering thread: thread index << 32 | that thread's count of parallel regions (0: the
+   * thread's initial task, a team of one). A task by its team instance, its creating thread's number
+   * in that team and the creating thread's count of tasks created (OTF2's generation number). */
+  HP_TREC_OMP_FORK = 12,         /* value requested team size; team instance */
+  HP_TREC_OMP_JOIN = 13,         /* no value; team instance */
+  HP_TREC_OMP_TEAM_BEGIN = 14,   /* no value; team instance, number in team | team size << 32 */
+  HP_TREC_OMP_TEAM_END = 15,     /* no value; team instance */
+  HP_TREC_OMP_TASK_CREATE = 16,  /* no value; team instance, creator's number in team | generation << 32 */
+  HP_TREC_OMP_TASK_SWITCH = 17,  /* as TASK_CREATE: the task this thread switches to */
+  HP_TREC_OMP_TASK_COMPLETE = 18,/* as TASK_CREATE */
+  HP_TREC_OMP_LOCK_ACQUIRE = 19, /* value ompt_mutex_t kind; the mutex's wait id */
+  HP_TREC_OMP_LOCK_RELEASE = 20, /* value ompt_mutex_t kind; the mutex's wait id */
+  /* 21..23: kept for more OpenMP records */
 };
 #define HP_TREC_MAX_WORDS 255
 
