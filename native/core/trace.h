@@ -105,6 +105,27 @@ static inline __attribute__((always_inline)) void hp_trace_put(hp_thread *t, uin
  * as hp_trace_put; not called from signal handlers. */
 void hp_trace_put_words(hp_thread *t, uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n, uint64_t ns);
 
+/* hp_trace_put_words for a record of n <= 2 payload words (the OpenMP tool's, native/ompt/otrace.c:
+ * one or more per task), its common case inline: the same release stores as hp_trace_put; a full
+ * buffer or none goes to hp_trace_put_words. */
+static inline __attribute__((always_inline)) void hp_trace_put_2(hp_thread *t, uint32_t kind, uint64_t value, uint64_t w0,
+                                                                 uint64_t w1, uint32_t n, uint64_t ns) {
+  hp_trace_buf *b = t->trace;
+  uint32_t size = 16 + 8 * n;
+  if (__builtin_expect(b && !!b->mem && b->len + size <= b->cap && n <= 2, 1)) {
+    uint32_t len = b->len;
+    uint64_t *r = (uint64_t *)(b->mem + HP_TRACE_BLOCK_HEADER + len);
+    __atomic_store_n(&r[0], ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&r[1], (value & 0xFFFFFFFFFFFFull) | ((uint64_t)n << 48) | ((uint64_t)kind << 56), __ATOMIC_RELEASE);
+    __atomic_store_n(&r[2], w0, __ATOMIC_RELEASE);
+    if (n > 1) __atomic_store_n(&r[3], w1, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
+    return;
+  }
+  uint64_t payload[2] = {w0, w1};
+  hp_trace_put_words(t, kind, value, payload, n, ns);
+}
+
 /* ---- lifecycle, called by the core ---- */
 
 /* At initialisation (after the configuration): read HYPROF_TRACE / TAU_TRACE, open the file. */

@@ -31,23 +31,20 @@ uint64_t hp_omp_tr_team_of(const hp_omp_thread *o, uint32_t *rank) {
 }
 
 void hp_omp_tr_fork(hp_omp_thread *o, uint64_t team, uint32_t requested) {
-  hp_trace_put_words(o->t, HP_TREC_OMP_FORK, requested, &team, 1, hp_now_ns());
+  hp_trace_put_2(o->t, HP_TREC_OMP_FORK, requested, team, 0, 1, hp_now_ns());
 }
 
-void hp_omp_tr_join(hp_omp_thread *o, uint64_t team) {
-  hp_trace_put_words(o->t, HP_TREC_OMP_JOIN, 0, &team, 1, hp_now_ns());
-}
+void hp_omp_tr_join(hp_omp_thread *o, uint64_t team) { hp_trace_put_2(o->t, HP_TREC_OMP_JOIN, 0, team, 0, 1, hp_now_ns()); }
 
 void hp_omp_tr_team(hp_omp_thread *o, int begin, uint64_t team, uint32_t rank, uint32_t size) {
-  uint64_t w[2] = {team, (uint64_t)rank | (uint64_t)size << 32};
-  hp_trace_put_words(o->t, begin ? HP_TREC_OMP_TEAM_BEGIN : HP_TREC_OMP_TEAM_END, 0, w, begin ? 2 : 1, hp_now_ns());
+  if (begin) hp_trace_put_2(o->t, HP_TREC_OMP_TEAM_BEGIN, 0, team, (uint64_t)rank | (uint64_t)size << 32, 2, hp_now_ns());
+  else hp_trace_put_2(o->t, HP_TREC_OMP_TEAM_END, 0, team, 0, 1, hp_now_ns());
 }
 
 void hp_omp_tr_task(hp_omp_thread *o, uint32_t kind, const hp_omp_task *k) {
-  uint64_t w[2] = {k->team, (uint64_t)k->creator_rank | (uint64_t)k->gen << 32};
-  hp_trace_put_words(o->t, kind, 0, w, 2, hp_now_ns());
+  hp_trace_put_2(o->t, kind, 0, k->team, (uint64_t)k->creator_rank | (uint64_t)k->gen << 32, 2, hp_now_ns());
 }
 
 void hp_omp_tr_lock(hp_omp_thread *o, uint32_t kind, int mutex_kind, uint64_t wait_id) {
-  hp_trace_put_words(o->t, kind, (uint64_t)(uint32_t)mutex_kind, &wait_id, 1, hp_now_ns());
+  hp_trace_put_2(o->t, kind, (uint64_t)(uint32_t)mutex_kind, wait_id, 0, 1, hp_now_ns());
 }
