@@ -53,10 +53,12 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
     k->stat = NULL;
     k->next_free = NULL;
     if (c->task) c->task->created++;
-    k->team = hp_omp_tr_team_of(o, &k->creator_rank);
-    k->gen = ++o->task_gen;
     new_task->ptr = k;
-    if (hp_omp_tracing()) hp_omp_tr_task(o, HP_TREC_OMP_TASK_CREATE, k);
+    if (hp_omp_tracing()) { /* its identity in the trace: only a traced run pays for it */
+      k->team = hp_omp_tr_team_of(o, &k->creator_rank);
+      k->gen = ++o->task_gen;
+      hp_omp_tr_task(o, HP_TREC_OMP_TASK_CREATE, k);
+    }
   } else if (k) {
     k->next_free = o->free_tasks;
     o->free_tasks = k;
