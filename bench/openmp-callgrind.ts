@@ -104,7 +104,8 @@ for (const [name, env] of levels) {
   const at = (i: number) => (env.HYPROF_TRACE ? { ...e, HYPROF_RAW_DIR: dirs[i] } : e);
   perTask[name] = (callgrind(at(0), ['tasks', '22'], out) - callgrind(at(1), ['tasks', '18'], out)) / tasks;
   if (env.HYPROF_TRACE) bytesPerTask = (traceBytes(dirs[0]) - traceBytes(dirs[1])) / tasks;
-  const over = name === 'uninstrumented' ? '' : `+${(perTask[name] - perTask.uninstrumented).toFixed(0)}`;
+  const d = Math.round(perTask[name] - perTask.uninstrumented);
+  const over = name === 'uninstrumented' ? '' : `${d < 0 ? '' : '+'}${d}`;
   console.log(`| ${name} | ${perTask[name].toFixed(0)} | ${over} |`);
 }
 console.log(`\nTrace file bytes per task (level full, traced): ${bytesPerTask.toFixed(1)}`);
