@@ -50,7 +50,7 @@ def main(path):
         lock_holder = {}
         lock_next = defaultdict(int)
         for loc, ev in r.events:
-            lname = loc.name
+            lname = f"{loc.group.name}/{loc.name}"  # thread names repeat across processes
             if ev.time < last.get(lname, 0):
                 fail(f"{lname}: time goes back at {ev.time}")
             last[lname] = ev.time
