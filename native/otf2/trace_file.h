@@ -52,6 +52,15 @@ enum {
   TF_ENTER = 1, TF_LEAVE = 2, TF_MPI_SEND = 3, TF_MPI_ISEND = 4, TF_MPI_ISEND_DONE = 5, TF_MPI_IRECV_REQUEST = 6,
   TF_MPI_RECV = 7, TF_MPI_IRECV = 8, TF_MPI_COLL_BEGIN = 9, TF_MPI_COLL_END = 10, TF_MPI_COMM = 11, TF_KINDS
 };
+/* Samples (native/core/trace.h, HP_TREC_SAMPLE; kinds 24..31 are sampling's): value 0, then the
+ * program counters of its frames, leaf first, 1..TF_SAMPLE_MAX_FRAMES of them (HP_TRACE_SAMPLE_FRAMES). */
+enum { TF_SAMPLE = 24 };
+#define TF_SAMPLE_MAX_FRAMES 8
+/* Does a record of sampling's kinds (24..31) have the words its kind has? -1: not one of them. */
+static inline int tf_sample_record_ok(uint32_t kind, uint32_t more) {
+  if (kind == TF_SAMPLE) return more >= 1 && more <= TF_SAMPLE_MAX_FRAMES;
+  return -1;
+}
 static inline uint32_t tf_kind(const uint64_t *rec) { return (uint32_t)(rec[1] >> 56); }
 static inline uint64_t tf_value(const uint64_t *rec) { return rec[1] & 0xFFFFFFFFFFFFull; }
 static inline size_t tf_record_words(const uint64_t *rec) { return 2 + (size_t)((rec[1] >> 48) & 0xFF); }
