@@ -122,3 +122,26 @@ traceTest('a long phase, traced and sampled: its samples say a() ran, then b()',
   const aInstants = instants.filter((e) => e.args?.chain?.some((c) => c.startsWith('a [{')));
   t.true(aInstants.length >= before.length - 1, 'named by the chain, with source locations');
 });
+
+traceTest('samples that find the trace buffer full are counted per thread and said, never lost silently', async (t) => {
+  // 4 KiB of buffer holds about 120 samples of two frames; the phase gives up to 2,000 at 10 kHz
+  // with no probe to write the buffer out.
+  const exe = compileC('trace_samples_full', ['trace_samples.c'], { cflags: ['-O1', '-g', '-fno-omit-frame-pointer'] });
+  const dir = tmpDir('trace-samples-full');
+  const r = await run(exe, ['100', '100'], {
+    env: { HYPROF_DIR: dir, HYPROF_TRACE: '1', HYPROF_TRACE_BUFFER_KB: '4', HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '100' },
+  });
+  t.is(r.code, 0, r.stderr);
+  const prof = readTauProfileDir(dir).threads[0].find((p) => p.node === 0 && p.context === 0 && p.thread === 0)!;
+  const profSamples = prof.events.filter((e) => e.group === 'TAU_SAMPLE').reduce((n, e) => n + e.calls, 0);
+  const lost = Number(prof.metadata.find(([k]) => k === 'hyprof dropped trace_samples_lost')?.[1] ?? 0);
+  t.true(lost > 0, `samples lost: ${lost} of ${profSamples} (${r.stderr})`);
+  t.regex(r.stderr, new RegExp(`thread 0: ${lost} samples of the profile are not in the trace`), 'the resolve says how many, per thread');
+  t.regex(r.stderr, new RegExp(`${lost} samples of the profile not in the trace: the thread's trace buffer was full`), 'and the drop line');
+  const py = spawnSync(PYTHON, [reader, join(dir, 'traces.otf2')], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  t.is(py.status, 0, py.stderr);
+  const loc = (JSON.parse(py.stdout) as Samples).locations['thread 0'];
+  const traced = loc.events.filter((e) => e[1] === 'S').length;
+  t.is(traced + lost, profSamples, "the trace holds the profile's samples but the ones counted");
+  t.is(loc.properties['hyprof:lost_samples'], lost, 'the location says it too');
+});
