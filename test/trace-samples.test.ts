@@ -7,7 +7,7 @@
  * a(), those after it b(), the one sample at the boundary allowed; as many samples as the profile
  * counts for the thread; a calling-context tree with source locations and an interrupt generator.
  * Then the readers: `hyprof export --format chrome` writes each sample as an instant named by its
- * function.
+ * function; the timeline's API gives a tick per sample and names a() or b() under the pointer.
  *
  * One build, one run, one resolve for every assertion (under a minute on two cores).
  */
@@ -18,6 +18,9 @@ import { join } from 'node:path';
 import { cliPath, compileC, haveTool, libPath, repoRoot, run, tmpDir } from './helpers/native.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { otf2WriterPath } from '../src/base/package-root.js';
+import { readTrace } from '../src/trace/otf2-index.js';
+import { buildModel } from '../src/trace/trace-model.js';
+import { TraceApi } from '../src/view/trace-api.js';
 
 const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
 const reader = join(repoRoot, 'test', 'helpers', 'otf2_samples.py');
@@ -121,6 +124,23 @@ traceTest('a long phase, traced and sampled: its samples say a() ran, then b()',
   t.is(instants.length, samples.length, 'one instant per sample');
   const aInstants = instants.filter((e) => e.args?.chain?.some((c) => c.startsWith('a [{')));
   t.true(aInstants.length >= before.length - 1, 'named by the chain, with source locations');
+
+  // The timeline's API: a tick per sample (10,000 pixels across the phase), and the hover
+  // over the phase names what ran there, a() before the switch and b() after it.
+  const model = buildModel(await readTrace(dir));
+  const api = new TraceApi(model);
+  const offset = model.defs.clock.offset;
+  const view = api.range(new URLSearchParams({ t0: String(enter[0] - offset), t1: String(leave[0] - offset), px: '10000' })) as { lanes: Array<{ samples: number[] }> };
+  // one tick per pixel at most: two samples closer than a pixel (a timer that caught up) make one
+  const pixel = (leave[0] - enter[0]) / 10000;
+  const pixels = new Set(inPhase.map((x) => Math.floor((x[0] - enter[0]) / pixel)));
+  t.is(view.lanes[0].samples.length, pixels.size, 'a sample tick per sample in the phase (per pixel)');
+  const hover = (ts: number) => (api.at(new URLSearchParams({ lane: '0', t: String(ts - offset), depth: '1' })) as { name: string; sample?: string[] });
+  const early = hover(enter[0] + (switched - enter[0]) / 2);
+  const late = hover(switched + (leave[0] - switched) / 2);
+  t.is(early.name, 'long phase');
+  t.regex(early.sample?.[0] ?? '', /^a \[\{.*trace_samples\.c\} \{\d+\}\]$/, 'hovering the first part: a()');
+  t.regex(late.sample?.[0] ?? '', /^b \[\{.*trace_samples\.c\} \{\d+\}\]$/, 'the second: b()');
 });
 
 traceTest('samples that find the trace buffer full are counted per thread and said, never lost silently', async (t) => {
