@@ -315,8 +315,11 @@ static sample_pc *sample_pc_slot(sample_names *sn, uint64_t key) {
 
 static void sample_frame_add(sample_names *sn, const char *function, const char *file, uint32_t line, int omp) {
   sn->frames = xrealloc(sn->frames, (sn->n_frames + 1) * sizeof *sn->frames);
+  /* a frame without a place (a placeholder such as `<OpenMP barrier wait>`, an unresolved address)
+   * has no source code location, as the profile gives it none */
+  uint32_t scl = !*file && !line ? OTF2_UNDEFINED_SOURCE_CODE_LOCATION : sample_scl(file, line);
   sn->frames[sn->n_frames++] = (sample_frame){region_for(function, "TAU_SAMPLE", OTF2_PARADIGM_SAMPLING, OTF2_REGION_ROLE_FUNCTION, file, 0),
-                                              sample_scl(file, line), omp};
+                                              scl, omp};
 }
 
 /* The frames of pc (ret: a return address) in process p: the plan's, else one unnamed frame (a run
