@@ -9,6 +9,8 @@
  * stack, 31 frames. Everything is built with frame pointers so that the frame-pointer rows walk real
  * chains. Per configuration: process CPU time and wall time over the workload (min and median over
  * the rounds), signals taken, the handler's median and 90th percentile (median over the rounds).
+ * The traced rows (HYPROF_TRACE=1) add each sample's record to the thread's trace buffer (8 frames at
+ * most, core/trace.c): their difference to the row above is what tracing adds to a sample.
  * Run: node dist/bench/sampling.js [iterations] [period_us] [rounds]   (default 150,000,000, 1000, 5)
  */
 import { rmSync } from 'node:fs';
@@ -30,7 +32,9 @@ const configs: HandlerConfig[] = [
   { name: 'workload alone', mode: 'base', env: { HYPROF_SAMPLING: '0' } },
   { name: 'no-op timer handler: the floor', mode: 'noop', env: { HYPROF_SAMPLING: '0' } },
   { name: 'libunwind, depth 10', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '10' } },
+  { name: 'libunwind, depth 10, traced (HYPROF_TRACE=1: each sample in the trace)', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '10', HYPROF_TRACE: '1' } },
   { name: 'libunwind, to the timer frame (31 frames)', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '0' } },
+  { name: 'libunwind, to the timer frame, traced', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '0', HYPROF_TRACE: '1' } },
   { name: 'no unwinding (PC only)', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND: '0' } },
   { name: 'frame pointers, depth 10', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWINDER: 'fp', HYPROF_UNWIND_DEPTH: '10' } },
   { name: 'frame pointers, to the timer frame', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWINDER: 'fp', HYPROF_UNWIND_DEPTH: '0' } },

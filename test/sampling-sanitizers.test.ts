@@ -7,11 +7,13 @@
  * both be reached through RTLD_NEXT.
  */
 import test from 'ava';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, compileWithRuntime, repoRoot, run, tmpDir } from './helpers/native.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { runSampled } from './sampling-support.js';
+import { otf2WriterPath } from '../src/base/package-root.js';
+import { traceSamplePcs } from '../src/resolve/trace-otf2.js';
 
 function build(name: string, sanitize: string): string {
   return compileWithRuntime(name, ['sample_stress.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
@@ -19,10 +21,19 @@ function build(name: string, sanitize: string): string {
 
 const sanitizerReport = /ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:|SUMMARY: \w+Sanitizer/;
 
-test('AddressSanitizer + UBSan: sampling at 10 kHz with 4 threads, no report', async (t) => {
+/** The samples the run's trace file holds (HYPROF_TRACE: the handler writes each into the thread's
+ * buffer beside its probes' records, core/trace.c), by the OTF2 writer's reader; -1 without the writer. */
+function tracedSamplePcs(dir: string): number {
+  const trace = readdirSync(dir).find((f) => f.endsWith('.trace'));
+  if (!existsSync(otf2WriterPath) || !trace) return trace ? -1 : 0;
+  return traceSamplePcs(otf2WriterPath, join(dir, trace)).length;
+}
+
+test('AddressSanitizer + UBSan: sampling at 10 kHz with 4 threads, traced, no report', async (t) => {
   const exe = build('stress_asan', 'address,undefined');
-  const { result, raws } = await runSampled(exe, ['4'], {
+  const { result, raws, dir } = await runSampled(exe, ['4'], {
     HYPROF_PERIOD_US: '100',
+    HYPROF_TRACE: '1',
     ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
     UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
   });
@@ -31,14 +42,17 @@ test('AddressSanitizer + UBSan: sampling at 10 kHz with 4 threads, no report', a
   t.regex(result.stdout, /stress done/);
   t.is(raws.length, 1);
   t.true(raws[0]!.threads.filter((th) => th.samples.length > 0).length >= 5);
+  t.not(tracedSamplePcs(dir), 0, 'the samples are in the trace too');
 });
 
-test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they run, no report and no suppression', async (t) => {
+test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they run, traced, no report and no suppression', async (t) => {
   const exe = build('stress_tsan', 'thread');
   // The flush reads running threads' open timers and statistics while they change them: each thread
-  // brackets its writes with a sequence count and the dump reads one moment's values (core/thread.h).
-  const { result, raws } = await runSampled(exe, ['4'], {
+  // brackets its writes with a sequence count and the dump reads one moment's values (core/thread.h);
+  // and their trace buffers, which their probes and sampling handlers append to meanwhile (trace.c).
+  const { result, raws, dir } = await runSampled(exe, ['4'], {
     HYPROF_PERIOD_US: '100',
+    HYPROF_TRACE: '1',
     TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
   });
   t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
@@ -50,6 +64,7 @@ test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they 
   // TSan delivers asynchronous signals only at its own safe points (the stress loop sleeps briefly
   // for that), so fewer arrive than without it
   t.true(sampled.filter((n) => n > 0).length >= 3, sampled.join(' '));
+  t.not(tracedSamplePcs(dir), 0, 'the samples are in the trace too');
 });
 
 test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyprof exits 0, no leak reported', async (t) => {

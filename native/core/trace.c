@@ -344,6 +344,51 @@ void hp_trace_put_words(hp_thread *t, uint32_t kind, uint64_t value, const uint6
   __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
 }
 
+/* ---- samples (the sampling signal handler's records) ----
+ *
+ * Samples go into the same buffer as the thread's enters and leaves, so they are in time order with
+ * them by construction and drained with them (a full buffer written by the next probe, a dump's
+ * snapshot). Sharing the buffer with the probes is safe without a lock because the two never
+ * overlap, argued step by step:
+ *  1. Only the owning thread writes its buffer: the probes run on it, and the sampling signal is
+ *     delivered to the thread it samples (SIGEV_THREAD_ID / F_OWNER_TID; the handler finds its
+ *     state with hp_thread_current(), its own). A dump on another thread only reads (a seqlock on
+ *     gen, hp_trace_dump_thread), as it does while a probe writes.
+ *  2. Every other writer of the buffer (hp_trace_put, _put_slow, _put_words, write_buffer, thread
+ *     start, end and fork) runs with t->in_tool set: set before its first access, with a signal
+ *     fence after the store, and cleared after its last, with a signal fence before (thread.h).
+ *  3. The handler calls hp_trace_sample only when it read in_tool clear (handler.c returns before,
+ *     counting the sample `in_tool`). A signal interrupts the thread between two of its
+ *     instructions: in_tool clear then means no writer is between its first and last access (the
+ *     fences keep the compiler from moving those accesses across the in_tool stores), so the
+ *     handler sees len and the records consistent, and the writer's next access, after the handler
+ *     returned, reads len afresh (its load comes after its in_tool store and fence) and sees the
+ *     sample's stores (same thread).
+ *  4. The handler is not re-entered: every asynchronous signal is blocked while it runs
+ *     (sigchain.c), and a dump in a signal handler on this thread sets in_tool first.
+ *  5. The handler never writes a block out (no system call here): a sample that does not fit is
+ *     counted in samples_lost, and the thread's next probe writes the full buffer as usual. So a
+ *     region that runs longer than the buffer holds samples without a probe loses the later ones,
+ *     counted and said (docs/trace.md).
+ *  6. Stores are release stores, records first and len last, as hp_trace_put's: a dump on another
+ *     thread that reads the new len sees the sample's words.
+ * No allocation, no lock, no system call: loads and stores into this thread's buffer. */
+void hp_trace_sample(hp_thread *t, uint64_t ns, const uint64_t *pcs, uint32_t depth) {
+  hp_trace_buf *b = t->trace;
+  if (!b || depth == 0) return;
+  if (depth > HP_TRACE_SAMPLE_FRAMES) depth = HP_TRACE_SAMPLE_FRAMES;
+  uint32_t size = 16 + 8 * depth, len = b->len;
+  if (!b->mem || len + size > b->cap || __atomic_load_n(&b->ended, __ATOMIC_RELAXED)) {
+    __atomic_store_n(&b->samples_lost, b->samples_lost + 1, __ATOMIC_RELAXED);
+    return;
+  }
+  uint64_t *r = (uint64_t *)(b->mem + HP_TRACE_BLOCK_HEADER + len);
+  __atomic_store_n(&r[0], ns, __ATOMIC_RELEASE);
+  __atomic_store_n(&r[1], ((uint64_t)depth << 48) | ((uint64_t)HP_TREC_SAMPLE << 56), __ATOMIC_RELEASE);
+  for (uint32_t i = 0; i < depth; i++) __atomic_store_n(&r[2 + i], pcs[i], __ATOMIC_RELEASE);
+  __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
+}
+
 void hp_trace_thread_start(hp_thread *t) {
   if (!__atomic_load_n(&hp_trace_on, __ATOMIC_ACQUIRE)) return;
   hp_trace_buf *b = calloc(1, sizeof *b);
@@ -395,6 +440,7 @@ void hp_trace_fork_child(hp_thread *t) {
   b->len = 0;
   b->lost = 0;
   b->lost_why = 0;
+  b->samples_lost = 0;
   for (int32_t i = 0; i <= t->top; i++) {
     hp_trace_put(t, HP_TREC_ENTER, t->frames[i].event, t->frames[i].start_ns);
     if (t->frames[i].param_event != HP_NO_EVENT) hp_trace_put(t, HP_TREC_ENTER, t->frames[i].param_event, t->frames[i].param_start_ns);
@@ -444,8 +490,17 @@ void hp_trace_add_metadata(void) {
 uint32_t hp_trace_write_drops(const hp_thread *t, hp_buf *b) {
   hp_trace_buf *tb = __atomic_load_n(&((hp_thread *)t)->trace, __ATOMIC_ACQUIRE);
   uint64_t lost = tb ? __atomic_load_n(&tb->lost, __ATOMIC_RELAXED) : 0;
-  if (!lost) return 0;
-  hp_buf_str(b, "trace_records_lost");
-  hp_buf_u64(b, lost);
-  return 1;
+  uint64_t samples = tb ? __atomic_load_n(&tb->samples_lost, __ATOMIC_RELAXED) : 0;
+  uint32_t n = 0;
+  if (lost) {
+    hp_buf_str(b, "trace_records_lost");
+    hp_buf_u64(b, lost);
+    n++;
+  }
+  if (samples) { /* samples in the profile that the trace lacks (hp_trace_sample) */
+    hp_buf_str(b, "trace_samples_lost");
+    hp_buf_u64(b, samples);
+    n++;
+  }
+  return n;
 }

@@ -51,6 +51,14 @@ enum {
 };
 #define HP_TREC_MAX_WORDS 255
 
+/* Samples (kinds 24..31 are the sampling handler's; hp_trace_sample below): value 0, n = the frames
+ * kept (1..HP_TRACE_SAMPLE_FRAMES), the more words are their program counters, leaf first, as the
+ * sample table keeps them (the OpenMP tool's placeholders included). */
+enum { HP_TREC_SAMPLE = 24 };
+/* Frames a traced sample keeps: the leaf and up to 7 callers (the unwind's stop rule may keep fewer).
+ * Enough to say what ran inside a long region; the profile keeps the whole chain. */
+#define HP_TRACE_SAMPLE_FRAMES 8
+
 /* The header in front of every block in the file (docs/raw-format.md). */
 #define HP_TRACE_BLOCK_HEADER 48
 
@@ -66,6 +74,9 @@ typedef struct hp_trace_buf {
   uint64_t lost;             /* records that could not be written (atomic): a failed write, or no
                                 buffer (memory, a record after the thread's end) */
   uint32_t lost_why;         /* HP_TRACE_LOST_* bits (atomic) */
+  uint64_t samples_lost;     /* samples the handler found no room for (the buffer full: it may not
+                                write it out itself); written by this thread's handler only
+                                (relaxed), read by a dump (trace_samples_lost) */
 } hp_trace_buf;
 
 #define HP_TRACE_LOST_WRITE 1u   /* write(2) failed (disk full, quota, ...) */
@@ -80,7 +91,11 @@ extern uint32_t hp_trace_extra;
 /* The slow part of a record: a full buffer written out, metrics read, no buffer. */
 void hp_trace_put_slow(hp_thread *t, uint32_t kind, uint32_t event, uint64_t ns);
 
-/* Record an enter or leave of `event` at `ns` on t (its own thread). Async-signal-safe. */
+/* Record an enter or leave of `event` at `ns` on t (its own thread). Async-signal-safe.
+ * Every writer of a thread's buffer but the sampling handler (hp_trace_sample) runs on that thread
+ * with t->in_tool set (hp_tool_enter / hp_tool_leave, as the probes, hyprof_ext_trace, thread start,
+ * end and fork do): the handler records nothing while in_tool is set, which is what lets samples
+ * share the buffer (trace.c, "Samples"). A new writer must keep to this. */
 static inline __attribute__((always_inline)) void hp_trace_put(hp_thread *t, uint32_t kind, uint32_t event, uint64_t ns) {
   hp_trace_buf *b = t->trace;
   if (__builtin_expect(b && !hp_trace_extra && b->len + 16 <= b->cap, 1)) {
@@ -125,6 +140,13 @@ static inline __attribute__((always_inline)) void hp_trace_put_2(hp_thread *t, u
   uint64_t payload[2] = {w0, w1};
   hp_trace_put_words(t, kind, value, payload, n, ns);
 }
+
+/* Record one sample of t (its own thread), from the sampling signal handler: `pcs` its frames, leaf
+ * first (at most HP_TRACE_SAMPLE_FRAMES kept). Async-signal-safe: stores into the thread's own buffer
+ * only, never a write(2); a sample that finds the buffer full is counted in samples_lost. The caller
+ * must have checked that the signal did not land inside the runtime (t->in_tool clear): trace.c
+ * argues why that makes the one buffer safe to share with the probes. */
+void hp_trace_sample(hp_thread *t, uint64_t ns, const uint64_t *pcs, uint32_t depth);
 
 /* ---- lifecycle, called by the core ---- */
 

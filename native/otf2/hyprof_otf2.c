@@ -4,6 +4,7 @@
  *
  *   hyprof-otf2 PLAN
  *   hyprof-otf2 --check TRACE-FILE...   (read and check only: the resolve's first pass)
+ *   hyprof-otf2 --pcs TRACE-FILE      (the program counters of its samples, for the resolve to name)
  *
  * PLAN is written by `hyprof resolve` (src/resolve/trace-plan.ts): which trace files, the profile
  * numbering of their processes and threads, and every event's name as the TAU profile names it (the
@@ -15,6 +16,12 @@
  *   thread INDEX NAME                 a thread of the last process (its profile thread number)
  *   region ID PARADIGM ROLE GROUP FILE LINE NAME   an event of the last process
  *   param ID TYPE NAME VALUE          a parameter of the last region (TYPE i: INT64, s: STRING)
+ *   sampling SOURCE PERIOD            the last process's sampling source and period (ns, or events)
+ *   spc PC RET                        a program counter of the last process's traced samples (hex; RET
+ *                                     1 when it is a caller's return address), named by the sframe
+ *                                     lines after it, innermost first (none: hyprof's own code)
+ *   sframe OMP FUNCTION FILE LINE     a frame of the last spc (OMP 1: in the OpenMP runtime)
+ *   samples_lost THREAD N             samples of the last process's thread that the trace lacks
  * Events the plan does not name (registered after the raw file was written: a run killed after a
  * flush) are named from the trace file's own definitions, and said.
  *
@@ -138,6 +145,7 @@ typedef struct process_def {
   uint32_t n_threads;
   region_def *regions; /* by event id */
   uint32_t n_regions;
+  struct sample_names *samples; /* its samples' frames (the plan's spc / sframe lines), NULL: none */
 } process_def;
 
 typedef struct region_out {
@@ -184,6 +192,253 @@ static uint32_t region_for(const char *name, const char *group, OTF2_Paradigm pa
                                         line, role, paradigm};
   }
   return id;
+}
+
+/* ---- samples: calling-context samples (docs/trace.md, "Samples") ----
+ * A sample record holds the program counters of its innermost frames (native/core/trace.h,
+ * HP_TREC_SAMPLE). The resolve names them as the profile names sampled code (the plan's spc / sframe
+ * lines: inlined functions are frames of their own, hyprof's own frames are left out, the OpenMP
+ * runtime's outermost frames too); here each chain becomes a path of the calling context tree, whose
+ * nodes are a region (the function: group TAU_SAMPLE, paradigm SAMPLING) and a source code location
+ * (the sampled or calling line), the outermost frame's parent none, and each sample a
+ * CallingContextSample of its innermost node, from the interrupt generator of its process's source. */
+
+static void check(OTF2_ErrorCode e, const char *what);
+
+typedef struct sample_frame {
+  uint32_t region, scl;
+  int omp;
+} sample_frame;
+
+typedef struct sample_pc {
+  uint64_t key;           /* pc << 1 | ret; 0 = empty slot */
+  uint32_t first, n;      /* its frames in sample_names.frames */
+} sample_pc;
+
+typedef struct sample_names {
+  sample_pc *pcs;         /* open addressing by key */
+  uint32_t n_pcs, cap_pcs;
+  sample_frame *frames;
+  uint32_t n_frames;
+  uint32_t generator;     /* its interrupt generator, OTF2_UNDEFINED_UINT32 before its sampling line */
+  uint64_t last_key;      /* the last spc line's, whose sframe lines follow */
+  uint64_t *lost;         /* samples_lost: [thread, n] pairs */
+  uint32_t n_lost;
+} sample_names;
+
+static strtab scl_keys;              /* "file \x1f line" -> source code location id */
+static uint32_t *scl_file, *scl_line;
+static strtab cc_keys;               /* "parent,region,scl" -> calling context id */
+static uint32_t *cc_region, *cc_scl, *cc_parent;
+static strtab ig_keys;               /* "source \x1f period" -> interrupt generator id */
+static uint32_t *ig_name;
+static uint64_t *ig_period;
+static int *ig_count_mode;
+
+static uint32_t sample_scl(const char *file, uint32_t line) {
+  char *key = xrealloc(NULL, strlen(file) + 16);
+  sprintf(key, "%s\x1f%u", file, line);
+  uint32_t before = scl_keys.n, id = intern(&scl_keys, key);
+  free(key);
+  if (id == before) {
+    scl_file = xrealloc(scl_file, scl_keys.n * sizeof *scl_file);
+    scl_line = xrealloc(scl_line, scl_keys.n * sizeof *scl_line);
+    scl_file[id] = intern(&strings, file);
+    scl_line[id] = line;
+  }
+  return id;
+}
+
+static uint32_t sample_cc(uint32_t parent, uint32_t region, uint32_t scl) {
+  char key[48];
+  snprintf(key, sizeof key, "%u,%u,%u", parent, region, scl);
+  uint32_t before = cc_keys.n, id = intern(&cc_keys, key);
+  if (id == before) {
+    cc_region = xrealloc(cc_region, cc_keys.n * sizeof *cc_region);
+    cc_scl = xrealloc(cc_scl, cc_keys.n * sizeof *cc_scl);
+    cc_parent = xrealloc(cc_parent, cc_keys.n * sizeof *cc_parent);
+    cc_region[id] = region;
+    cc_scl[id] = scl;
+    cc_parent[id] = parent;
+  }
+  return id;
+}
+
+/* The interrupt generator of a sampling source: time based for the timers and perf's clocks (the
+ * period in ns), count based for the counters (the period in events). */
+static uint32_t sample_generator(const char *source, uint64_t period) {
+  char key[160];
+  snprintf(key, sizeof key, "%.100s\x1f%llu", source, (unsigned long long)period);
+  uint32_t before = ig_keys.n, id = intern(&ig_keys, key);
+  if (id == before) {
+    ig_name = xrealloc(ig_name, ig_keys.n * sizeof *ig_name);
+    ig_period = xrealloc(ig_period, ig_keys.n * sizeof *ig_period);
+    ig_count_mode = xrealloc(ig_count_mode, ig_keys.n * sizeof *ig_count_mode);
+    char name[160];
+    snprintf(name, sizeof name, "sampling: %.100s", source);
+    ig_name[id] = intern(&strings, name);
+    ig_period[id] = period;
+    ig_count_mode[id] = !(strncmp(source, "itimer", 6) == 0 || !strcmp(source, "task-clock") || !strcmp(source, "cpu-clock"));
+  }
+  return id;
+}
+
+static sample_names *sample_names_of(process_def *p) {
+  if (!p->samples) {
+    p->samples = xrealloc(NULL, sizeof *p->samples);
+    memset(p->samples, 0, sizeof *p->samples);
+    p->samples->generator = OTF2_UNDEFINED_UINT32;
+  }
+  return p->samples;
+}
+
+/* The slot of key in sn's table (found, or the empty one where it goes). */
+static sample_pc *sample_pc_slot(sample_names *sn, uint64_t key) {
+  if ((sn->n_pcs + 1) * 2 > sn->cap_pcs) {
+    uint32_t cap = sn->cap_pcs ? sn->cap_pcs * 2 : 256;
+    sample_pc *t = calloc(cap, sizeof *t);
+    if (!t) die("out of memory");
+    for (uint32_t i = 0; i < sn->cap_pcs; i++) {
+      if (!sn->pcs[i].key) continue;
+      uint32_t k = (uint32_t)((sn->pcs[i].key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+      while (t[k].key) k = (k + 1) & (cap - 1);
+      t[k] = sn->pcs[i];
+    }
+    free(sn->pcs);
+    sn->pcs = t;
+    sn->cap_pcs = cap;
+  }
+  uint32_t k = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (sn->cap_pcs - 1);
+  while (sn->pcs[k].key && sn->pcs[k].key != key) k = (k + 1) & (sn->cap_pcs - 1);
+  return &sn->pcs[k];
+}
+
+static void sample_frame_add(sample_names *sn, const char *function, const char *file, uint32_t line, int omp) {
+  sn->frames = xrealloc(sn->frames, (sn->n_frames + 1) * sizeof *sn->frames);
+  /* a frame without a place (a placeholder such as `<OpenMP barrier wait>`, an unresolved address)
+   * has no source code location, as the profile gives it none */
+  uint32_t scl = !*file && !line ? OTF2_UNDEFINED_SOURCE_CODE_LOCATION : sample_scl(file, line);
+  sn->frames[sn->n_frames++] = (sample_frame){region_for(function, "TAU_SAMPLE", OTF2_PARADIGM_SAMPLING, OTF2_REGION_ROLE_FUNCTION, file, 0),
+                                              scl, omp};
+}
+
+/* The frames of pc (ret: a return address) in process p: the plan's, else one unnamed frame (a run
+ * the resolve could not name: no raw file, or a pc it was not told of). */
+static const sample_pc *sample_pc_named(process_def *p, uint64_t pc, int ret) {
+  sample_names *sn = sample_names_of(p);
+  uint64_t key = pc << 1 | (uint64_t)(ret != 0);
+  if (!key) key = 2; /* pc 0 as a return address: keys are never 0 */
+  sample_pc *slot = sample_pc_slot(sn, key);
+  if (!slot->key) {
+    char name[64];
+    snprintf(name, sizeof name, "UNRESOLVED ADDR 0x%llx", (unsigned long long)pc);
+    slot->key = key;
+    slot->first = sn->n_frames;
+    slot->n = 1;
+    sn->n_pcs++;
+    sample_frame_add(sn, name, "", 0, 0);
+  }
+  return slot;
+}
+
+/* A plan line of the samples (spc, sframe, sampling, samples_lost); 0 when it is none of them. */
+static int sample_plan_line(process_def *p, char **f, int n) {
+  if (!p) return 0;
+  if (!strcmp(f[0], "sampling") && n == 3) {
+    sample_names_of(p)->generator = sample_generator(f[1], strtoull(f[2], NULL, 10));
+  } else if (!strcmp(f[0], "spc") && n == 3) {
+    sample_names *sn = sample_names_of(p);
+    uint64_t pc = strtoull(f[1], NULL, 16), key = pc << 1 | (uint64_t)(atoi(f[2]) != 0);
+    if (!key) key = 2;
+    sample_pc *slot = sample_pc_slot(sn, key);
+    if (!slot->key) sn->n_pcs++;
+    *slot = (sample_pc){key, sn->n_frames, 0};
+    sn->last_key = key;
+  } else if (!strcmp(f[0], "sframe") && n == 5) {
+    sample_names *sn = sample_names_of(p);
+    if (!sn->last_key) return 0; /* no spc line before it */
+    sample_frame_add(sn, f[2], f[3], (uint32_t)atol(f[4]), atoi(f[1]) != 0);
+    sample_pc_slot(sn, sn->last_key)->n++; /* its frames are the last in the table */
+  } else if (!strcmp(f[0], "samples_lost") && n == 3) {
+    sample_names *sn = sample_names_of(p);
+    sn->lost = xrealloc(sn->lost, (sn->n_lost + 1) * 2 * sizeof *sn->lost);
+    sn->lost[2 * sn->n_lost] = strtoull(f[1], NULL, 10);
+    sn->lost[2 * sn->n_lost + 1] = strtoull(f[2], NULL, 10);
+    sn->n_lost++;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* Samples the trace of process p's thread lacks (the runtime's count, from the plan). */
+static uint64_t samples_lost_of(process_def *p, uint32_t thread) {
+  if (!p->samples) return 0;
+  for (uint32_t i = 0; i < p->samples->n_lost; i++)
+    if (p->samples->lost[2 * i] == thread) return p->samples->lost[2 * i + 1];
+  return 0;
+}
+
+/* A sample record as a CallingContextSample: its frames named, the chain's path in the tree. */
+static void write_sample(OTF2_EvtWriter *w, process_def *p, const uint64_t *rec, uint64_t ts) {
+  uint32_t n_pcs = (uint32_t)tf_record_words(rec) - 2;
+  sample_frame chain[TF_SAMPLE_MAX_FRAMES * 16];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < n_pcs; i++) {
+    const sample_pc *sp = sample_pc_named(p, rec[2 + i], i > 0);
+    for (uint32_t k = 0; k < sp->n && n < sizeof chain / sizeof *chain; k++) chain[n++] = p->samples->frames[sp->first + k];
+  }
+  /* a worker thread's chain starts at the program's code, not in the OpenMP runtime's thread loop */
+  while (n > 1 && chain[n - 1].omp) n--;
+  if (n == 0) {
+    sample_frame_add(p->samples, "UNRESOLVED UNKNOWN", "", 0, 0);
+    chain[n++] = p->samples->frames[--p->samples->n_frames];
+  }
+  uint32_t cc = OTF2_UNDEFINED_CALLING_CONTEXT;
+  for (uint32_t i = n; i-- > 0;) cc = sample_cc(cc, chain[i].region, chain[i].scl);
+  uint32_t ig = p->samples->generator;
+  if (ig == OTF2_UNDEFINED_UINT32) ig = p->samples->generator = sample_generator("unknown", 0);
+  check(OTF2_EvtWriter_CallingContextSample(w, NULL, ts, cc, n, ig), "calling context sample");
+}
+
+/* The definitions the samples made: source code locations, calling contexts (parents first: a
+ * context's id is larger than its parent's), interrupt generators. */
+static void write_sample_defs(OTF2_GlobalDefWriter *g) {
+  for (uint32_t i = 0; i < scl_keys.n; i++) check(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, i, scl_file[i], scl_line[i]), "source code location");
+  for (uint32_t i = 0; i < cc_keys.n; i++)
+    check(OTF2_GlobalDefWriter_WriteCallingContext(g, i, cc_region[i], cc_scl[i], cc_parent[i]), "calling context");
+  for (uint32_t i = 0; i < ig_keys.n; i++)
+    check(OTF2_GlobalDefWriter_WriteInterruptGenerator(g, i, ig_name[i], ig_count_mode[i] ? OTF2_INTERRUPT_GENERATOR_MODE_COUNT : OTF2_INTERRUPT_GENERATOR_MODE_TIME,
+                                                       OTF2_BASE_DECIMAL, ig_count_mode[i] ? 0 : -9, ig_period[i]),
+          "interrupt generator");
+}
+
+/* hyprof-otf2 --pcs FILE: each distinct program counter of its sample records, with whether it is a
+ * return address (a caller's frame), `<hex>\t<0|1>` per line, for the resolve to name. */
+static int print_sample_pcs(const char *path) {
+  tf_file f;
+  char err[1024];
+  if (tf_read(path, &f, err, sizeof err) != 0) die("%s", err);
+  sample_names seen = {0};
+  for (size_t k = 0; k < f.n_threads; k++) {
+    const tf_thread *t = &f.threads[k];
+    for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
+      const uint64_t *rec = &t->rec[at];
+      if (tf_kind(rec) != TF_SAMPLE) continue;
+      for (size_t i = 0; i + 2 < tf_record_words(rec); i++) {
+        uint64_t key = rec[2 + i] << 1 | (i > 0);
+        if (!key) continue;
+        sample_pc *slot = sample_pc_slot(&seen, key);
+        if (slot->key) continue;
+        slot->key = key;
+        seen.n_pcs++;
+        printf("%llx\t%d\n", (unsigned long long)rec[2 + i], i > 0);
+      }
+    }
+  }
+  free(seen.pcs);
+  tf_free(&f);
+  return 0;
 }
 
 /* Undo the plan's escapes in place. */
@@ -242,7 +497,7 @@ static void read_plan(const char *path) {
       metric_names[n_metrics++] = xstrdup(f[1]);
     } else if (!strcmp(f[0], "process") && n == 6) {
       procs = xrealloc(procs, (n_procs + 1) * sizeof *procs);
-      procs[n_procs++] = (process_def){xstrdup(f[1]), atol(f[2]), atol(f[3]), atol(f[4]), xstrdup(f[5]), NULL, 0, NULL, 0};
+      procs[n_procs++] = (process_def){xstrdup(f[1]), atol(f[2]), atol(f[3]), atol(f[4]), xstrdup(f[5]), NULL, 0, NULL, 0, NULL};
     } else if (!strcmp(f[0], "thread") && n == 3 && p) {
       p->threads = xrealloc(p->threads, (p->n_threads + 1) * sizeof *p->threads);
       p->threads[p->n_threads++] = (thread_def){(uint32_t)atol(f[1]), xstrdup(f[2])};
@@ -267,6 +522,8 @@ static void read_plan(const char *path) {
       q->is_int = !strcmp(f[2], "i");
       q->i = q->is_int ? strtoll(f[4], NULL, 10) : 0;
       q->s = q->is_int ? NULL : xstrdup(f[4]);
+    } else if (sample_plan_line(p, f, n)) {
+      /* samples: their frames, source and losses */
     } else {
       die("%s:%zu: not a plan line", path, lineno);
     }
@@ -728,8 +985,9 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (argc == 3 && !strcmp(argv[1], "--pcs")) return print_sample_pcs(argv[2]);
   if (argc != 2) {
-    fprintf(stderr, "usage: hyprof-otf2 PLAN | hyprof-otf2 --check TRACE-FILE... (written and run by hyprof resolve; docs/trace.md)\n");
+    fprintf(stderr, "usage: hyprof-otf2 PLAN | hyprof-otf2 --check TRACE-FILE... | hyprof-otf2 --pcs TRACE-FILE (written and run by hyprof resolve; docs/trace.md)\n");
     return 2;
   }
   read_plan(argv[1]);
@@ -804,6 +1062,11 @@ int main(int argc, char **argv) {
         }
         last = ts;
         uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = tf_kind(rec);
+        if (kind == TF_SAMPLE) { /* samples: calling-context samples (above) */
+          write_sample(w, p, rec, ts);
+          lo->events++;
+          continue;
+        }
         if (tf_omp_words(kind) >= 0) {
           if (write_omp(w, pi, (uint32_t)k, &omp, rec, ts) > 0) lo->events++;
           else omp_out++;
@@ -878,6 +1141,10 @@ int main(int argc, char **argv) {
         warn("%s: thread %u: %" PRIu64 " OpenMP records left out (a team whose members' records are missing, or a lock "
              "released that the thread did not acquire in the trace)", f->path, t->index, omp_out);
       if (moved) warn("%s: thread %u: %" PRIu64 " timestamps behind the one before moved up to it", f->path, t->index, moved);
+      uint64_t samples_lost = samples_lost_of(p, t->index);
+      if (samples_lost)
+        warn("%s: thread %u: %" PRIu64 " samples of the profile are not in the trace (its buffer was full: a region ran longer "
+             "than HYPROF_TRACE_BUFFER_KB holds samples without a probe)", f->path, t->index, samples_lost);
       lo->lost_reason = intern(&strings, !t->closed_by_dump || t->ran_after_dump ? "the run ended without a final dump (killed)"
                                          : t->lost ? "the runtime could not write some records (see the profile's drops)" : "");
       printf("location\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\n", pi, t->index, lo->events, t->lost);
@@ -918,6 +1185,7 @@ int main(int argc, char **argv) {
   for (uint32_t m = 0; m < n_metrics; m++) metric_str[m] = intern(&strings, metric_names[m]);
   uint32_t s_lost = intern(&strings, "hyprof:lost_events"), s_reason = intern(&strings, "hyprof:lost_reason");
   uint32_t s_empty = intern(&strings, "");
+  uint32_t s_lost_samples = intern(&strings, "hyprof:lost_samples");
   /* MPI: the ranks' locations (their thread 0), then per communicator a group of world ranks. */
   uint32_t s_mpi_locs = intern(&strings, "MPI ranks"), *comm_name = NULL;
   if (comm_keys.n) {
@@ -950,6 +1218,7 @@ int main(int argc, char **argv) {
                                            r->line, r->line ? r->line : 0), "region");
   }
   for (uint32_t i = 0; i < n_attrs; i++) check(OTF2_GlobalDefWriter_WriteAttribute(g, i, attrs[i].name, s_empty, attrs[i].type), "attribute");
+  write_sample_defs(g);
   if (comm_keys.n) {
     long max_rank = -1;
     for (uint32_t i = 0; i < n_procs; i++)
@@ -984,6 +1253,11 @@ int main(int argc, char **argv) {
     check(OTF2_GlobalDefWriter_WriteLocationProperty(g, locs[i].id, s_lost, OTF2_TYPE_UINT64, v), "location property");
     OTF2_AttributeValue why = {.stringRef = locs[i].lost_reason};
     check(OTF2_GlobalDefWriter_WriteLocationProperty(g, locs[i].id, s_reason, OTF2_TYPE_STRING, why), "location property");
+    uint64_t samples_lost = samples_lost_of(&procs[locs[i].group], locs[i].thread);
+    if (samples_lost) { /* samples the profile has and the trace lacks (a full buffer, trace.c) */
+      OTF2_AttributeValue sl = {.uint64 = samples_lost};
+      check(OTF2_GlobalDefWriter_WriteLocationProperty(g, locs[i].id, s_lost_samples, OTF2_TYPE_UINT64, sl), "location property");
+    }
   }
   check(OTF2_Archive_CloseGlobalDefWriter(archive, g), "close global definitions");
   check(OTF2_Archive_Close(archive), "close");

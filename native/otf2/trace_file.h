@@ -64,6 +64,15 @@ static inline int tf_omp_words(uint32_t kind) {
     default: return -1;
   }
 }
+/* Samples (native/core/trace.h, HP_TREC_SAMPLE; kinds 24..31 are sampling's): value 0, then the
+ * program counters of its frames, leaf first, 1..TF_SAMPLE_MAX_FRAMES of them (HP_TRACE_SAMPLE_FRAMES). */
+enum { TF_SAMPLE = 24 };
+#define TF_SAMPLE_MAX_FRAMES 8
+/* Does a record of sampling's kinds (24..31) have the words its kind has? -1: not one of them. */
+static inline int tf_sample_record_ok(uint32_t kind, uint32_t more) {
+  if (kind == TF_SAMPLE) return more >= 1 && more <= TF_SAMPLE_MAX_FRAMES;
+  return -1;
+}
 static inline uint32_t tf_kind(const uint64_t *rec) { return (uint32_t)(rec[1] >> 56); }
 static inline uint64_t tf_value(const uint64_t *rec) { return rec[1] & 0xFFFFFFFFFFFFull; }
 static inline size_t tf_record_words(const uint64_t *rec) { return 2 + (size_t)((rec[1] >> 48) & 0xFF); }

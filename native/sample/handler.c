@@ -11,6 +11,8 @@
  *     memory inside the thread's own stack bounds;
  *   - the table (table.c) writes preallocated memory only; memcpy / memcmp are async-signal-safe;
  *   - the sample hook (core/module.h; set by the OpenMP tool, async-signal-safe by contract);
+ *   - the trace's sample record (core/trace.c, hp_trace_sample): stores into this thread's own
+ *     trace buffer, only when the signal did not land inside the runtime (in_tool clear);
  *   - the own-code check reads two addresses set at process start (sample.c);
  *   - ioctl(PERF_EVENT_IOC_REFRESH) re-arms a counter: a system call;
  *   - signals that are not ours go to hp_sigchain_forward (sigchain.c), never back here;
@@ -28,6 +30,7 @@
 #include "../core/fold.h"
 #include "../core/module.h"
 #include "../core/thread.h"
+#include "../core/trace.h"
 #include "sample_int.h"
 
 volatile uint64_t hp_drops_no_thread_state;
@@ -146,6 +149,10 @@ void hp_sample_take(void *uc) {
     if (v.depth >= 1 && v.depth <= HP_SAMPLE_MAX_DEPTH) depth = v.depth;
   }
   if (hp_stable_add(st, context, pcs, depth, value, state) != 0) hp_count(&st->drops[HP_DROP_TABLE_FULL], 1);
+  /* HYPROF_TRACE: the sample in the thread's trace too, its time on the run's clock and its innermost
+   * frames (core/trace.c argues why sharing the probes' buffer is safe here: in_tool was clear
+   * above; stores into this thread's buffer only) */
+  if (hp_trace_on) hp_trace_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, pcs, depth);
   /* HYPROF_FOLD: the sample's offset in the instances around it (core/fold.c, async-signal-safe:
    * preallocated records, atomic loads, clock and counter reads only) */
   if (hp_fold_series) hp_fold_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, context, pcs, depth);

@@ -31,6 +31,11 @@ export const DROP_REASONS: Record<string, Reason> = {
   out_of_memory: { samples: false, what: (n) => `measurement${s(n)} not recorded: out of memory`, matters: 'missing from the profile' },
   warnings_not_kept: { samples: false, what: (n) => `runtime warning${s(n)} not kept`, matters: 'only the messages are lost' },
   mpi_call_sites_not_kept: { samples: false, what: (n) => `MPI call site${s(n)} not kept apart (the per-thread table was full)`, matters: 'their time is in the MPI totals, not per site' },
+  trace_samples_lost: {
+    samples: false,
+    what: (n) => `sample${s(n)} of the profile not in the trace: the thread's trace buffer was full (a region ran longer than HYPROF_TRACE_BUFFER_KB holds samples without a probe)`,
+    matters: 'the profile has them; the timeline lacks them there',
+  },
   entries_possibly_torn: { samples: false, what: (n) => `timer entr${n === 1 ? 'y' : 'ies'} possibly torn by a signal during the dump`, matters: 'their values may be off' },
 };
 

@@ -103,7 +103,7 @@ function isJsFrame(f: Frame): boolean {
   return f.ok && f.object === undefined && f.file !== '';
 }
 
-function unresolved(f: { module: string; address: bigint }, keep: boolean): string {
+export function unresolved(f: { module: string; address: bigint }, keep: boolean): string {
   return `UNRESOLVED ${f.module}${keep ? ` ADDR 0x${f.address.toString(16)}` : ''}`;
 }
 

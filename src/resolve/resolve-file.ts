@@ -29,6 +29,8 @@ export interface AssembleJob {
   underRun: boolean;
   /** The contexts of images replaced by exec, by file (exec-images.ts); other files are numbered as usual. */
   contexts?: Record<string, number>;
+  /** The program counters of each file's traced samples, `<hex>,<1 for a return address>` (resolve.ts, pass 1). */
+  tracePcs?: Record<string, string[]>;
 }
 
 /** One file's part of the result. */
@@ -82,7 +84,17 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   );
   // The trace's names are the profile's: taken now, after the renaming above.
   const traceFile = traceFileOf(file);
-  const trace = traceFile ? tracePart(proc, new ContextTree(proc), traceFile, a.node, a.context) : undefined;
+  const samplePcs = (job.tracePcs?.[file] ?? []).map((k): [bigint, boolean] => {
+    const [pc, ret] = k.split(',');
+    return [BigInt(`0x${pc}`), ret === '1'];
+  });
+  const trace = traceFile
+    ? tracePart(proc, new ContextTree(proc), traceFile, a.node, a.context, {
+        pcs: samplePcs,
+        resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
+        keepAddresses: job.keepAddresses === true,
+      })
+    : undefined;
   // The complete stacks beside the profile files, moved into place with them.
   if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   // HYPROF_FOLD's instances and samples beside them (the TAU profile is as without folding).

@@ -22,7 +22,7 @@ import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../pr
 import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
-import { checkTraceFiles, orphanTracePart, traceFileOf, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
+import { checkTraceFiles, orphanTracePart, traceFileOf, traceSamplePcs, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
 import { writeMergedFile } from '../profile/tau-merged.js';
 import { MERGED_FILE } from '../profile/tau-merged-reader.js';
 import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
@@ -118,12 +118,21 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   });
 
   // Pass 1: summaries and addresses; every file is checked before anything is written.
+  const tracePcs: Record<string, string[]> = {};
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
     // Checked whole; the timer statistics are read again, file by file, when it is assembled.
     const p = readRaw(file, { statistics: false });
     symbolizer.collect(p);
     for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
+    // The trace's samples are named as the profile's (trace-otf2.ts): their addresses too (a damaged
+    // trace file is refused here, as by checkTraceFiles below).
+    const trace = traceFileOf(file);
+    if (trace && p.sampling?.enabled) {
+      const pcs = traceSamplePcs(opts.otf2Writer ?? null, trace);
+      symbolizer.collectPcs(p, pcs);
+      if (pcs.length > 0) tracePcs[file] = pcs.map(([pc, ret]) => `${pc.toString(16)},${ret ? 1 : 0}`);
+    }
     return {
       file,
       info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes, startNs: p.info.startNs },
@@ -166,7 +175,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   } catch (e) {
     throw writeError(opts.outDir, e);
   }
-  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun, contexts };
+  const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun, contexts, tracePcs };
   const parts: FilePart[] = [];
   const keep = (part: FilePart, done: number) => {
     parts.push(part);

@@ -14,6 +14,9 @@ import { join, resolve } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { EventKind, INFO_MPI_RANK, type RawProcess } from '../samples/raw-model.js';
 import type { ContextTree } from './assemble-tree.js';
+import type { Resolution } from '../symbolize/frames.js';
+import { isOpenmpRuntime, isRuntimeModule, unresolved } from './assemble-samples.js';
+import { safeName } from './event-names.js';
 
 /** The archive's name: its anchor file is `<dir>/traces.otf2`. */
 export const TRACE_ARCHIVE = 'traces';
@@ -30,6 +33,39 @@ export interface TracePart {
   threads: Array<[number, string]>;
   /** id, paradigm, role, group, source file, line, name, parameters [name, value]. */
   regions: Array<[number, 'user' | 'mpi' | 'openmp', 'function' | 'code', string, string, number, string, Array<[string, string]>]>;
+  /** The sampling source and period (ns, or events), when the process sampled. */
+  sampling?: [string, number];
+  /** Each program counter of its traced samples (hex, a return address or not) and its frames,
+   * innermost first: [in the OpenMP runtime, function, file, line] (none: hyprof's own code). */
+  samplePcs?: Array<[string, boolean, Array<[boolean, string, string, number]>]>;
+  /** Samples of a thread's profile its trace lacks: [thread, count]. */
+  samplesLost?: Array<[number, number]>;
+}
+
+/**
+ * The program counters of a trace file's samples, `[pc, isReturn]` (`hyprof-otf2 --pcs`), for the
+ * resolve's first pass to symbolize with the profile's; [] without the writer.
+ */
+export function traceSamplePcs(writer: string | null, trace: string): Array<[bigint, boolean]> {
+  if (!writer) return [];
+  const r = spawnSync(writer, ['--pcs', trace], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new UserError(messages(r.stderr ?? String(r.error))[0] ?? `${writer} failed`);
+  return (r.stdout ?? '')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const [pc, ret] = l.split('\t');
+      return [BigInt(`0x${pc}`), ret === '1'];
+    });
+}
+
+/** A traced sample's program counter named as the profile names sampled code (assemble-samples.ts):
+ * inlined functions are frames of their own, hyprof's own code has none. */
+export function samplePcFrames(res: Resolution, keepAddresses: boolean): Array<[boolean, string, string, number]> {
+  if (isRuntimeModule(res.module)) return [];
+  const omp = isOpenmpRuntime(res.module);
+  if (!res.resolved) return [[omp, safeName(unresolved(res, keepAddresses)), '', 0]];
+  return res.frames.map((f) => [omp, safeName(f.function), safeName(f.file), f.line]);
 }
 
 /** The trace file a raw file's process wrote, when there is one. */
@@ -58,7 +94,14 @@ function paradigmOf(group: string): 'user' | 'mpi' | 'openmp' {
 }
 
 /** The trace part of one process, named as its profile is (`tree`: the assembly's names). */
-export function tracePart(proc: RawProcess, tree: ContextTree, trace: string, node: number, context: number): TracePart {
+export function tracePart(
+  proc: RawProcess,
+  tree: ContextTree,
+  trace: string,
+  node: number,
+  context: number,
+  samples?: { pcs: Array<[bigint, boolean]>; resolve: (pc: bigint, isReturn: boolean) => Resolution; keepAddresses: boolean },
+): TracePart {
   const host = proc.info.attributes.find(([k]) => k === 'Hostname')?.[1] ?? 'localhost';
   const regions: TracePart['regions'] = proc.events.map((e) => {
     const name = tree.name(e.id);
@@ -75,6 +118,11 @@ export function tracePart(proc: RawProcess, tree: ContextTree, trace: string, no
     host,
     threads: proc.threads.map((t) => [t.index, t.name]),
     regions,
+    ...(proc.sampling?.enabled ? { sampling: [proc.sampling.source, proc.sampling.periodNs] as [string, number] } : {}),
+    ...(samples && samples.pcs.length > 0
+      ? { samplePcs: samples.pcs.map(([pc, ret]) => [pc.toString(16), ret, samplePcFrames(samples.resolve(pc, ret), samples.keepAddresses)] as [string, boolean, Array<[boolean, string, string, number]>]) }
+      : {}),
+    samplesLost: proc.threads.flatMap((t) => t.drops.filter(([r, n]) => r === 'trace_samples_lost' && n > 0).map(([, n]) => [t.index, n] as [number, number])),
   };
 }
 
@@ -102,6 +150,13 @@ export function planText(dir: string, metrics: string[], parts: TracePart[]): st
       lines.push(['region', id, paradigm, role, group, file, line, name].map(esc).join('\t'));
       for (const [pn, pv] of params) lines.push(['param', id, /^-?\d{1,18}$/.test(pv) ? 'i' : 's', pn, pv].map(esc).join('\t'));
     }
+    // Samples: the source, each program counter's frames, what the trace lacks.
+    if (p.sampling) lines.push(['sampling', p.sampling[0], p.sampling[1]].map(esc).join('\t'));
+    for (const [pc, ret, frames] of p.samplePcs ?? []) {
+      lines.push(['spc', pc, ret ? 1 : 0].map(esc).join('\t'));
+      for (const [omp, fn, file, line] of frames) lines.push(['sframe', omp ? 1 : 0, fn, file, line].map(esc).join('\t'));
+    }
+    for (const [thread, n] of p.samplesLost ?? []) lines.push(['samples_lost', thread, n].join('\t'));
   }
   return `${lines.join('\n')}\n`;
 }

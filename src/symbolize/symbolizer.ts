@@ -123,6 +123,15 @@ export class Symbolizer {
     for (const list of p.fold?.threads.values() ?? []) for (const f of list) for (const s of f.samples) s.pcs.forEach(note);
   }
 
+  /** Note program counters of process p for the next flush(): `[pc, isReturn]` (a traced sample's frames). */
+  collectPcs(p: RawProcess, pcs: Iterable<[bigint, boolean]>): void {
+    const map = new AddressMap(p.maps);
+    for (const [pc, isReturn] of pcs) {
+      const hit = map.lookup(isReturn ? pc - 1n : pc);
+      if (hit && symbolizable(hit.mapping)) this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
+    }
+  }
+
   /** Note module addresses of one object file for the next flush(). */
   collectModule(path: string, buildId: string, addresses: Iterable<bigint>): void {
     const key = buildId ? `build-id:${buildId}` : `path:${path}`;

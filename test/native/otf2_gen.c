@@ -146,7 +146,10 @@ static void run_scenario(void) {
                       OTF2_PARADIGM_OPENMP, "app.c", 76);
   R_BARRIER = region("OpenMP_Sync_Region_Barrier_Implicit main [{app.c} {70, 0}]", "OpenMP",
                      OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP, "app.c", 70);
-  R_KERNEL = region("kernel", "TAU_SAMPLE", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING, "app.c", 12);
+  /* A sampled function, as hyprof-otf2 writes one (native/otf2/hyprof_otf2.c, "samples"): group
+   * TAU_SAMPLE, paradigm SAMPLING, its file and no begin line (the sampled line is the calling
+   * context's source code location). */
+  R_KERNEL = region("kernel", "TAU_SAMPLE", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING, "app.c", 0);
 
   struct location *rk[4];
   for (int r = 0; r < 4; r++) rk[r] = location((uint64_t)r << 16, "thread 0", r);
@@ -442,7 +445,7 @@ int main(int argc, char **argv) {
     s_reg[i][2] = str(regions[i].file);
   }
   uint32_t s_world = str("MPI_COMM_WORLD"), s_team = str("OpenMP team"), s_param = str("param:n");
-  uint32_t s_locs = str("locations"), s_sampler = str("sampling timer"), s_scl = str("app.c");
+  uint32_t s_locs = str("locations"), s_sampler = str("sampling: itimer-wall"), s_scl = str("app.c");
   uint32_t s_lost = str("hyprof:lost_events"), s_lost_reason = str("hyprof:lost_reason"), s_reason = str("disk full");
   for (uint32_t i = 0; i < nstrings; i++) check(OTF2_GlobalDefWriter_WriteString(g, i, strings[i]), "String");
   (void)s_empty;
