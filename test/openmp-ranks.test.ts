@@ -17,7 +17,7 @@ function rank(node: number, diagnoses: OmpDiagnosis[], opts: { host?: string; cp
     contexts: [], regions: [], constructs: [], tasks: [], sampledTasks: [], lockReleases: [], diagnoses,
     programOverheads: { time: 0, exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0 },
     activity: emptyTimes(), activityPerThread: [], activityCounts: emptyTimes(), activityCountsPerThread: [], samples: 0,
-    creationSites: [], taskDispatch: { perTaskNs: 0, tasks: 0, starvation: 0 },
+    creationSites: [], taskDispatch: { perTaskNs: 0, tasks: 0, starvation: 0 }, lost: 0,
     load: { cpus: opts.cpus ?? 16, threads: 2, waitShare: wait, source: 'schedstat', oversubscribed: wait >= 0.2 },
   };
 }

@@ -65,6 +65,8 @@ static void on_parallel_begin(ompt_data_t *enc_task, const ompt_frame_t *enc_fra
     hp_stack_set_cfa(o->t, p->level, p->fork_stop);
     p->begin_ns = hp_now_ns();
     parallel_data->ptr = p;
+  } else {
+    o->table_full++; /* a region nested deeper than the tool follows: counted, said at resolve */
   }
   LEAVE(o);
 }
@@ -123,10 +125,17 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
        * entry (what the worker's frame inherited) or where the encountering thread forked. */
       hp_omp_region *r = p ? hp_omp_region_stat(o, p->event) : NULL;
       if (r && now > p->begin_ns) r->mgmt_ns += now - p->begin_ns;
+    } else {
+      /* Nested deeper than the tool follows: counted (lost records, said at resolve), and its end
+       * must not close the implicit task it is nested in. */
+      o->itask_overflow++;
+      o->table_full++;
     }
     hp_omp_set_working(o, 1);
   } else {
-    if (o->nitasks > 0) {
+    if (o->itask_overflow > 0) {
+      o->itask_overflow--;
+    } else if (o->nitasks > 0) {
       hp_omp_itask *it = &o->itasks[--o->nitasks];
       hp_omp_region *r = it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
       if (r) {

@@ -185,6 +185,7 @@ typedef struct hp_omp_thread {
   int32_t npars;
   hp_omp_itask itasks[HP_OMP_LEVELS]; /* implicit tasks this thread runs, innermost last */
   int32_t nitasks;
+  int32_t itask_overflow;             /* implicit tasks begun beyond itasks (not followed; their ends skip) */
   uint64_t itask_end_ns;              /* master: when its implicit task ended (join overhead) */
   int last_work;                      /* kind of the last work-sharing construct ended (barrier class) */
   const void *taskloop_codeptr;       /* the taskloop running here: its tasks are named after it */

@@ -280,6 +280,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     creationSites: act.creationSites,
     load: runLoad({ attributes: proc.info.attributes, threads: omp.maxTeam, samples: { count: act.samples, ns: sampledTotal(act.total) } }),
     taskDispatch,
+    lost: omp.threads.reduce((n, t) => n + t.lost, 0) + omp.waitTableFull,
     lockReleases: [...releases.values()].sort((a, b) => b.blame - a.blame),
     diagnoses: [],
   };

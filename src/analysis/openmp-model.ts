@@ -139,6 +139,9 @@ export interface OpenmpAnalysis {
   /** Task construct lines seen in samples of the runtime's task creation, hottest first. */
   creationSites: Array<{ location: string; function: string; samples: number }>;
   taskDispatch: { perTaskNs: number; tasks: number; starvation: number };
+  /** Records the tool could not keep (its per-thread tables full, constructs nested deeper than it
+   * follows), over the process's threads: their time stays in the enclosing timers. */
+  lost: number;
   lockReleases: Array<{ location: string; blame: number; count: number }>;
   diagnoses: OmpDiagnosis[];
 }

@@ -222,6 +222,14 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
     }
   }
   for (const a of data.processes) if (a.substituted) notes.push(`${a.file}: ${a.substituted}`);
+  for (const a of data.processes) {
+    if (a.lost > 0) {
+      notes.push(
+        `${a.file}: the OpenMP tool could not keep ${a.lost} of its records (a per-thread table full, or parallel regions ` +
+          'nested deeper than the 16 levels it follows): those constructs are not in the OpenMP figures, their time is in the enclosing timers',
+      );
+    }
+  }
   return notes;
 }
 
