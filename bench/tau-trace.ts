@@ -3,8 +3,9 @@
  * issue 27 names for cost and bytes per event. One source (bench/tau/tau-trace-cost.c) instrumented
  * with TAU's API, a loop of TAU_PROFILE_START/STOP pairs of one short timer, built once against TAU
  * (its Makefile.tau's TAU_INCLUDE, TAU_DEFS and TAU_LIBS) and once against hyprof (hyprof's TAU.h,
- * docs/tau-api.md). Four configurations, interleaved round by round: TAU untraced, TAU traced, hyprof
- * untraced, hyprof traced; every run also times the empty loop and two rdtsc (the floors, same run).
+ * docs/tau-api.md). Five configurations, interleaved round by round: TAU untraced, TAU traced, TAU's
+ * lighter timers (TAU_LITE=1, untraced: its cheapest pair), hyprof untraced, hyprof traced; every run
+ * also times the empty loop and two rdtsc (the floors, same run).
  *  1. CPU (the thread's own clock) and wall ns per enter/leave pair, min and median;
  *  2. callgrind's instructions per pair in each configuration (the difference of two runs of N and
  *     2N pairs, so start-up, exit and the final writes cancel out);
@@ -20,7 +21,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cliPath, compileC, repoRoot, tmpDir } from '../test/helpers/native.js';
+import { resolveStep } from '../src/run/resolve-step.js';
+import { compileC, repoRoot, tmpDir } from '../test/helpers/native.js';
 import { Samples, alignFlags, conditions, fmt, interleave, measureCommand } from './lib.js';
 
 const pairs = Number(process.argv[2] ?? 1_000_000);
@@ -31,11 +33,12 @@ const source = join(repoRoot, 'bench', 'tau', 'tau-trace-cost.c');
 const cflags = ['-O2', '-g', ...alignFlags];
 const before = conditions();
 
-/** TAU's compile and link flags, read from its Makefile.tau as TAU's own example Makefiles read them. */
+/** TAU's compile and link flags, read from its Makefile.tau as TAU's own example Makefiles read them
+ * (TAU_CXXLIBS too: libtau.a is C++, and this C program is linked by gcc, not TAU_CXX). */
 function tauFlags(makefile: string): { cflags: string[]; libs: string[] } | string {
   if (!existsSync(makefile)) return `${makefile} not found`;
   const probe = join(work, 'tau-flags.mk');
-  writeFileSync(probe, `include ${makefile}\ncflags:\n\t@echo $(TAU_INCLUDE) $(TAU_DEFS)\nlibs:\n\t@echo $(TAU_LIBS)\n`);
+  writeFileSync(probe, `include ${makefile}\ncflags:\n\t@echo $(TAU_INCLUDE) $(TAU_DEFS)\nlibs:\n\t@echo $(TAU_LIBS) $(TAU_CXXLIBS)\n`);
   const get = (target: string) => spawnSync('make', ['-s', '-f', probe, target], { encoding: 'utf8' });
   const c = get('cflags');
   const l = get('libs');
@@ -51,9 +54,9 @@ if (typeof flags === 'string') {
   console.log(`TAU is absent (${flags}; build it with bench/tau/build-tau.sh, or set TAU_MAKEFILE): measuring hyprof's side alone`);
 } else {
   // compileC puts hyprof's include directory on the path; TAU's goes first, so TAU.h is TAU's.
-  tauExe = compileC('tau-trace-cost-tau', [source], { cflags: [...cflags, ...flags.cflags], link: false, ldflags: flags.libs, outDir: join(work, 'tau-build') });
+  tauExe = compileC('tau-trace-cost-tau', [source], { cflags: [...cflags, ...flags.cflags], link: false, ldflags: flags.libs, outDir: work });
 }
-const hyprofExe = compileC('tau-trace-cost-hyprof', [source], { cflags, outDir: join(work, 'hyprof-build') });
+const hyprofExe = compileC('tau-trace-cost-hyprof', [source], { cflags, outDir: work });
 const tauBin = join(dirname(tauMakefile), '..', 'bin');
 const tau2otf2 = tauExe && existsSync(join(tauBin, 'tau2otf2')) ? join(tauBin, 'tau2otf2') : undefined;
 
@@ -78,11 +81,15 @@ const configs: Config[] = [
     ? [
         { name: 'TAU, untraced', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '0' } },
         { name: 'TAU, TAU_TRACE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '1' } },
+        // TAU's lighter timers (calls and time only, no tracing): its cheapest pair, for reference.
+        { name: 'TAU, TAU_LITE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '0', TAU_LITE: '1' } },
       ]
     : []),
   { name: 'hyprof, untraced', exe: hyprofExe, env: hyprofEnv },
   { name: 'hyprof, HYPROF_TRACE=1', exe: hyprofExe, env: { ...hyprofEnv, HYPROF_TRACE: '1' } },
 ];
+
+const config = (name: string): Config => configs.find((c) => c.name === name)!;
 
 // ---- 1. the pair, interleaved ----
 const samples = new Samples();
@@ -126,7 +133,7 @@ interface Size {
 const sizes: Size[] = [];
 if (tauExe) {
   fresh();
-  measureCommand(tauExe, ['pair', String(sizePairs)], configs[1].env, 'tau-trace-cost pair (TAU_TRACE=1)');
+  measureCommand(tauExe, ['pair', String(sizePairs)], config('TAU, TAU_TRACE=1').env, 'tau-trace-cost pair (TAU_TRACE=1)');
   const files = readdirSync(out);
   const trc = files.find((f) => f.endsWith('.trc'));
   const edf = files.find((f) => f.endsWith('.edf'));
@@ -138,7 +145,8 @@ if (tauExe) {
     const conv = join(work, 'tau-otf2');
     rmSync(conv, { recursive: true, force: true });
     mkdirSync(conv);
-    const r = spawnSync(tau2otf2, [join(out, trc), join(out, edf), join(conv, 'tau')], { encoding: 'utf8' });
+    // tau2otf2 writes the archive <name>.otf2, <name>.def, <name>/ into the current directory.
+    const r = spawnSync(tau2otf2, [join(out, trc), join(out, edf), 'tau'], { cwd: conv, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`tau2otf2 failed: ${r.stdout}${r.stderr}`);
     const anchor = readdirSync(conv).find((f) => f.endsWith('.otf2'));
     if (!anchor) throw new Error(`tau2otf2 wrote no .otf2 anchor in ${conv}`);
@@ -146,14 +154,18 @@ if (tauExe) {
   }
 }
 fresh();
-measureCommand(hyprofExe, ['pair', String(sizePairs)], configs[configs.length - 1].env, 'tau-trace-cost pair (HYPROF_TRACE=1)');
+measureCommand(hyprofExe, ['pair', String(sizePairs)], config('hyprof, HYPROF_TRACE=1').env, 'tau-trace-cost pair (HYPROF_TRACE=1)');
 const traceFile = readdirSync(out).find((f) => f.endsWith('.trace'));
 if (!traceFile) throw new Error(`HYPROF_TRACE=1 wrote no .trace (${readdirSync(out).join(', ')})`);
 sizes.push({ form: "hyprof's trace file (runtime)", bytes: statSync(join(out, traceFile)).size, note: '16-byte records in blocks of 64 Ki, definitions once' });
 const prof = join(work, 'prof');
 rmSync(prof, { recursive: true, force: true });
-const res = spawnSync(process.execPath, [cliPath, 'resolve', out, '-o', prof], { encoding: 'utf8' });
-if (res.status !== 0) throw new Error(`hyprof resolve failed: ${res.stderr}`);
+// The resolve as `hyprof resolve <raw directory>` runs it, but told that these files are the whole run
+// (allRanks): TAU_PROFILE_SET_NODE(0) marks the process as a numbered node, and the CLI's resolve then
+// leaves a numbered node's trace to "a resolve of the whole run" and writes no archive.
+const rawFiles = readdirSync(out).filter((f) => f.endsWith('.raw')).map((f) => join(out, f));
+const resolved = await resolveStep(rawFiles, prof, { allRanks: true });
+if (!resolved.trace) throw new Error(`hyprof's resolve wrote no OTF2 archive: ${resolved.warnings.join('; ')}`);
 const otf2Bytes = du(join(prof, 'traces')) + du(join(prof, 'traces.def')) + du(join(prof, 'traces.otf2'));
 sizes.push({ form: "hyprof's OTF2 archive (traces.otf2 + .def + traces/)", bytes: otf2Bytes, note: `${otf2Events(join(prof, 'traces.otf2'))} enter/leave events in otf2-print` });
 rmSync(out, { recursive: true, force: true });

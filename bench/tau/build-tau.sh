@@ -74,7 +74,15 @@ if [ ! -f perfstubs/CMakeLists.txt ]; then
   fi
 fi
 
-# 3. Configure and build. The top level's `install` depends on `.clean`, a step that runs `make clean`
+# 3. utils/perfetto/perfetto.h: src/Profile's Makefile lists it among every object's prerequisites,
+#    but only TracerPerfetto.cpp (built with -perfetto alone) includes it. A repository without the
+#    file (the Perfetto SDK amalgamation, a large file) gets a placeholder that stops any build that includes it.
+if [ ! -f utils/perfetto/perfetto.h ]; then
+  printf '%s\n' '/* Placeholder: the real header (Perfetto SDK amalgamation) is only for TAU configured with -perfetto. */' \
+    '#error "perfetto.h placeholder: configure TAU with the real utils/perfetto/perfetto.h for -perfetto"' >utils/perfetto/perfetto.h
+fi
+
+# 4. Configure and build. The top level's `install` depends on `.clean`, a step that runs `make clean`
 #    in every directory first, examples included; with the marker present it goes straight to the
 #    build. Nothing is downloaded: no -bfd, -unwind, -otf, -apex options.
 if [ ! -f "$LIB/Makefile.tau" ]; then
@@ -84,7 +92,7 @@ if [ ! -f "$LIB/Makefile.tau" ]; then
 fi
 [ -f "$LIB/Makefile.tau" ] || die "make install did not produce $LIB/Makefile.tau"
 
-# 4. tau2otf2: TAU's converter, built by hand against TAU's trace reader (libTAU_traceinput) and
+# 5. tau2otf2: TAU's converter, built by hand against TAU's trace reader (libTAU_traceinput) and
 #    Debian's OTF2 (libopen-trace-format2), which TAU's configure does not find (it wants -otf=DIR
 #    with include/otf2 and lib/libotf2).
 [ -f /usr/include/otf2/otf2.h ] || die "OTF2's headers are missing (apt-get install libopen-trace-format2-dev)"
