@@ -3,7 +3,8 @@
  * issue 27 names for cost and bytes per event. One source (bench/tau/tau-trace-cost.c) instrumented
  * with TAU's API, a loop of TAU_PROFILE_START/STOP pairs of one short timer, built once against TAU
  * (its Makefile.tau's TAU_INCLUDE, TAU_DEFS and TAU_LIBS) and once against hyprof (hyprof's TAU.h,
- * docs/tau-api.md). Five configurations, interleaved round by round: TAU untraced, TAU traced, TAU's
+ * docs/tau-api.md). Six configurations, interleaved round by round: TAU untraced, TAU traced (which
+ * writes no profile), TAU traced with its profile (TAU_PROFILE=1: what hyprof's traced run writes), TAU's
  * lighter timers (TAU_LITE=1, untraced: its cheapest pair), hyprof untraced, hyprof traced; every run
  * also times the empty loop and two rdtsc (the floors, same run).
  *  1. CPU (the thread's own clock) and wall ns per enter/leave pair, min and median;
@@ -81,6 +82,8 @@ const configs: Config[] = [
     ? [
         { name: 'TAU, untraced', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '0' } },
         { name: 'TAU, TAU_TRACE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '1' } },
+        // TAU_TRACE=1 turns TAU's profile off; hyprof's traced run writes both, as TAU does with TAU_PROFILE=1.
+        { name: 'TAU, TAU_TRACE=1 TAU_PROFILE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '1', TAU_PROFILE: '1' } },
         // TAU's lighter timers (calls and time only, no tracing): its cheapest pair, for reference.
         { name: 'TAU, TAU_LITE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '0', TAU_LITE: '1' } },
       ]
