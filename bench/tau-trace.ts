@@ -84,7 +84,7 @@ const configs: Config[] = [
         { name: 'TAU, TAU_TRACE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '1' } },
         // TAU_TRACE=1 turns TAU's profile off; hyprof's traced run writes both, as TAU does with TAU_PROFILE=1.
         { name: 'TAU, TAU_TRACE=1 TAU_PROFILE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '1', TAU_PROFILE: '1' } },
-        // TAU's lighter timers (calls and time only, no tracing): its cheapest pair, for reference.
+        // TAU's lighter timers (TAU_LITE=1: a shorter start/stop path), untraced: its cheapest pair, for reference.
         { name: 'TAU, TAU_LITE=1', exe: tauExe, env: { ...tauEnv, TAU_TRACE: '0', TAU_LITE: '1' } },
       ]
     : []),
