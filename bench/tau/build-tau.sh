@@ -70,13 +70,17 @@ if [ ! -f perfstubs/CMakeLists.txt ]; then
   if [ -f "$PERFSTUBS/CMakeLists.txt" ]; then
     cp -R "$PERFSTUBS/." perfstubs/
   else
-    git --git-dir="$(git -C "$PERFSTUBS" rev-parse --absolute-git-dir 2>/dev/null || echo "$PERFSTUBS")" archive HEAD | tar -x -C perfstubs
+    ps_git=$(git -C "$PERFSTUBS" rev-parse --absolute-git-dir 2>/dev/null) ||
+      die "perfstubs source $PERFSTUBS is neither a perfstubs work tree nor a git repository"
+    git --git-dir="$ps_git" archive HEAD | tar -x -C perfstubs
   fi
+  [ -f perfstubs/CMakeLists.txt ] || die "perfstubs source $PERFSTUBS gave no CMakeLists.txt (a perfstubs work tree or git repository?)"
 fi
 
 # 3. utils/perfetto/perfetto.h: src/Profile's Makefile lists it among every object's prerequisites,
 #    but only TracerPerfetto.cpp (built with -perfetto alone) includes it. A repository without the
-#    file (the Perfetto SDK amalgamation, a large file) gets a placeholder that stops any build that includes it.
+#    file (the Perfetto SDK amalgamation, a large file) gets a placeholder that stops any build that
+#    includes it.
 if [ ! -f utils/perfetto/perfetto.h ]; then
   printf '%s\n' '/* Placeholder: the real header (Perfetto SDK amalgamation) is only for TAU configured with -perfetto. */' \
     '#error "perfetto.h placeholder: configure TAU with the real utils/perfetto/perfetto.h for -perfetto"' >utils/perfetto/perfetto.h
