@@ -15,6 +15,8 @@
 //   [recv]          `*request` is a receive request: its bytes are counted when it completes
 //   [recv-persist]  the same for a persistent receive (Recv_init)
 //   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
+//   [io-read]       an MPI-IO read of count × datatype: its bytes and, blocking, its bandwidth (io.c)
+//   [io-write]      the same for a write
 //   [manual]        written by hand in calls.c (only the event comes from here)
 //   pre{...}        C statements run before the call: the trace's records that belong before it (a
 //                   send, a collective's begin; native/mpi/tracing.c)
@@ -110,6 +112,24 @@ Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) => post{if (rc ==
 Comm_free(MPI_Comm *comm) => pre{hp_tr_comm_free(*comm);}
 Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);}
 
+File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) =>
+File_close(MPI_File *fh) =>
+File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_seek(MPI_File fh, MPI_Offset offset, int whence) =>
+File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) =>
+File_sync(MPI_File fh) =>
+
 Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) =>
 Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) =>
 Win_free(MPI_Win *win) =>
@@ -150,6 +170,11 @@ const calls = TABLE.split('\n')
   .map(parse);
 
 const cDecl = (p) => `${p.type}${p.type.endsWith('*') ? '' : ' '}${p.name}${p.array ? '[]' : ''}`;
+/** A CHARACTER argument (a file name, a data representation): Fortran passes its length after the
+ * other arguments (hidden), which the wrapper takes and passes on. */
+const isString = (p) => p.type === 'const char *';
+const hiddenLengths = (c) => c.params.filter(isString).map((p) => `size_t f_${p.name}_len`);
+const hiddenArgs = (c) => c.params.filter(isString).map((p) => `f_${p.name}_len`);
 const isBuffer = (p) => /void \*$/.test(p.type) && !p.array && !/baseptr/.test(p.name);
 
 /** Fortran passes everything by reference: buffers as they are, MPI_Aint as an address-sized integer,
@@ -157,6 +182,8 @@ const isBuffer = (p) => /void \*$/.test(p.type) && !p.array && !/baseptr/.test(p
 function fortranType(p) {
   if (isBuffer(p) || p.name === 'baseptr') return 'void *';
   if (p.type === 'MPI_Aint') return 'MPI_Aint *';
+  if (p.type === 'MPI_Offset') return 'MPI_Offset *';
+  if (isString(p)) return 'char *';
   return 'MPI_Fint *';
 }
 
@@ -213,11 +240,15 @@ function cWrapper(c) {
     lines.push('  MPI_Status hp_status;');
     lines.push('  if (status == MPI_STATUS_IGNORE) status = &hp_status;');
   }
+  const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
+  const blocking = !c.params.some((p) => p.name === 'request');
+  if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(`  ${c.pre}`);
   lines.push(`  int rc = PMPI_${c.name}(${args});`);
   const after = [];
   if (c.account) after.push(...c.account.split(/;\s*/).filter(Boolean).map((s) => `${s};`));
   if (c.flags.includes('status')) after.push('hp_acc_received(status);');
+  if (io >= 0) after.push(`hp_io_done(${io}, count, datatype, ${blocking ? 'hp_io_t0' : '0'});`);
   if (c.flags.includes('recv')) after.push('hp_req_recv(*request, 0);');
   if (c.flags.includes('recv-persist')) after.push('hp_req_recv(*request, 1);');
   if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype), hp_cm_peer(dest, comm));');
@@ -232,8 +263,10 @@ function cWrapper(c) {
 
 function fortranWrapper(c) {
   const lower = `mpi_${c.name.toLowerCase()}`;
-  const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr'];
-  const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr'].join(', ');
+  const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr', ...hiddenLengths(c)];
+  const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr', ...hiddenArgs(c)].join(', ');
+  const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
+  const blocking = !c.params.some((p) => p.name === 'request');
   const lines = [];
   lines.push(`void p${lower}_(${fparams.join(', ')}) __attribute__((weak));`);
   lines.push(`static void ${lower}_f(${fparams.join(', ')}) {`);
@@ -244,6 +277,7 @@ function fortranWrapper(c) {
     lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
     lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
   }
+  if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(fortranTrace(c, c.pre, false));
   lines.push(`  p${lower}_(${fargs});`);
   const body = [];
@@ -253,6 +287,7 @@ function fortranWrapper(c) {
   });
   if (c.account) body.push(...conv, c.account);
   if (c.flags.includes('status')) body.push('MPI_Status status;', 'if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);');
+  if (io >= 0) body.push(`hp_io_done(${io}, (int)*f_count, PMPI_Type_f2c(*f_datatype), ${blocking ? 'hp_io_t0' : '0'});`);
   if (c.flags.includes('recv')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 0);');
   if (c.flags.includes('recv-persist')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 1);');
   if (c.flags.includes('send-persist'))

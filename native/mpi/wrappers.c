@@ -84,6 +84,23 @@ const char *const hp_mpi_event_names[HP_MPI_N] = {
   "MPI_Comm_create()",
   "MPI_Comm_free()",
   "MPI_Cart_create()",
+  "MPI_File_open()",
+  "MPI_File_close()",
+  "MPI_File_read()",
+  "MPI_File_read_all()",
+  "MPI_File_read_at()",
+  "MPI_File_read_at_all()",
+  "MPI_File_write()",
+  "MPI_File_write_all()",
+  "MPI_File_write_at()",
+  "MPI_File_write_at_all()",
+  "MPI_File_iread()",
+  "MPI_File_iwrite()",
+  "MPI_File_iread_at()",
+  "MPI_File_iwrite_at()",
+  "MPI_File_seek()",
+  "MPI_File_set_view()",
+  "MPI_File_sync()",
   "MPI_Win_create()",
   "MPI_Win_allocate()",
   "MPI_Win_free()",
@@ -2417,6 +2434,495 @@ static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint 
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_cart_create, MPI_CART_CREATE, mpi_cart_create_f, (MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
+  if (!PMPI_File_open) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_open, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_open(comm, filename, amode, info, fh);
+  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_open_(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) __attribute__((weak));
+static void mpi_file_open_f(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) {
+  if (!pmpi_file_open_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_open, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+    return;
+  }
+  pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_open, MPI_FILE_OPEN, mpi_file_open_f, (MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len))
+
+HP_MPI_EXPORT int MPI_File_close(MPI_File *fh) {
+  if (!PMPI_File_close) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_close, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_close(fh);
+  int rc = PMPI_File_close(fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_close_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_close_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi_file_close_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_close, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_close_(f_fh, ierr);
+    return;
+  }
+  pmpi_file_close_(f_fh, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_close, MPI_FILE_CLOSE, mpi_file_close_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read, MPI_FILE_READ, mpi_file_read_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_all(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_all(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_all, MPI_FILE_READ_ALL, mpi_file_read_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_at, MPI_FILE_READ_AT, mpi_file_read_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_at_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, mpi_file_read_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write, MPI_FILE_WRITE, mpi_file_write_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_all(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_all, MPI_FILE_WRITE_ALL, mpi_file_write_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_at, MPI_FILE_WRITE_AT, mpi_file_write_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_at_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, mpi_file_write_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iread(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iread_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iread_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iread, MPI_FILE_IREAD, mpi_file_iread_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iwrite_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iwrite_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite, MPI_FILE_IWRITE, mpi_file_iwrite_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iread_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iread_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iread_at, MPI_FILE_IREAD_AT, mpi_file_iread_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iwrite_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iwrite_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT, mpi_file_iwrite_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  if (!PMPI_File_seek) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_seek(fh, offset, whence);
+  int rc = PMPI_File_seek(fh, offset, whence);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_seek_(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_seek_f(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  if (!pmpi_file_seek_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+    return;
+  }
+  pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_seek, MPI_FILE_SEEK, mpi_file_seek_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) {
+  if (!PMPI_File_set_view) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_set_view_(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) __attribute__((weak));
+static void mpi_file_set_view_f(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) {
+  if (!pmpi_file_set_view_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+    return;
+  }
+  pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_set_view, MPI_FILE_SET_VIEW, mpi_file_set_view_f, (MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len))
+
+HP_MPI_EXPORT int MPI_File_sync(MPI_File fh) {
+  if (!PMPI_File_sync) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_sync, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_sync(fh);
+  int rc = PMPI_File_sync(fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_sync_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_sync_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi_file_sync_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_sync, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_sync_(f_fh, ierr);
+    return;
+  }
+  pmpi_file_sync_(f_fh, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_sync, MPI_FILE_SYNC, mpi_file_sync_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   if (!PMPI_Win_create) return MPI_ERR_INTERN;
