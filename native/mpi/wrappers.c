@@ -157,6 +157,38 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
 }
 HP_MPI_FORTRAN(mpi_send, MPI_SEND, mpi_send_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
 
+void pmpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_send_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
+  pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!PMPI_Bsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -324,6 +356,36 @@ static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_recv, MPI_RECV, mpi_recv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
+
+void pmpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_recv_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Recv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+    return;
+  }
+  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
+  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    MPI_Status status;
+    if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   if (!PMPI_Sendrecv) return MPI_ERR_INTERN;
@@ -651,6 +713,41 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
 }
 HP_MPI_FORTRAN(mpi_isend, MPI_ISEND, mpi_isend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
+void pmpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_isend_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+    return;
+  }
+  pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   if (!PMPI_Ibsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -823,6 +920,33 @@ static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
 }
 HP_MPI_FORTRAN(mpi_irecv, MPI_IRECV, mpi_irecv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
+void pmpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_irecv_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+    return;
+  }
+  pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_req_recv(PMPI_Request_f2c(*f_request), 0);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   if (!PMPI_Send_init) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -940,6 +1064,30 @@ static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
 }
 HP_MPI_FORTRAN(mpi_barrier, MPI_BARRIER, mpi_barrier_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
 
+void pmpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_barrier_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_barrier_f08_(f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_barrier_f08_(f_comm, ierr);
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (!PMPI_Bcast) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -987,6 +1135,40 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_bcast, MPI_BCAST, mpi_bcast_f, (void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
+
+void pmpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_bcast_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   if (!PMPI_Reduce) return MPI_ERR_INTERN;
@@ -1036,6 +1218,40 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
 }
 HP_MPI_FORTRAN(mpi_reduce, MPI_REDUCE, mpi_reduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
+void pmpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_reduce_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!PMPI_Allreduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -1077,6 +1293,37 @@ static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count,
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_allreduce, MPI_ALLREDUCE, mpi_allreduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
+
+void pmpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_allreduce_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    hp_acc_allreduce(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!PMPI_Gather) return MPI_ERR_INTERN;

@@ -36,7 +36,7 @@
 /* Prefixes of the file names of runtime libraries. */
 static const char *const runtime_libs[] = {
   "libmpi",       /* Open MPI, MPICH (libmpich, libmpi_mpifh, ...) */
-  "libopen-pal", "libopen-rte", "libprrte", "mca_",   /* Open MPI's layers and components */
+  "libopen-pal", "libopen-rte", "libprrte", "mca_", "libmca_",   /* Open MPI's layers, components */
   "libpmix", "libpmi",                                 /* process management */
   "libevent",                                          /* Open MPI's and PMIx's event loop */
   "libucs", "libucp", "libuct", "libucm",              /* UCX */
@@ -163,6 +163,6 @@ void hp_service_add_metadata(void) {
   *p = 0;
   hp_meta_add("hyprof service threads", buf);
   hp_meta_add("hyprof service threads rule",
-              "start routine in a runtime library (libmpi*, libopen-pal, libopen-rte, libprrte, mca_*, libpmix, "
+              "start routine in a runtime library (libmpi*, libopen-pal, libopen-rte, libprrte, mca_*, libmca_*, libpmix, "
               "libpmi*, libevent*, UCX, libfabric, libpsm*, libibverbs, librdmacm, libmlx*, libhwloc)");
 }
