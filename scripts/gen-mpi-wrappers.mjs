@@ -15,6 +15,11 @@
 //   [recv]          `*request` is a receive request: its bytes are counted when it completes
 //   [recv-persist]  the same for a persistent receive (Recv_init)
 //   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
+//   [io-read]       an MPI-IO read of count × datatype: its bytes and, blocking, its bandwidth (io.c)
+//   [io-write]      the same for a write
+//   [f08]           also a wrapper of the `use mpi_f08` entry (mpi_send_f08_): gfortran passes choice
+//                   buffers of Open MPI's mpi_f08 as plain addresses and handles as their one
+//                   integer, as the mpif.h entry; ierror is optional (NULL when absent)
 //   [manual]        written by hand in calls.c (only the event comes from here)
 //   pre{...}        C statements run before the call: the trace's records that belong before it (a
 //                   send, a collective's begin; native/mpi/tracing.c)
@@ -32,11 +37,11 @@ Init_thread(int *argc, char ***argv, int required, int *provided) => [manual]
 Finalize(void) => [manual]
 Abort(MPI_Comm comm, int errorcode) => [manual]
 
-Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
+Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);} [f08]
 Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
 Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
 Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) => hp_acc_sent_to(count, datatype, dest, comm); pre{hp_tr_send(dest, tag, comm, count, datatype);}
-Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status] post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
+Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) => [status] post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);} [f08]
 Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(sendcount, sendtype, dest, comm); [status] pre{hp_tr_send(dest, sendtag, comm, sendcount, sendtype);} post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
 Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) => hp_acc_sent_to(count, datatype, dest, comm); [status] pre{hp_tr_send(dest, sendtag, comm, count, datatype);} post{if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);}
 Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) =>
@@ -46,11 +51,11 @@ Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI
 Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) => [status]
 Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request) => [recv]
 
-Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
+Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);} [f08]
 Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
 Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
 Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => hp_acc_sent_to(count, datatype, dest, comm); post{if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);}
-Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv] post{if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);}
+Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv] post{if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);} [f08]
 Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) => [send-persist]
 Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) => [recv-persist]
 Start(MPI_Request *request) => [manual]
@@ -67,10 +72,10 @@ Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_
 Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) => [manual]
 Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) => [manual]
 
-Barrier(MPI_Comm comm) => pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);}
-Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));}
-Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);}
-Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));}
+Barrier(MPI_Comm comm) => pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);} [f08]
+Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) => hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));} [f08]
+Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) => hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);} [f08]
+Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) => hp_acc_allreduce(count, datatype); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));} [f08]
 Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHER, comm, root, hp_bytes(sendcount, sendtype), hp_tr_is_root(root, comm) ? hp_bytes(recvcount, recvtype) * hp_tr_comm_size(comm) : 0);}
 Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);}
 Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) => hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm); pre{hp_tr_coll_begin();} post{if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCATTER, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(sendcount, sendtype) * hp_tr_comm_size(comm) : 0, hp_bytes(recvcount, recvtype));}
@@ -110,6 +115,24 @@ Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) => post{if (rc ==
 Comm_free(MPI_Comm *comm) => pre{hp_tr_comm_free(*comm);}
 Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) => post{if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);}
 
+File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) =>
+File_close(MPI_File *fh) =>
+File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_seek(MPI_File fh, MPI_Offset offset, int whence) =>
+File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) =>
+File_sync(MPI_File fh) =>
+
 Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) =>
 Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) =>
 Win_free(MPI_Win *win) =>
@@ -132,8 +155,8 @@ function parse(line) {
   const pre = /pre\{([^}]*)\}/.exec(all)?.[1].trim() ?? '';
   const post = /post\{([^}]*)\}/.exec(all)?.[1].trim() ?? '';
   const rest = all.replace(/(pre|post)\{[^}]*\}/g, '');
-  const flags = [...rest.matchAll(/\[([a-z-]+)\]/g)].map((x) => x[1]);
-  const account = rest.replace(/\[[a-z-]+\]/g, '').trim();
+  const flags = [...rest.matchAll(/\[([a-z0-9-]+)\]/g)].map((x) => x[1]);
+  const account = rest.replace(/\[[a-z0-9-]+\]/g, '').trim();
   const params =
     plist.trim() === 'void'
       ? []
@@ -150,6 +173,11 @@ const calls = TABLE.split('\n')
   .map(parse);
 
 const cDecl = (p) => `${p.type}${p.type.endsWith('*') ? '' : ' '}${p.name}${p.array ? '[]' : ''}`;
+/** A CHARACTER argument (a file name, a data representation): Fortran passes its length after the
+ * other arguments (hidden), which the wrapper takes and passes on. */
+const isString = (p) => p.type === 'const char *';
+const hiddenLengths = (c) => c.params.filter(isString).map((p) => `size_t f_${p.name}_len`);
+const hiddenArgs = (c) => c.params.filter(isString).map((p) => `f_${p.name}_len`);
 const isBuffer = (p) => /void \*$/.test(p.type) && !p.array && !/baseptr/.test(p.name);
 
 /** Fortran passes everything by reference: buffers as they are, MPI_Aint as an address-sized integer,
@@ -157,6 +185,8 @@ const isBuffer = (p) => /void \*$/.test(p.type) && !p.array && !/baseptr/.test(p
 function fortranType(p) {
   if (isBuffer(p) || p.name === 'baseptr') return 'void *';
   if (p.type === 'MPI_Aint') return 'MPI_Aint *';
+  if (p.type === 'MPI_Offset') return 'MPI_Offset *';
+  if (isString(p)) return 'char *';
   return 'MPI_Fint *';
 }
 
@@ -213,11 +243,15 @@ function cWrapper(c) {
     lines.push('  MPI_Status hp_status;');
     lines.push('  if (status == MPI_STATUS_IGNORE) status = &hp_status;');
   }
+  const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
+  const blocking = !c.params.some((p) => p.name === 'request');
+  if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(`  ${c.pre}`);
   lines.push(`  int rc = PMPI_${c.name}(${args});`);
   const after = [];
   if (c.account) after.push(...c.account.split(/;\s*/).filter(Boolean).map((s) => `${s};`));
   if (c.flags.includes('status')) after.push('hp_acc_received(status);');
+  if (io >= 0) after.push(`hp_io_done(${io}, count, datatype, ${blocking ? 'hp_io_t0' : '0'});`);
   if (c.flags.includes('recv')) after.push('hp_req_recv(*request, 0);');
   if (c.flags.includes('recv-persist')) after.push('hp_req_recv(*request, 1);');
   if (c.flags.includes('send-persist')) after.push('hp_req_send_persistent(*request, hp_bytes(count, datatype), hp_cm_peer(dest, comm));');
@@ -230,13 +264,17 @@ function cWrapper(c) {
   return lines.join('\n');
 }
 
-function fortranWrapper(c) {
-  const lower = `mpi_${c.name.toLowerCase()}`;
-  const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr'];
-  const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr'].join(', ');
+function fortranWrapper(c, f08 = false) {
+  const lower = `mpi_${c.name.toLowerCase()}${f08 ? '_f08' : ''}`;
+  const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr', ...hiddenLengths(c)];
+  const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr', ...hiddenArgs(c)].join(', ');
+  const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
+  const blocking = !c.params.some((p) => p.name === 'request');
   const lines = [];
   lines.push(`void p${lower}_(${fparams.join(', ')}) __attribute__((weak));`);
-  lines.push(`static void ${lower}_f(${fparams.join(', ')}) {`);
+  lines.push(f08 ? `HP_MPI_EXPORT void ${lower}_(${fparams.join(', ')}) {` : `static void ${lower}_f(${fparams.join(', ')}) {`);
+  // mpi_f08's ierror is OPTIONAL: absent, gfortran passes NULL (the library writes none then either)
+  if (f08) lines.push('  MPI_Fint hp_ierr = MPI_SUCCESS;\n  if (!ierr) ierr = &hp_ierr;');
   lines.push(`  if (!p${lower}_) {\n    *ierr = MPI_ERR_INTERN;\n    return;\n  }`);
   lines.push('  hp_mpi_call c;');
   lines.push(`  if (!hp_mpi_begin(&c, HP_MPI_${c.name}, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {\n    p${lower}_(${fargs});\n    return;\n  }`);
@@ -244,6 +282,7 @@ function fortranWrapper(c) {
     lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
     lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
   }
+  if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(fortranTrace(c, c.pre, false));
   lines.push(`  p${lower}_(${fargs});`);
   const body = [];
@@ -253,6 +292,7 @@ function fortranWrapper(c) {
   });
   if (c.account) body.push(...conv, c.account);
   if (c.flags.includes('status')) body.push('MPI_Status status;', 'if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);');
+  if (io >= 0) body.push(`hp_io_done(${io}, (int)*f_count, PMPI_Type_f2c(*f_datatype), ${blocking ? 'hp_io_t0' : '0'});`);
   if (c.flags.includes('recv')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 0);');
   if (c.flags.includes('recv-persist')) body.push('hp_req_recv(PMPI_Request_f2c(*f_request), 1);');
   if (c.flags.includes('send-persist'))
@@ -261,7 +301,7 @@ function fortranWrapper(c) {
   if (c.post) lines.push(fortranTrace(c, c.post, true));
   lines.push('  hp_mpi_end(&c);');
   lines.push('}');
-  lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
+  if (!f08) lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
   return lines.join('\n');
 }
 
@@ -319,7 +359,7 @@ const wrappers = [
   '',
   `const char *const hp_mpi_event_names[HP_MPI_N] = {\n${calls.map((c) => `  "MPI_${c.name}()",`).join('\n')}\n};`,
   '',
-  ...generated.map((c) => `${cWrapper(c)}\n\n${fortranWrapper(c)}\n`),
+  ...generated.map((c) => `${cWrapper(c)}\n\n${fortranWrapper(c)}\n${c.flags.includes('f08') ? `\n${fortranWrapper(c, true)}\n` : ''}`),
 ].join('\n');
 writeFileSync(join(out, 'wrappers.c'), wrappers);
 process.stdout.write(`wrote ${calls.length} events, ${generated.length} C and Fortran wrappers\n`);

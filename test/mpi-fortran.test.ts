@@ -111,3 +111,40 @@ test.serial('use mpi: completions of several requests (Waitany, Waitsome, Testan
   const tau = readWithTau(dir);
   t.true(tau.ok, tauReaderComplaints(tau));
 });
+
+test.serial('use mpi_f08 (Fortran 2008, gfortran): Init / Finalize, point-to-point, Wait, collectives; exact calls, bytes, the rank, call sites', async (t) => {
+  if (missing) return t.fail(missing);
+  const exe = compileMpiFortran('mpi_f08', 'mpi_f08.f90');
+  const dir = tmpDir('mpi-f08');
+  const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(3), exe]);
+  t.is(r.code, 0, r.stderr);
+  const profile = readTauProfileDir(dir);
+  for (let rank = 0; rank < 3; rank++) {
+    t.regex(r.stdout, new RegExp(`rank ${rank} ok`));
+    const m = rankMain(profile, rank);
+    t.is(m?.metadata.find(([k]) => k === 'MPI Rank Source')?.[1], 'MPI_Comm_rank', 'MPI_Init was seen: the rank is the library\'s');
+    const want: Record<string, number> = {
+      'MPI_Init()': 1,
+      'MPI_Send()': 3,
+      'MPI_Recv()': 3,
+      'MPI_Isend()': 2,
+      'MPI_Irecv()': 2,
+      'MPI_Wait()': 4,
+      'MPI_Allreduce()': 2,
+      'MPI_Bcast()': 1,
+      'MPI_Reduce()': 1,
+      'MPI_Barrier()': 2,
+      'MPI_Finalize()': 1,
+    };
+    for (const [name, count] of Object.entries(want)) t.is(calls(m, name), count, `rank ${rank}: ${name}`);
+    t.deepEqual(userEvent(m, 'Message size sent to all nodes'), { count: 5, sum: 128 }, `rank ${rank}: sent`);
+    t.deepEqual(userEvent(m, 'Message size received from all nodes'), { count: 5, sum: 128 }, `rank ${rank}: received`);
+    t.deepEqual(userEvent(m, 'Message size for all-reduce'), { count: 2, sum: 64 });
+    t.deepEqual(userEvent(m, 'Message size for broadcast'), { count: 1, sum: 24 });
+    t.deepEqual(userEvent(m, 'Message size for reduce'), { count: 1, sum: 8 });
+    const sites = m?.metadata.find(([k]) => k === 'hyprof MPI call sites')?.[1] ?? '';
+    t.regex(sites, /"call":"MPI_Send\(\)".*mpi_f08\.f90:\d+/, 'call sites are the Fortran source lines');
+  }
+  const tau = readWithTau(dir);
+  t.true(tau.ok, tauReaderComplaints(tau));
+});

@@ -60,6 +60,7 @@ static void *thread_trampoline(void *p) {
   free(p);
   uintptr_t sp;
   READ_SP(sp);
+  hp_tls_start_routine = (void *)a.routine;   /* this thread's own TLS, read by thread_start below */
   if (hp_thread_measured_from_start()) hp_thread_create(sp - 1);
   else hp_thread_remember_entry(sp - 1);
   void *r = a.routine(a.arg);

@@ -29,6 +29,7 @@
 #include "trace.h"
 
 __thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
+__thread void *hp_tls_start_routine __attribute__((tls_model("initial-exec")));
 static hp_thread *thread_list;
 /* In a fork child: the parent's thread list, before and after the forking thread (cut from it). */
 static hp_thread *volatile left_by_fork[2];   /* volatile: written only, never optimised away */

@@ -188,6 +188,12 @@ int hp_thread_frames_regrow(hp_thread *t);
  * signal handler (no __tls_get_addr). */
 extern __thread hp_thread *hp_tls_thread __attribute__((tls_model("initial-exec")));
 
+/* The start routine the calling thread was created with (intercept.c's pthread_create), NULL for the
+ * main thread and for threads created before the runtime was loaded. Set by the thread itself before
+ * its state exists, so modules' thread_start see it (sampling tells runtime service threads apart
+ * by it: native/sample/service.c). */
+extern __thread void *hp_tls_start_routine __attribute__((tls_model("initial-exec")));
+
 /* Create the calling thread's state; entry_stack_addr as in hp_thread (0 = unknown). */
 hp_thread *hp_thread_create(uintptr_t entry_stack_addr);
 /* The calling thread's state, created on first use (not async-signal-safe). Inline: every probe

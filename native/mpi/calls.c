@@ -80,14 +80,16 @@ static void mpi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
 }
 HP_MPI_FORTRAN(mpi_abort, MPI_ABORT, mpi_abort_f, (MPI_Fint * comm, MPI_Fint *errorcode, MPI_Fint *ierr))
 
-static void mpi_init_f(MPI_Fint *ierr) {
-  if (!pmpi_init_) {
+/* The bodies are inlined into each entry (mpif.h / `use mpi`, and `use mpi_f08`), so that RA and CFA
+ * are the entry's: its caller in the program. */
+static inline __attribute__((always_inline)) void init_f(void (*real)(MPI_Fint *), MPI_Fint *ierr) {
+  if (!real) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
   int measured = hp_mpi_begin(&c, HP_MPI_Init, RA, CFA);
-  pmpi_init_(ierr);
+  real(ierr);
   if (*ierr == MPI_SUCCESS) {
     int level = MPI_THREAD_SINGLE;
     if (PMPI_Query_thread) PMPI_Query_thread(&level);
@@ -95,36 +97,64 @@ static void mpi_init_f(MPI_Fint *ierr) {
   }
   if (measured) hp_mpi_end(&c);
 }
-HP_MPI_FORTRAN(mpi_init, MPI_INIT, mpi_init_f, (MPI_Fint * ierr))
 
-static void mpi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
-  if (!pmpi_init_thread_) {
+static inline __attribute__((always_inline)) void init_thread_f(void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *),
+                                                                MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+  if (!real) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
   int measured = hp_mpi_begin(&c, HP_MPI_Init_thread, RA, CFA);
-  pmpi_init_thread_(required, provided, ierr);
+  real(required, provided, ierr);
   if (*ierr == MPI_SUCCESS) hp_mpi_after_init((int)*provided);
   if (measured) hp_mpi_end(&c);
 }
-HP_MPI_FORTRAN(mpi_init_thread, MPI_INIT_THREAD, mpi_init_thread_f,
-               (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierr))
 
-static void mpi_finalize_f(MPI_Fint *ierr) {
-  if (!pmpi_finalize_) {
+static inline __attribute__((always_inline)) void finalize_f(void (*real)(MPI_Fint *), MPI_Fint *ierr) {
+  if (!real) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Finalize, RA, CFA)) {
-    pmpi_finalize_(ierr);
+    real(ierr);
     return;
   }
-  pmpi_finalize_(ierr);
+  real(ierr);
   hp_mpi_end(&c);
 }
+
+static void mpi_init_f(MPI_Fint *ierr) { init_f(pmpi_init_, ierr); }
+HP_MPI_FORTRAN(mpi_init, MPI_INIT, mpi_init_f, (MPI_Fint * ierr))
+
+static void mpi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+  init_thread_f(pmpi_init_thread_, required, provided, ierr);
+}
+HP_MPI_FORTRAN(mpi_init_thread, MPI_INIT_THREAD, mpi_init_thread_f,
+               (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierr))
+
+static void mpi_finalize_f(MPI_Fint *ierr) { finalize_f(pmpi_finalize_, ierr); }
 HP_MPI_FORTRAN(mpi_finalize, MPI_FINALIZE, mpi_finalize_f, (MPI_Fint * ierr))
+
+/* `use mpi_f08` (gfortran, Open MPI's libmpi_usempif08): the same integers, ierror optional (NULL when
+ * absent: the library then writes none, and the layer reads its own). docs/mpi.md, "Fortran". */
+void pmpi_init_f08_(MPI_Fint *ierr) __attribute__((weak));
+void pmpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) __attribute__((weak));
+void pmpi_finalize_f08_(MPI_Fint *ierr) __attribute__((weak));
+
+HP_MPI_EXPORT void mpi_init_f08_(MPI_Fint *ierr) {
+  MPI_Fint own = MPI_SUCCESS;
+  init_f(pmpi_init_f08_, ierr ? ierr : &own);
+}
+HP_MPI_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+  MPI_Fint own = MPI_SUCCESS;
+  init_thread_f(pmpi_init_thread_f08_, required, provided, ierr ? ierr : &own);
+}
+HP_MPI_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) {
+  MPI_Fint own = MPI_SUCCESS;
+  finalize_f(pmpi_finalize_f08_, ierr ? ierr : &own);
+}
 
 /* ---- persistent requests ---- */
 
@@ -421,25 +451,39 @@ static MPI_Fint *own_fstatuses(int n, MPI_Fint *inline_buf, int inline_n) {
   return n <= inline_n ? inline_buf : malloc((size_t)n * FSS * sizeof(MPI_Fint));
 }
 
-static void mpi_wait_f(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
-  if (!pmpi_wait_) {
+typedef void (*fwait_fn)(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
+
+/* Inlined into each entry, so that RA and CFA are the entry's: its caller in the program. */
+static inline __attribute__((always_inline)) void wait_f(fwait_fn real, MPI_Fint *request, MPI_Fint *status,
+                                                         MPI_Fint *ierr) {
+  if (!real) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
   if (!hp_mpi_begin(&c, HP_MPI_Wait, RA, CFA)) {
-    pmpi_wait_(request, status, ierr);
+    real(request, status, ierr);
     return;
   }
   pending p;
   pending_take(&p, 1, NULL, request);
   MPI_Fint own[FSS];
   if (p.any && hp_mpi_f_status_ignore(status)) status = own;
-  pmpi_wait_(request, status, ierr);
+  real(request, status, ierr);
   if (p.any && *ierr == MPI_SUCCESS) pending_done_f(&p, 0, status);
   hp_mpi_end(&c);
 }
+
+static void mpi_wait_f(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) { wait_f(pmpi_wait_, request, status, ierr); }
 HP_MPI_FORTRAN(mpi_wait, MPI_WAIT, mpi_wait_f, (MPI_Fint * request, MPI_Fint *status, MPI_Fint *ierr))
+
+/* `use mpi_f08` (gfortran, Open MPI): the same arguments (TYPE(MPI_Request) and TYPE(MPI_Status) hold
+ * the integers of the mpif.h forms), ierror optional (NULL when absent). */
+void pmpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
+  MPI_Fint own_ierr = MPI_SUCCESS;
+  wait_f(pmpi_wait_f08_, request, status, ierr ? ierr : &own_ierr);
+}
 
 static void mpi_test_f(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) {
   if (!pmpi_test_) {

@@ -77,6 +77,14 @@ int hp_mpi_f_statuses_ignore(const MPI_Fint *statuses);
   HP_MPI_EXPORT void lower params __attribute__((alias(#impl)));         \
   HP_MPI_EXPORT void upper params __attribute__((alias(#impl)));
 
+/* ---- io.c: MPI-IO bytes and bandwidth, as TAU's context events ---- */
+
+/* The clock a blocking MPI-IO call's bandwidth is measured with (ns). */
+uint64_t hp_io_start(void);
+/* After a read (write = 0) or a write of count × datatype: the bytes, and the bandwidth since
+ * start_ns (0: a non-blocking call, no bandwidth). */
+void hp_io_done(int write, int count, MPI_Datatype datatype, uint64_t start_ns);
+
 /* ---- account.c: bytes moved, as TAU's atomic user events ---- */
 
 /* count elements of datatype, in bytes (0 for MPI_DATATYPE_NULL or an error). */

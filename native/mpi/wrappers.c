@@ -84,6 +84,23 @@ const char *const hp_mpi_event_names[HP_MPI_N] = {
   "MPI_Comm_create()",
   "MPI_Comm_free()",
   "MPI_Cart_create()",
+  "MPI_File_open()",
+  "MPI_File_close()",
+  "MPI_File_read()",
+  "MPI_File_read_all()",
+  "MPI_File_read_at()",
+  "MPI_File_read_at_all()",
+  "MPI_File_write()",
+  "MPI_File_write_all()",
+  "MPI_File_write_at()",
+  "MPI_File_write_at_all()",
+  "MPI_File_iread()",
+  "MPI_File_iwrite()",
+  "MPI_File_iread_at()",
+  "MPI_File_iwrite_at()",
+  "MPI_File_seek()",
+  "MPI_File_set_view()",
+  "MPI_File_sync()",
   "MPI_Win_create()",
   "MPI_Win_allocate()",
   "MPI_Win_free()",
@@ -139,6 +156,38 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_send, MPI_SEND, mpi_send_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
+
+void pmpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_send_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_tr_send(dest, tag, comm, count, datatype);
+  }
+  pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!PMPI_Bsend) return MPI_ERR_INTERN;
@@ -307,6 +356,36 @@ static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_recv, MPI_RECV, mpi_recv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
+
+void pmpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_recv_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Recv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+    return;
+  }
+  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
+  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
+  pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    MPI_Status status;
+    if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Status status_c;
+    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
+    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   if (!PMPI_Sendrecv) return MPI_ERR_INTERN;
@@ -634,6 +713,41 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
 }
 HP_MPI_FORTRAN(mpi_isend, MPI_ISEND, mpi_isend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
+void pmpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_isend_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+    return;
+  }
+  pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_sent_to(count, datatype, dest, comm);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int dest = (int)*f_dest;
+    int tag = (int)*f_tag;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   if (!PMPI_Ibsend) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -806,6 +920,33 @@ static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
 }
 HP_MPI_FORTRAN(mpi_irecv, MPI_IRECV, mpi_irecv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
+void pmpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_irecv_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+    return;
+  }
+  pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_req_recv(PMPI_Request_f2c(*f_request), 0);
+  }
+  if (hp_tr_on()) {
+    int rc = *ierr;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    MPI_Request request_c = PMPI_Request_f2c(*f_request);
+    MPI_Request *request = &request_c;
+    if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   if (!PMPI_Send_init) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -923,6 +1064,30 @@ static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
 }
 HP_MPI_FORTRAN(mpi_barrier, MPI_BARRIER, mpi_barrier_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
 
+void pmpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_barrier_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_barrier_f08_(f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_barrier_f08_(f_comm, ierr);
+  if (hp_tr_on()) {
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (!PMPI_Bcast) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -970,6 +1135,40 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_bcast, MPI_BCAST, mpi_bcast_f, (void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
+
+void pmpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_bcast_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   if (!PMPI_Reduce) return MPI_ERR_INTERN;
@@ -1019,6 +1218,40 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
 }
 HP_MPI_FORTRAN(mpi_reduce, MPI_REDUCE, mpi_reduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
+void pmpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_reduce_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    int root = (int)*f_root;
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
+  }
+  hp_mpi_end(&c);
+}
+
 HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!PMPI_Allreduce) return MPI_ERR_INTERN;
   hp_mpi_call c;
@@ -1060,6 +1293,37 @@ static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count,
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_allreduce, MPI_ALLREDUCE, mpi_allreduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
+
+void pmpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+HP_MPI_EXPORT void mpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  MPI_Fint hp_ierr = MPI_SUCCESS;
+  if (!ierr) ierr = &hp_ierr;
+  if (!pmpi_allreduce_f08_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+    return;
+  }
+  if (hp_tr_on()) {
+    hp_tr_coll_begin();
+  }
+  pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    hp_acc_allreduce(count, datatype);
+  }
+  if (hp_tr_on()) {
+    int count = (int)*f_count;
+    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
+    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
+    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
+  }
+  hp_mpi_end(&c);
+}
 
 HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!PMPI_Gather) return MPI_ERR_INTERN;
@@ -2417,6 +2681,495 @@ static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint 
   hp_mpi_end(&c);
 }
 HP_MPI_FORTRAN(mpi_cart_create, MPI_CART_CREATE, mpi_cart_create_f, (MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
+  if (!PMPI_File_open) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_open, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_open(comm, filename, amode, info, fh);
+  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_open_(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) __attribute__((weak));
+static void mpi_file_open_f(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) {
+  if (!pmpi_file_open_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_open, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+    return;
+  }
+  pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_open, MPI_FILE_OPEN, mpi_file_open_f, (MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len))
+
+HP_MPI_EXPORT int MPI_File_close(MPI_File *fh) {
+  if (!PMPI_File_close) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_close, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_close(fh);
+  int rc = PMPI_File_close(fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_close_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_close_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi_file_close_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_close, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_close_(f_fh, ierr);
+    return;
+  }
+  pmpi_file_close_(f_fh, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_close, MPI_FILE_CLOSE, mpi_file_close_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read, MPI_FILE_READ, mpi_file_read_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_all(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_all(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_all, MPI_FILE_READ_ALL, mpi_file_read_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_at, MPI_FILE_READ_AT, mpi_file_read_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_read_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_read_at_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, mpi_file_read_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write, MPI_FILE_WRITE, mpi_file_write_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_all(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_all, MPI_FILE_WRITE_ALL, mpi_file_write_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_at, MPI_FILE_WRITE_AT, mpi_file_write_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_write_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi_file_write_at_all_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, mpi_file_write_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iread(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iread_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iread_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iread, MPI_FILE_IREAD, mpi_file_iread_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iwrite_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iwrite_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite, MPI_FILE_IWRITE, mpi_file_iwrite_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iread_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iread_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iread_at, MPI_FILE_IREAD_AT, mpi_file_iread_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite_at) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_iwrite_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi_file_iwrite_at_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT, mpi_file_iwrite_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  if (!PMPI_File_seek) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_seek(fh, offset, whence);
+  int rc = PMPI_File_seek(fh, offset, whence);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_seek_(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_seek_f(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  if (!pmpi_file_seek_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+    return;
+  }
+  pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_seek, MPI_FILE_SEEK, mpi_file_seek_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) {
+  if (!PMPI_File_set_view) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_set_view_(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) __attribute__((weak));
+static void mpi_file_set_view_f(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) {
+  if (!pmpi_file_set_view_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+    return;
+  }
+  pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_set_view, MPI_FILE_SET_VIEW, mpi_file_set_view_f, (MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len))
+
+HP_MPI_EXPORT int MPI_File_sync(MPI_File fh) {
+  if (!PMPI_File_sync) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_sync, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_sync(fh);
+  int rc = PMPI_File_sync(fh);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_sync_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
+static void mpi_file_sync_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi_file_sync_) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_sync, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
+    pmpi_file_sync_(f_fh, ierr);
+    return;
+  }
+  pmpi_file_sync_(f_fh, ierr);
+  hp_mpi_end(&c);
+}
+HP_MPI_FORTRAN(mpi_file_sync, MPI_FILE_SYNC, mpi_file_sync_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   if (!PMPI_Win_create) return MPI_ERR_INTERN;

@@ -111,6 +111,7 @@ void hp_sample_config_read(void) {
     else hp_warn("%s=%s is not a usable signal (a name like SIGPROF or a number); using SIGPROF", used, sig);
   }
 
+  hp_service_config_read();
   hp_sample_config_use_wall();
   const char *src = hp_env("HYPROF_SAMPLE_SOURCE", "TAU_EBS_SOURCE", &used);
   if (!src || !*src) return;

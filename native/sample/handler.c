@@ -36,7 +36,7 @@
 volatile uint64_t hp_drops_no_thread_state;
 
 static inline uint64_t sample_clock(const hp_sample_thread *st) {
-  if (hp_scfg.kind == HP_SRC_ITIMER_CPU) {
+  if (st->cpu_time) {
     struct timespec ts;
     clock_gettime(st->cpu_clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -155,7 +155,7 @@ void hp_sample_take(void *uc) {
   if (hp_trace_on) hp_trace_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, pcs, depth);
   /* HYPROF_FOLD: the sample's offset in the instances around it (core/fold.c, async-signal-safe:
    * preallocated records, atomic loads, clock and counter reads only) */
-  if (hp_fold_series) hp_fold_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, context, pcs, depth);
+  if (hp_fold_series) hp_fold_sample(t, st->cpu_time ? hp_now_ns() : now, context, pcs, depth);
 }
 
 #ifdef HYPROF_BENCH_HANDLER

@@ -107,15 +107,21 @@ static void start_thread_sampling(hp_thread *t, hp_sample_thread *st) {
 
 static void thread_start(hp_thread *t) {
   if (!sampling_on || hp_sample_of(t)) return;
+  /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed), and
+   * the start routine's object is found in the snapshot (service.c) */
+  hp_maps_refresh();
+  /* a runtime service thread gets its CPU clock, or no source (service.c); decided before its
+   * timer exists, so no sample comes under the other clock */
+  int clock = hp_service_thread_clock(t);
+  if (clock == HP_THREAD_CLOCK_NONE) return;
   hp_sample_thread *st = hp_stable_new();
   if (!st) {
     if (!__atomic_exchange_n(&start_warned, 1, __ATOMIC_ACQ_REL))
       hp_warn("no memory for the sample table of thread %u; that thread is not sampled", t->index);
     return;
   }
+  st->cpu_time = hp_scfg.kind == HP_SRC_ITIMER_CPU || clock == HP_THREAD_CLOCK_CPU;
   stack_bounds(st);
-  /* libraries dlopen'ed since the last refresh become unwindable (dlopen is not interposed) */
-  hp_maps_refresh();
   /* published before the first signal can arrive */
   __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], st, __ATOMIC_RELEASE);
   start_thread_sampling(t, st);

@@ -58,7 +58,13 @@ typedef struct hp_sample_config {
   int signo;
   uint32_t table_entries;   /* sample records per thread */
   uint32_t arena_pcs;       /* program counters per thread (shared by all records) */
+  int service_mode;         /* HYPROF_SERVICE_THREADS: HP_SERVICE_* (service.c) */
 } hp_sample_config;
+
+/* How runtime service threads are sampled (service.c). */
+enum { HP_SERVICE_CPU = 0, HP_SERVICE_WALL = 1, HP_SERVICE_OFF = 2 };
+/* What one thread gets (hp_service_thread_clock). */
+enum { HP_THREAD_CLOCK_DEFAULT = 0, HP_THREAD_CLOCK_CPU, HP_THREAD_CLOCK_NONE };
 
 extern hp_sample_config hp_scfg;
 
@@ -128,7 +134,9 @@ typedef struct hp_sample_thread {
   int perf_fd_last;               /* the last perf descriptor, kept after stopping so a late
                                      overflow signal from it is still recognised as ours */
   int papi_set;                   /* PAPI event set, -1 when none */
-  clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu) */
+  clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu, or a service thread's) */
+  int cpu_time;                   /* its timer runs on cpu_clock: itimer-cpu, or a runtime service
+                                     thread under itimer-wall (service.c); set before the timer */
   uint64_t last_ns;               /* clock reading at the previous sample (or start) */
   uintptr_t stack_lo, stack_hi;   /* the thread's stack, for the frame-pointer walk */
 
@@ -173,6 +181,12 @@ static inline uint64_t hp_read(const volatile uint64_t *c) { return __atomic_loa
 void hp_sample_config_read(void);
 void hp_sample_config_use_wall(void);   /* after a source could not be opened */
 int hp_sample_is_on(void);              /* sample.c: process init succeeded */
+
+/* service.c: runtime service threads. The clock the calling thread t is sampled by (HP_THREAD_CLOCK_*),
+ * from its start routine; not in a signal handler. The metadata half is async-signal-safe. */
+void hp_service_config_read(void);
+int hp_service_thread_clock(const hp_thread *t);
+void hp_service_add_metadata(void);
 
 /* write.c: the module's part of the raw file (module.h: add_metadata, write_drops, write_sections) */
 void hp_sample_add_metadata(void);

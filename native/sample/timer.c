@@ -24,7 +24,7 @@ int hp_timer_is_ours(const siginfo_t *si) {
 
 int hp_timer_start(hp_sample_thread *st, pid_t tid) {
   clockid_t clock = CLOCK_MONOTONIC;
-  if (hp_scfg.kind == HP_SRC_ITIMER_CPU) {
+  if (st->cpu_time) {
     if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_THREAD_CPUTIME_ID;
     st->cpu_clock = clock;
     struct timespec ts;

@@ -140,6 +140,7 @@ void hp_sample_add_metadata(void) {
   meta_u64("HYPROF_UNWIND_DEPTH", hp_scfg.unwind_depth);
   hp_meta_add("HYPROF_UNWINDER", hp_scfg.unwinder == HP_UNW_FP ? "fp" : "libunwind");
   hp_meta_add("HYPROF_SIGNAL", signal_name(hp_scfg.signo, sig));
+  hp_service_add_metadata();
   meta_u64("HYPROF_SAMPLE_TABLE", hp_scfg.table_entries);
 
   uint64_t total[HP_DROP_NREASONS] = {0}, taken = 0;
