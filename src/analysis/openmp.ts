@@ -215,9 +215,16 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
       if (why) notes.push(`${p.file}: the OpenMP runtime ${other.path} did not start the OpenMP tool (${why}): no OpenMP events or metrics were recorded`);
     }
     if (data.withoutTool.includes(p.file) && gomp) {
+      // Under `hyprof run` or hyprof-exec with libomp installed, libomp was put first on
+      // LD_LIBRARY_PATH and the program loaded libgomp all the same: telling it to run under them
+      // would send the user in a circle.
+      const offered = p.info.attributes.some(([k]) => k === 'OpenMP Substitution Offered');
+      const advice = offered
+        ? "LLVM's libomp was put in its place on LD_LIBRARY_PATH, and the program loaded libgomp all the same (an RPATH naming libgomp's directory, or HYPROF_OPENMP=off); build it with clang -fopenmp"
+        : "run it under `hyprof run` or hyprof-exec, which put LLVM's libomp in its place when it is installed";
       notes.push(
         `${p.file}: the program uses GNU libgomp, which has no OpenMP tools interface: no OpenMP events or metrics were ` +
-          "recorded (run it under `hyprof run`, which substitutes LLVM's libomp when it is installed)",
+          `recorded (${advice})`,
       );
     }
   }
