@@ -83,7 +83,11 @@ test.serial('every launch form: all ranks, the same MPI and OpenMP events per ra
     t.deepEqual([...events.keys()].sort(), [0, 1, 2, 3], `form ${form}: every rank`);
     for (const [rank, names] of reference) t.deepEqual(events.get(rank), names, `form ${form}, rank ${rank}: the events of form B`);
     t.deepEqual(substitutedRanks(dir), [0, 1, 2, 3], `form ${form}: the substitution is in every rank's metadata`);
+    // Only the ranks' programs: no launcher process (the shell of hyprof-exec under form D) measured.
+    const contexts = new Set(readTauProfileDir(dir).threads[0].map((th) => th.context));
+    t.deepEqual([...contexts], [0], `form ${form}: context 0 only`);
     t.notRegex(stderr[form], /run it under `hyprof run`/, `form ${form}`);
+    if (form !== 'B') t.is(stderr[form].split('GNU libgomp replaced by LLVM libomp').length - 1, 1, `form ${form}: the substitution said once for the job\n${stderr[form]}`);
     t.notRegex(stderr[form], /GNU libgomp, which has no OpenMP tools interface/, `form ${form}`);
     const tau = readWithTau(dir);
     t.true(tau.ok, `form ${form}: ${tauReaderComplaints(tau)}`);

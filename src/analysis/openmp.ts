@@ -232,6 +232,23 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
   return notes;
 }
 
+/**
+ * The notes of openmpNotes for all processes of a resolve, each text once: the ranks of an MPI job
+ * all ran on the same substitute, or all loaded libgomp, and one line says it for them
+ * (`4 processes (<first file> and 3 more): ...`), not one line per rank.
+ */
+export function mergeProcessNotes(notes: string[]): string[] {
+  const byText = new Map<string, string[]>();
+  for (const note of notes) {
+    const at = note.indexOf(': ');
+    const [file, text] = at > 0 ? [note.slice(0, at), note.slice(at + 2)] : ['', note];
+    byText.set(text, [...(byText.get(text) ?? []), file]);
+  }
+  return [...byText].map(([text, files]) =>
+    files.length === 1 ? (files[0] ? `${files[0]}: ${text}` : text) : `${files.length} processes (${files[0]} and ${files.length - 1} more): ${text}`,
+  );
+}
+
 /** Analyse raw files directly (tests, and `hyprof resolve` before the profile is written). */
 export async function analyzeRawFiles(files: string[]): Promise<OpenmpFile> {
   const procs = files.map((f) => readRawFile(f));
