@@ -221,7 +221,7 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
       const offered = p.info.attributes.some(([k]) => k === 'OpenMP Substitution Offered');
       const advice = offered
         ? "LLVM's libomp was put in its place on LD_LIBRARY_PATH, and the program loaded libgomp all the same (an RPATH naming libgomp's directory, or HYPROF_OPENMP=off); build it with clang -fopenmp"
-        : "run it under `hyprof run` or hyprof-exec, which put LLVM's libomp in its place when it is installed";
+        : "run it under `hyprof run` or hyprof-exec with LLVM's libomp installed (the libomp5 package): they put it in libgomp's place";
       notes.push(
         `${p.file}: the program uses GNU libgomp, which has no OpenMP tools interface: no OpenMP events or metrics were ` +
           `recorded (${advice})`,
