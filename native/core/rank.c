@@ -46,6 +46,17 @@ int hp_is_launcher(char *name, size_t cap) {
       return 1;
     }
   }
+  /* hyprof's own per-rank launcher, bin/hyprof-exec: a shell script (the executable is the shell, the
+   * process's name the script's), which inherits the LD_PRELOAD of `hyprof run -- mpirun ...
+   * hyprof-exec ./app` and execs the rank's program without starting any process. */
+  char comm[32];
+  if (hp_read_small_file("/proc/self/comm", comm, sizeof comm) > 0 && strcmp(comm, "hyprof-exec") == 0) {
+    if (name && cap) {
+      strncpy(name, comm, cap - 1);
+      name[cap - 1] = 0;
+    }
+    return 1;
+  }
   return 0;
 }
 

@@ -114,6 +114,18 @@ static int runtime_code_cb(struct dl_phdr_info *info, size_t size, void *data) {
   return 1;
 }
 
+/* HYPROF_OPENMP_SUBSTITUTED is given to every rank of `hyprof run -- mpirun ...` and of
+ * bin/hyprof-exec with a directory holding only `libgomp.so.1 -> libomp.so.5` first on
+ * LD_LIBRARY_PATH (src/analysis/openmp-runtime.ts): the substitution took place only where the
+ * runtime that starts this tool (which libgomp never does) was loaded under libgomp's name. */
+static int loaded_as_libgomp(void *in_runtime) {
+  Dl_info info;
+  if (!dladdr(in_runtime, &info) || !info.dli_fname) return 0;
+  const char *base = strrchr(info.dli_fname, '/');
+  base = base ? base + 1 : info.dli_fname;
+  return strncmp(base, "libgomp.so", 10) == 0;
+}
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   if (!hp_init()) return 0;
   runtime_initialised = 1;
@@ -135,7 +147,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
   hp_meta_add_live("OpenMP Tool", level_names[hp_omp_level]);
   hp_meta_add_live("OpenMP Runtime", hp_omp_runtime);
   const char *subst = getenv("HYPROF_OPENMP_SUBSTITUTED");
-  if (subst && *subst) hp_meta_add_live("OpenMP Runtime Substituted", subst);
+  if (subst && *subst && loaded_as_libgomp((void *)lookup)) hp_meta_add_live("OpenMP Runtime Substituted", subst);
   return 1; /* keep the tool */
 }
 
@@ -150,6 +162,9 @@ static void finalize(ompt_data_t *tool_data) {
  * `hyprof resolve` says why only when one of these explains it (a program that exits before its
  * first OpenMP construct never starts the runtime at all). */
 static char omp_tool_env[64], omp_tool_libraries_env[512];
+/* `hyprof run` or bin/hyprof-exec offered LLVM's libomp in libgomp's place: a process that still
+ * loaded libgomp is then not told to run under them (src/analysis/openmp.ts). */
+static int substitution_offered;
 
 /* Name the runtime's frames in samples from its code's addresses (stitch.c): from the start when the
  * program is linked with an LLVM / Intel OpenMP runtime (its initialisation, before it starts the
@@ -171,6 +186,8 @@ static void process_start(void) {
   if (v) snprintf(omp_tool_env, sizeof omp_tool_env, "%s", v);
   v = getenv("OMP_TOOL_LIBRARIES");
   if (v) snprintf(omp_tool_libraries_env, sizeof omp_tool_libraries_env, "%s", v);
+  v = getenv("HYPROF_OPENMP_SUBSTITUTED");
+  substitution_offered = v && *v;
 }
 
 /* Async-signal-safe: hp_meta_add only. */
@@ -178,6 +195,7 @@ static void add_metadata(void) {
   if (__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
   if (omp_tool_env[0]) hp_meta_add("OMP_TOOL", omp_tool_env);
   if (omp_tool_libraries_env[0]) hp_meta_add("OMP_TOOL_LIBRARIES", omp_tool_libraries_env);
+  if (substitution_offered) hp_meta_add("OpenMP Substitution Offered", "yes");
 }
 HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
   static ompt_start_tool_result_t result = {initialize, finalize, {0}};

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { applyVars, type EnvVar } from '../base/env-vars.js';
 
 /** Where Debian / Ubuntu and LLVM's own packages put libomp. */
 const LIBOMP_CANDIDATES = [
@@ -64,16 +65,38 @@ export function planOpenmpRuntime(
         '(install libomp, e.g. the libomp5 package, or build with clang -fopenmp)',
     };
   }
-  const dir = join(workDir, 'openmp-runtime');
+  const vars = openmpSubstitution(join(workDir, 'openmp-runtime'), libomp);
+  const applied = applyVars(base, vars);
+  return {
+    env: Object.fromEntries(vars.map((v) => [v.name, applied[v.name] ?? ''])),
+    note: `hyprof: ${substitutionText(libomp)}`,
+  };
+}
+
+/** What the metadata and the notes say of a substituted runtime. */
+function substitutionText(libomp: string): string {
+  return `GNU libgomp replaced by LLVM libomp (${libomp}) so that the OpenMP tools interface is active; run times may differ from runs on libgomp`;
+}
+
+/**
+ * The variables that run a libgomp program on `libomp`: `dir` (created) holds `libgomp.so.1 → libomp`
+ * and goes first on LD_LIBRARY_PATH; HYPROF_OPENMP_SUBSTITUTED says so in the profile's metadata.
+ * The directory holds nothing else, so a program without libgomp loads nothing from it, and the
+ * runtime records the substitution only where the OpenMP runtime was loaded under libgomp's name
+ * (native/ompt/tool.c): the variables may be given to every rank of a job without looking at the
+ * program (`hyprof run -- mpirun ...`, bin/hyprof-exec).
+ */
+export function openmpSubstitution(dir: string, libomp: string): EnvVar[] {
   mkdirSync(dir, { recursive: true });
   const link = join(dir, 'libgomp.so.1');
-  if (!existsSync(link)) symlinkSync(libomp, link);
-  const text = `GNU libgomp replaced by LLVM libomp (${libomp}) so that the OpenMP tools interface is active; run times may differ from runs on libgomp`;
-  return {
-    env: {
-      LD_LIBRARY_PATH: base.LD_LIBRARY_PATH ? `${dir}:${base.LD_LIBRARY_PATH}` : dir,
-      HYPROF_OPENMP_SUBSTITUTED: text,
-    },
-    note: `hyprof: ${text}`,
-  };
+  try {
+    symlinkSync(libomp, link);
+  } catch (e) {
+    // made already (by an earlier run, or another rank at the same moment)
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  return [
+    { name: 'LD_LIBRARY_PATH', how: 'prepend', value: dir, why: 'LLVM libomp in GNU libgomp\'s place: the OpenMP tools interface is active' },
+    { name: 'HYPROF_OPENMP_SUBSTITUTED', how: 'set', value: substitutionText(libomp), why: 'recorded in the metadata where the substitution took place' },
+  ];
 }

@@ -215,9 +215,16 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
       if (why) notes.push(`${p.file}: the OpenMP runtime ${other.path} did not start the OpenMP tool (${why}): no OpenMP events or metrics were recorded`);
     }
     if (data.withoutTool.includes(p.file) && gomp) {
+      // Under `hyprof run` or hyprof-exec with libomp installed, libomp was put first on
+      // LD_LIBRARY_PATH and the program loaded libgomp all the same: telling it to run under them
+      // would send the user in a circle.
+      const offered = p.info.attributes.some(([k]) => k === 'OpenMP Substitution Offered');
+      const advice = offered
+        ? "LLVM's libomp was put in its place on LD_LIBRARY_PATH, and the program loaded libgomp all the same (an RPATH naming libgomp's directory, or HYPROF_OPENMP=off); build it with clang -fopenmp"
+        : "run it under `hyprof run` or hyprof-exec with LLVM's libomp installed (the libomp5 package): they put it in libgomp's place";
       notes.push(
         `${p.file}: the program uses GNU libgomp, which has no OpenMP tools interface: no OpenMP events or metrics were ` +
-          "recorded (run it under `hyprof run`, which substitutes LLVM's libomp when it is installed)",
+          `recorded (${advice})`,
       );
     }
   }
@@ -231,6 +238,23 @@ export function openmpNotes(procs: RawProcess[], data: OpenmpFile): string[] {
     }
   }
   return notes;
+}
+
+/**
+ * The notes of openmpNotes for all processes of a resolve, each text once: the ranks of an MPI job
+ * all ran on the same substitute, or all loaded libgomp, and one line says it for them
+ * (`4 processes (<first file> and 3 more): ...`), not one line per rank.
+ */
+export function mergeProcessNotes(notes: string[]): string[] {
+  const byText = new Map<string, string[]>();
+  for (const note of notes) {
+    const at = note.indexOf(': ');
+    const [file, text] = at > 0 ? [note.slice(0, at), note.slice(at + 2)] : ['', note];
+    byText.set(text, [...(byText.get(text) ?? []), file]);
+  }
+  return [...byText].map(([text, files]) =>
+    files.length === 1 ? (files[0] ? `${files[0]}: ${text}` : text) : `${files.length} processes (${files[0]} and ${files.length - 1} more): ${text}`,
+  );
 }
 
 /** Analyse raw files directly (tests, and `hyprof resolve` before the profile is written). */

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { compilerFamily, instrumentFlags } from './instrument-flags.js';
 import { fortranModDir, fortranModPath, includeDir, installedPrefix, libDir, mpiLibPath, mpiRuntime, packageRoot, requireRuntime } from '../base/package-root.js';
 import { readSelectFile } from './select-file.js';
+import { findLibomp } from '../analysis/openmp-runtime.js';
+import { execEnvScript } from '../run/measured-env.js';
 
 interface ConfigOptions {
   cflags?: boolean;
@@ -22,6 +24,8 @@ interface ConfigOptions {
   select?: string;
   compiler?: string;
   wrapper?: string;
+  execEnv?: boolean;
+  exec?: boolean;
 }
 
 /** The MPI layer's library, or a UserError saying why it is not there. */
@@ -103,12 +107,26 @@ export function register(program: Command): void {
     .option('--instrument', 'compiler instrumentation: -g -finstrument-functions (gcc, clang, gfortran; with --select, the exclusions gcc can express)')
     .option('--select <file>', "TAU's selective instrumentation file for --instrument (at run time: HYPROF_SELECT_FILE / TAU_SELECT_FILE)")
     .option('--wrapper <lang>', 'the path of the compiler wrapper script for make (cc, c++ or f90): CC="$(npx hyprof config --wrapper cc)", no Node start-up per compile')
+    .option('--exec', 'the path of bin/hyprof-exec, the per-rank launcher of MPI jobs (a shell script: mpirun -np 128 "$(npx hyprof config --exec)" ./app)')
+    .option('--exec-env', 'the environment of a measured process as POSIX shell lines (what bin/hyprof-exec, the per-rank launcher, sources)')
     .option('--compiler <name>', 'the compiler --instrument is for: gcc, g++, gfortran or clang (default: $CC, else gcc)')
     .addHelpText(
       'after',
       '\nWith no option, prints --cflags and --libs.\nExamples:\n  gcc $(npx hyprof config --cflags) app.c -o app $(npx hyprof config --libs)\n  mpicc app.c -o app $(npx hyprof config --libs --mpi)      # MPI: every rank writes profile.<rank>.0.*\n  gfortran $(npx hyprof config --fflags) app.f90 -o app $(npx hyprof config --libs)   # use hyprof\n  mpif90 app.f90 -o app $(npx hyprof config --libs --mpi)\n  gcc $(npx hyprof config --instrument) app.c -o app $(npx hyprof config --libs)   # every function a timer',
     )
     .action((opts: ConfigOptions) => {
+      if (opts.exec) {
+        if (installedPrefix) throw new UserError('--exec: the per-rank launcher comes with the npm package (bin/hyprof-exec), not with make install', 1);
+        requireRuntime();
+        process.stdout.write(`${join(packageRoot, 'bin', 'hyprof-exec')}\n`);
+        return;
+      }
+      if (opts.execEnv) {
+        const lib = requireRuntime();
+        const mpiLib = mpiRuntime();
+        process.stdout.write(execEnvScript(mpiLib ? [lib, mpiLib] : [lib], join(libDir, 'openmp-runtime'), findLibomp()));
+        return;
+      }
       if (opts.wrapper !== undefined) {
         if (!['cc', 'c++', 'f90'].includes(opts.wrapper)) throw new UserError(`--wrapper ${opts.wrapper}: the wrappers are cc, c++ and f90`);
         if (installedPrefix) throw new UserError('--wrapper: the compiler wrapper scripts come with the npm package (bin/hyprof-cc, ...), not with make install', 1);

@@ -12,7 +12,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
-import { removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
+import { mergeProcessNotes, removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
 import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
 import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
@@ -258,7 +258,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     warnings: [
       ...[profileFormatWarning(opts.format)].filter((w): w is string => w !== null),
       ...new Set([...symbolizer.warnings, ...warnings]),
-      ...parts.flatMap((p) => p.openmpNotes),
+      ...mergeProcessNotes(parts.flatMap((p) => p.openmpNotes)),
       ...parts.flatMap((p) => p.stackNotes),
       ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
       ...orphans.map(orphanNote),

@@ -5,15 +5,16 @@
  * its options and calls runMeasured.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { loadedLibraries, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
+import { findLibomp, loadedLibraries, openmpSubstitution, planOpenmpRuntime } from '../analysis/openmp-runtime.js';
 import { endEarlySignals } from '../base/early-signals.js';
 import { makeDirs } from '../base/make-dirs.js';
 import { UserError } from '../base/errors.js';
 import { isMpiLauncher, launcherEnv, launcherRank, RANK_RAW_DIR } from './mpi-launchers.js';
-import { cudaLibPath, mpiRuntime, requireRuntime } from '../base/package-root.js';
+import { mpiRuntime, requireRuntime } from '../base/package-root.js';
+import { applyVars, measuredVars } from './measured-env.js';
 import { cudaDriverNote } from './run-cuda.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
@@ -48,19 +49,8 @@ export function childEnv(
   opts: RunCliOptions,
   plan?: NodeJitPlan,
 ): NodeJS.ProcessEnv {
-  const env = { ...base };
-  const lib = Array.isArray(libs) ? libs.join(':') : libs;
-  env.LD_PRELOAD = base.LD_PRELOAD ? `${base.LD_PRELOAD}:${lib}` : lib;
-  env.HYPROF_RAW_DIR = rawDir;
-  // The CUDA layer, where it was built: the CUDA driver loads it when the program initialises CUDA
-  // (CUDA_INJECTION64_PATH), so programs without CUDA never load it (docs/gpu.md). A tool the user
-  // injects already is left in place.
-  if (base.CUDA_INJECTION64_PATH === undefined && existsSync(cudaLibPath)) env.CUDA_INJECTION64_PATH = cudaLibPath;
-  // Symbolizing inside the measured process would cost the program's time: the CLI does it after.
-  env.HYPROF_RESOLVE = '0';
-  if (!opts.sampling) env.HYPROF_SAMPLING = '0';
-  else if (base.HYPROF_SAMPLING === undefined && base.TAU_SAMPLING === undefined) env.HYPROF_SAMPLING = '1';
-  if (opts.period !== undefined) env.HYPROF_PERIOD_US = String(opts.period);
+  // The variables every measured process gets (measured-env.ts, shared with bin/hyprof-exec).
+  const env = applyVars(base, measuredVars(Array.isArray(libs) ? libs : [libs], rawDir, opts));
   // Node programs (and node processes they start): V8 names its JIT code from the start, through the
   // V8 part's code event log or else its perf map, which resolve reads for JavaScript frames in
   // samples (run-node-jit.ts, docs/node.md).
@@ -74,6 +64,20 @@ export function childEnv(
   // The runtime marks the process whose parent is this one as the root of the run.
   env.HYPROF_RUN_PARENT = String(process.pid);
   return env;
+}
+
+/**
+ * `hyprof run -- mpirun ...`: the ranks' programs are not known here (they are among mpirun's
+ * arguments, or a script), so every rank gets the OpenMP substitution, which changes only programs
+ * that load libgomp (openmp-runtime.ts); the resolve names the ranks where it took place.
+ */
+function launcherOpenmpEnv(env: NodeJS.ProcessEnv, rawDir: string): NodeJS.ProcessEnv {
+  const level = (env.HYPROF_OPENMP ?? env.TAU_OMPT_SUPPORT_LEVEL ?? '').toLowerCase();
+  const libomp = findLibomp();
+  if (level === 'off' || !libomp) return {};
+  const vars = openmpSubstitution(join(rawDir, 'openmp-runtime'), libomp);
+  const applied = applyVars(env, vars);
+  return Object.fromEntries(vars.map((v) => [v.name, applied[v.name]]));
 }
 
 /** The file `program` names, as the shell would find it on PATH; null when there is none. */
@@ -244,7 +248,7 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     const env = childEnv(process.env, mpiLib ? [lib, mpiLib] : lib, rawDir, opts, jit);
     // A gcc-built OpenMP program runs on LLVM's libomp when installed: libgomp has no tools interface.
     file = findProgram(program);
-    if (launcher) Object.assign(env, launcherEnv(process.env));
+    if (launcher) Object.assign(env, launcherEnv(process.env), launcherOpenmpEnv(env, rawDir));
     if (launcher && !mpiLib) {
       const note = 'hyprof: the MPI layer is not built (no MPI compiler was found when hyprof was built): ranks are measured without MPI events';
       process.stderr.write(`${note}\n`);
