@@ -212,6 +212,23 @@ traceTest('forks: a child that exits has its own trace, system() and a child tha
   t.true(sameTimes(t, a.locations.find((l) => l.group === 'process 0.0')!, threadOf(out, 0, 0, 0)) >= 2);
 });
 
+traceTest("a TAU program that sets its node (TAU_PROFILE_SET_NODE(0), as TAU's examples do) is traced: under hyprof run, and resolved from its raw directory", async (t) => {
+  const exe = compileC('tau_api_c_trace', ['tau_api_c.c']);
+  const viaRun = join(tmpDir('trace-setnode-run'), 'prof');
+  const r = await hyprof(['run', '--dir', viaRun, '--', exe], { env: { HYPROF_TRACE: '1' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /trace: traces\.otf2 \(OTF2, \d+ locations?, \d+ events\)/);
+  t.true(sameTimes(t, readArchive(t, viaRun).locations[0], threadOf(viaRun, 0, 0, 0)) >= 2);
+  // The program's own files, resolved later from their directory: the whole run, its archive written.
+  const raw = tmpDir('trace-setnode-raw');
+  t.is((await run(exe, [], { env: { HYPROF_DIR: raw, HYPROF_TRACE: '1', HYPROF_RESOLVE: '0' } })).code, 0);
+  const out = tmpDir('trace-setnode-out');
+  const res = await hyprof(['resolve', raw, '-o', out]);
+  t.is(res.code, 0, res.stderr);
+  t.notRegex(res.stderr, /kept beside their raw files/);
+  t.true(sameTimes(t, readArchive(t, out).locations[0], threadOf(out, 0, 0, 0)) >= 2);
+});
+
 traceTest('MPI, 4 ranks with a late sender: one location group per rank, the MPI calls as MPI regions, the receivers\' wait in their MPI_Recv', async (t) => {
   const missingMpi = mpiMissing();
   if (missingMpi) return t.fail(missingMpi);

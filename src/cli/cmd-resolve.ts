@@ -12,6 +12,14 @@ import { abandonResolve, resolveStep } from '../run/resolve-step.js';
 import type { ResolveStepOptions } from '../run/resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from '../run/run-messages.js';
 
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 interface ResolveCliOptions {
   output?: string;
   callpath?: boolean;
@@ -66,6 +74,8 @@ export function register(program: Command): void {
         symbolizer: opts.symbolizer,
         format: opts.format,
         ...(fromOneRun(files) ? { fromRun: true } : {}),
+        // A directory given is a run's raw directory: all the run left.
+        ...(raw.some(isDirectory) ? { rawDirectory: true } : {}),
         orphanTraces,
       });
       for (const [s, h] of handlers) process.off(s, h);

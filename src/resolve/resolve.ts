@@ -49,6 +49,8 @@ export interface ResolveOptions {
    * by _exit, its background jobs resolved later.
    */
   fromRun?: boolean;
+  /** The files are what a run's raw directory holds (`hyprof run`'s, or one named to `hyprof resolve`): a whole run. */
+  rawDirectory?: boolean;
   /**
    * The OTF2 writer (hyprof-otf2, native/otf2/), null when it was not built (no OTF2 library): a run
    * that recorded a trace then gets a note instead of an archive (trace-otf2.ts).
@@ -156,7 +158,12 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
   const ranks = mpiRun ? summarizeRanks(procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }))) : undefined;
   // Every rank is here: several, or the one of a world of one (a program started without mpirun).
-  const allRanks = opts.allRanks ?? (ranks !== undefined && (ranks.present.length > 1 || ranks.worldSize === 1));
+  // Without MPI, a process that set its node (TAU_PROFILE_SET_NODE, as TAU's examples do) is the
+  // whole run when the files are a run's raw directory (hyprof run's, or one named to hyprof
+  // resolve); its own files resolved at its exit are not (a program of forked processes, each with
+  // its node, resolves each at its exit).
+  const allRanks =
+    opts.allRanks ?? (ranks !== undefined ? ranks.present.length > 1 || ranks.worldSize === 1 : opts.fromRun === true || opts.rawDirectory === true);
   const format = profileFormat(opts.format);
   if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
     throw new UserError(

@@ -21,6 +21,8 @@ export interface ResolveStepOptions {
   format?: 'profile' | 'merged';
   /** The files are one run's raw directory (resolve.ts). */
   fromRun?: boolean;
+  /** The files are what a raw directory the user named holds: a whole run (resolve.ts). */
+  rawDirectory?: boolean;
   /** Trace files without a raw file (a process killed before it wrote one): converted into the archive too. */
   orphanTraces?: string[];
 }

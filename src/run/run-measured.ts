@@ -344,6 +344,8 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
   try {
     const summary = await resolveStep(raws, outDir, {
       ...(launcher ? { allRanks: true } : {}),
+      // the run's own raw directory: every process it measured (MPI ranks are judged by their ranks)
+      rawDirectory: true,
       ...(opts.format ? { format: opts.format } : {}),
       orphanTraces: orphanTracesUnder(rawDir),
     });
