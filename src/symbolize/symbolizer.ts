@@ -64,6 +64,15 @@ export class Symbolizer {
   readonly tool: SymbolizerTool | null;
   private readonly cacheDir: string | null;
   private readonly loadedFromDisk = new Set<string>();
+  /**
+   * Resolutions made, per process: [sampled pcs, return addresses]. A Node run's samples repeat the
+   * same few thousand addresses hundreds of thousands of times (every frame of every stack), and each
+   * JIT lookup parses V8's code name: each address is resolved once. Forgotten whenever symbols are
+   * added (run, adopt), since an address unresolved before may resolve after.
+   */
+  private resolved = new WeakMap<RawProcess, [Map<bigint, Resolution>, Map<bigint, Resolution>]>();
+  /** Addresses resolved (not answered from the memo above) so far: what a resolve touched. */
+  lookups = 0;
 
   constructor(private readonly opts: SymbolizeOptions = {}) {
     this.tool = chooseTool(opts.symbolizer);
@@ -155,6 +164,7 @@ export class Symbolizer {
       else for (const [a, f] of t) if (!mine.has(a)) mine.set(a, f);
       this.loadedFromDisk.add(key);
     }
+    this.resolved = new WeakMap();
   }
 
   /** Symbolize the given module addresses of one object file directly (tests, benchmarks). */
@@ -166,6 +176,7 @@ export class Symbolizer {
   }
 
   private async run(modules: ModuleWork[]): Promise<void> {
+    this.resolved = new WeakMap();
     const total = modules.reduce((n, m) => n + m.addresses.size, 0);
     let done = 0;
     // Modules run concurrently: each is one process, and they are independent.
@@ -206,6 +217,8 @@ export class Symbolizer {
         this.opts.onProgress?.(done, total, m.path);
       }),
     );
+    // Again: a resolve made while the modules were being read saw only part of their symbols.
+    this.resolved = new WeakMap();
   }
 
   /**
@@ -213,6 +226,20 @@ export class Symbolizer {
    * but the first of a callpath): looked up at address − 1, inside the call instruction.
    */
   resolve(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
+    let memo = this.resolved.get(p);
+    if (!memo) this.resolved.set(p, (memo = [new Map(), new Map()]));
+    const known = memo[isReturn ? 1 : 0];
+    let r = known.get(pc);
+    if (r === undefined) {
+      r = this.resolveOnce(p, pc, isReturn);
+      known.set(pc, r);
+      this.lookups++;
+    }
+    return r;
+  }
+
+  /** resolve() without the memo. The result is shared by every caller: never changed by them. */
+  private resolveOnce(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
     // What a thread was doing where a runtime's frames were cut out: a frame with a name only.
     const placeholder = placeholderName(pc);
     if (placeholder) return { resolved: true, frames: [{ function: placeholder, file: '', line: 0 }] };
