@@ -122,8 +122,13 @@ export class Symbolizer {
    */
   collect(p: RawProcess): void {
     const map = new AddressMap(p.maps);
+    // The addresses looked up (a return address at − 1): each once, however many stacks hold it.
+    const seen = new Set<bigint>();
     const note = (pc: bigint, i: number) => {
-      const hit = map.lookup(i === 0 ? pc : pc - 1n);
+      const a = i === 0 ? pc : pc - 1n;
+      if (seen.has(a)) return;
+      seen.add(a);
+      const hit = map.lookup(a);
       if (!hit || !symbolizable(hit.mapping)) return;
       this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
     };
