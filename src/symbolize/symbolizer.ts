@@ -63,7 +63,6 @@ export class Symbolizer {
   readonly warnings: string[] = [];
   readonly tool: SymbolizerTool | null;
   private readonly cacheDir: string | null;
-  private readonly loadedFromDisk = new Set<string>();
   /**
    * Resolutions made, per process: [sampled pcs, return addresses]. A Node run's samples repeat the
    * same few thousand addresses hundreds of thousands of times (every frame of every stack), and each
@@ -167,7 +166,6 @@ export class Symbolizer {
       const mine = this.cache.get(key);
       if (!mine) this.cache.set(key, new Map(t));
       else for (const [a, f] of t) if (!mine.has(a)) mine.set(a, f);
-      this.loadedFromDisk.add(key);
     }
     this.resolved = new WeakMap();
   }
@@ -190,10 +188,15 @@ export class Symbolizer {
         let table = this.cache.get(m.key);
         if (!table) this.cache.set(m.key, (table = new Map()));
         const disk = this.cacheDir && m.buildId && this.tool ? this.cacheDir : null;
-        if (disk && !this.loadedFromDisk.has(m.key)) {
-          this.loadedFromDisk.add(m.key);
-          // Kept by an earlier version, the names of gfortran's module procedures may be raw.
-          for (const [a, f] of loadSymbols(disk, m.buildId, this.tool!)) if (!table.has(a)) table.set(a, fortranNames([f])[0]);
+        let trusted = false;
+        if (disk) {
+          const missing = new Set([...m.addresses].filter((a) => !table!.has(a)));
+          if (missing.size > 0) {
+            const stored = loadSymbols(disk, m.buildId, this.tool!, missing);
+            trusted = stored.trusted;
+            // Kept by an earlier version, the names of gfortran's module procedures may be raw.
+            for (const [a, f] of stored.symbols) table.set(a, fortranNames([f])[0]);
+          }
         }
         const addrs = [...m.addresses].filter((a) => !table!.has(a));
         let fromTool = false;
@@ -217,7 +220,7 @@ export class Symbolizer {
         addrs.forEach((a, i) => table!.set(a, symbols[i]));
         // Symbols cached by an earlier version may name PLT stubs `_init`: every address is checked.
         if (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId))) namePltStubs(m.path, [...m.addresses], table);
-        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, table);
+        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, new Map(addrs.map((a) => [a, table!.get(a) ?? null])), trusted);
         done += addrs.length;
         this.opts.onProgress?.(done, total, m.path);
       }),
