@@ -182,9 +182,17 @@ export function addSamples(
   const pcFrames = new PcFrames(opts);
   // Pass 1: every record's context and complete stack (innermost first), and the samples of each
   // chain of its innermost 1..chainDepth frames, to shorten rare chains in pass 2.
-  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; ids: number[]; values: number[] }> = [];
+  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; keys: string[] }> = [];
   const chainCount = new Map<string, number>();
-  const chainKey = (ctxPath: string, ids: number[], d: number) => `${ctxPath}\u0000${ids.slice(0, d).join(',')}`;
+  // The key of the chain of a record's innermost d frames: keys[d], `<context path>\0<id>,<id>...`,
+  // each made from the one before (one string per depth, not a slice and a join per depth and pass).
+  const chainKeys = (ctxPath: string, ids: number[], max: number): string[] => {
+    const keys: string[] = [];
+    if (ids.length === 0) return keys;
+    let k = `${ctxPath}\u0000${ids[0]}`;
+    for (let d = 2; d <= max; d++) keys[d] = k += `,${ids[d - 1]}`;
+    return keys;
+  };
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
@@ -199,13 +207,9 @@ export function addSamples(
     const ids = stack.map((fr) => (fr.id ??= frameTable.id(stackFrame(fr, opts.keepAddresses))));
     if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
     if (stack.length > opts.chainDepth) deeper = true;
-    if (Number.isFinite(opts.chainDepth)) {
-      for (let d = 2; d <= Math.min(opts.chainDepth, ids.length); d++) {
-        const k = chainKey(ctxPath, ids, d);
-        chainCount.set(k, (chainCount.get(k) ?? 0) + r.count);
-      }
-    }
-    records.push({ r, ctxPath, stack, ids, values });
+    const keys = Number.isFinite(opts.chainDepth) ? chainKeys(ctxPath, ids, Math.min(opts.chainDepth, ids.length)) : [];
+    for (let d = 2; d < keys.length; d++) chainCount.set(keys[d], (chainCount.get(keys[d]) ?? 0) + r.count);
+    records.push({ r, ctxPath, stack, values, keys });
   }
   // A chain cut to TAU's depth is extended outward only while it holds RARE_CHAIN_SHARE of the
   // thread's samples: rarer chains keep fewer frames (what a flame graph would not draw), so the
@@ -213,7 +217,7 @@ export function addSamples(
   const minSamples = total * RARE_CHAIN_SHARE;
 
   // Pass 2: the TAU entries.
-  for (const { r, ctxPath, stack, ids, values } of records) {
+  for (const { r, ctxPath, stack, values, keys } of records) {
     const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
     table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
     table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
@@ -222,7 +226,7 @@ export function addSamples(
     let depth = Math.min(stack.length, opts.chainDepth);
     if (Number.isFinite(opts.chainDepth)) {
       let d = 1;
-      while (d < depth && (chainCount.get(chainKey(ctxPath, ids, d + 1)) ?? 0) >= minSamples) d++;
+      while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
       if (d < depth) shortened += r.count;
       depth = d;
     }
