@@ -36,7 +36,7 @@ ifeq ($(shell test "$(HYPROF_PAPI)" != 0 && test -f /usr/include/papi.h && echo 
 endif
 
 .PHONY: all install uninstall clean fortran-module
-all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp $(BUILD)/hyprof_otf2.stamp fortran-module
+all: $(BUILD)/libhyprof.so $(BUILD)/libhyprof_mpi.stamp $(BUILD)/hyprof_otf2.stamp $(BUILD)/libhyprof_cuda.stamp fortran-module
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -48,6 +48,11 @@ $(BUILD)/libhyprof.so: $(OBJECTS)
 # The MPI layer: built with the MPI compiler when there is one, else skipped with a message.
 $(BUILD)/libhyprof_mpi.stamp: $(BUILD)/libhyprof.so scripts/build-mpi.sh $(wildcard native/mpi/*.[ch])
 	sh scripts/build-mpi.sh $(BUILD)
+
+# The CUDA layer: built against CUPTI where CUDA is installed ($CUDA_HOME, default /usr/local/cuda),
+# else skipped with a message (docs/gpu.md). `hyprof run` finds it beside libhyprof.so.
+$(BUILD)/libhyprof_cuda.stamp: $(BUILD)/libhyprof.so scripts/build-cuda.sh $(wildcard native/cuda/*.[ch])
+	sh scripts/build-cuda.sh $(BUILD)
 
 # The trace converter hyprof-otf2: built with the OTF2 library when there is one, else skipped with a
 # message (docs/trace.md).
@@ -95,6 +100,9 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	  install -m 755 $(BUILD)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/ && \
 	  install -m 644 $(BUILD)/hyprof-mpi.pc $(DESTDIR)$(LIBDIR)/pkgconfig/; \
 	fi
+	@if [ -f $(BUILD)/libhyprof_cuda.so ]; then \
+	  echo "install libhyprof_cuda.so"; install -m 755 $(BUILD)/libhyprof_cuda.so $(DESTDIR)$(LIBDIR)/; \
+	fi
 	@if [ -f $(BUILD)/fortran/hyprof.mod ]; then \
 	  echo "install hyprof.mod"; install -m 644 $(BUILD)/fortran/hyprof.mod $(DESTDIR)$(INCLUDEDIR)/; \
 	fi
@@ -104,7 +112,8 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/hyprof-otf2 \
+	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/libhyprof_cuda.so \
+	  $(DESTDIR)$(LIBDIR)/hyprof-otf2 \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof_tau_metadata.h $(DESTDIR)$(INCLUDEDIR)/Profile/Profiler.h \

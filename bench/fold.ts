@@ -13,10 +13,11 @@
  * Run: node dist/bench/fold.js [iterations] [rounds]   (default 100,000,000 and 5; needs valgrind for 2 and 3)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, haveTool, repoRoot, runtimeSources, tmpDir } from '../test/helpers/native.js';
-import { Samples, conditions, fmt, interleave } from './lib.js';
+import { compileC, haveTool, repoRoot, tmpDir } from '../test/helpers/native.js';
+import { buildHandlerBench, printHandlerTable, runHandlerRounds, type HandlerConfig } from './handler-rounds.js';
+import { conditions, fmt } from './lib.js';
 
 const iters = process.argv[2] ?? '100000000';
 const rounds = Number(process.argv[3] ?? 5);
@@ -26,22 +27,10 @@ if (!(Number(iters) > 0) || !(rounds > 0)) {
 }
 const period = '1000';
 const dir = tmpDir('bench-fold');
-const native = join(repoRoot, 'native');
-const papi = existsSync('/usr/include/papi.h');
-const exe = compileC('sampling-handler', [...runtimeSources(), join(repoRoot, 'bench', 'sampling-handler.c')], {
-  link: false,
-  outDir: dir,
-  cflags: ['-std=gnu11', '-O2', '-g', '-fno-omit-frame-pointer', '-DHYPROF_BENCH_HANDLER', `-I${native}`, ...(papi ? ['-DHYPROF_HAVE_PAPI=1'] : [])],
-  ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt', ...(papi ? ['-lpapi'] : [])],
-});
+const exe = buildHandlerBench(dir);
 
-interface Config {
-  name: string;
-  mode: 'base' | 'hyprof';
-  env: Record<string, string>;
-}
 const sampling = { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '10' };
-const configs: Config[] = [
+const configs: HandlerConfig[] = [
   { name: 'workload alone', mode: 'base', env: { HYPROF_SAMPLING: '0' } },
   { name: 'sampling, depth 10', mode: 'hyprof', env: sampling },
   { name: 'sampling + folding the timer around the work', mode: 'hyprof', env: { ...sampling, HYPROF_FOLD: 'bench' } },
@@ -50,17 +39,7 @@ const configs: Config[] = [
 const baseEnv = { HYPROF_DIR: dir, HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0', HYPROF_PERIOD_US: period };
 
 const before = conditions();
-const samples = new Samples();
-interleave(configs, rounds, (c) => {
-  const r = spawnSync(exe, [c.mode, iters, period], { encoding: 'utf8', env: { ...process.env, ...baseEnv, ...c.env } });
-  if (r.status !== 0) throw new Error(`${c.name} failed: ${r.stderr}`);
-  const [, cpu, wall, signals, median, p90] = r.stdout.trim().split(' ');
-  samples.add(`${c.name}|cpu`, Number(cpu));
-  samples.add(`${c.name}|wall`, Number(wall));
-  samples.add(`${c.name}|signals`, Number(signals));
-  samples.add(`${c.name}|median`, Number(median));
-  samples.add(`${c.name}|p90`, Number(p90));
-});
+const samples = runHandlerRounds(exe, configs, rounds, [iters, period], baseEnv);
 
 console.log(`machine: ${before}`);
 console.log(`after: ${conditions()}`);
@@ -69,21 +48,7 @@ console.log(
     'CPU / wall = seconds of the process over the workload; handler = its own time per signal, µs; ' +
     'per signal = (CPU min - workload alone CPU min) / signals.',
 );
-console.log('| configuration | CPU min | CPU median | wall min | wall median | signals | handler median | handler p90 | per signal (CPU) |');
-console.log('|---|---|---|---|---|---|---|---|---|');
-const baseCpu = samples.get('workload alone|cpu').min;
-for (const c of configs) {
-  const cpu = samples.get(`${c.name}|cpu`);
-  const wall = samples.get(`${c.name}|wall`);
-  const signals = samples.get(`${c.name}|signals`).median;
-  const h = c.mode === 'hyprof';
-  const us = (ns: number) => fmt(ns / 1000, 2);
-  const perSignal = !h || !signals ? '–' : `${fmt(((cpu.min - baseCpu) * 1e6) / signals, 1)} µs`;
-  console.log(
-    `| ${c.name} | ${fmt(cpu.min, 3)} | ${fmt(cpu.median, 3)} | ${fmt(wall.min, 3)} | ${fmt(wall.median, 3)} | ${Math.round(signals)} | ` +
-      `${h ? us(samples.get(`${c.name}|median`).median) : '–'} | ${h ? us(samples.get(`${c.name}|p90`).median) : '–'} | ${perSignal} |`,
-  );
-}
+printHandlerTable(configs, samples);
 
 if (!haveTool('valgrind')) {
   console.log('\n(valgrind is not installed: no instruction counts)');

@@ -5,13 +5,15 @@
  *    count is deterministic), divided by the tasks in between; against the uninstrumented run, an
  *    OMPT tool that registers nothing (the runtime's own bookkeeping once a tool is active) and one
  *    that registers the callbacks hyprof's level full uses per task, each empty (the runtime's cost
- *    of calling them: the floor of any tool that sees each task);
+ *    of calling them: the floor of any tool that sees each task); and level full with the trace on
+ *    (HYPROF_TRACE=1: each task's create, switch and complete records, docs/trace.md), with the
+ *    trace file's bytes per task;
  *  - per sample, the sampling handler with the tool off, basic and full on short parallel regions
  *    (2 threads, 1 kHz): its inclusive instructions and the unwinder's steps per sample.
  * Run: node dist/bench/openmp-callgrind.js   (needs valgrind)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileC, libPath, repoRoot } from '../test/helpers/native.js';
@@ -88,14 +90,25 @@ const levels: Array<[string, NodeJS.ProcessEnv]> = [
   ['hyprof, tool off', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'off' }],
   ['basic', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'basic' }],
   ['full', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full' }],
+  ['full, traced (HYPROF_TRACE=1)', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full', HYPROF_TRACE: '1' }],
 ];
+// The trace files of a traced run, in a directory of their own per run: their bytes per task.
+const traceBytes = (dir: string) =>
+  readdirSync(dir).filter((f) => f.endsWith('.trace')).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+let bytesPerTask = NaN;
 for (const [name, env] of levels) {
   const e = { OMP_NUM_THREADS: '1', ...env };
   const out = join(work, 'cg.out');
-  perTask[name] = (callgrind(e, ['tasks', '22'], out) - callgrind(e, ['tasks', '18'], out)) / tasks;
-  const over = name === 'uninstrumented' ? '' : `+${(perTask[name] - perTask.uninstrumented).toFixed(0)}`;
+  const dirs = ['22', '18'].map((n) => join(work, `raw-${name.length}-${n}`));
+  for (const d of dirs) mkdirSync(d);
+  const at = (i: number) => (env.HYPROF_TRACE ? { ...e, HYPROF_RAW_DIR: dirs[i] } : e);
+  perTask[name] = (callgrind(at(0), ['tasks', '22'], out) - callgrind(at(1), ['tasks', '18'], out)) / tasks;
+  if (env.HYPROF_TRACE) bytesPerTask = (traceBytes(dirs[0]) - traceBytes(dirs[1])) / tasks;
+  const d = Math.round(perTask[name] - perTask.uninstrumented);
+  const over = name === 'uninstrumented' ? '' : `${d < 0 ? '' : '+'}${d}`;
   console.log(`| ${name} | ${perTask[name].toFixed(0)} | ${over} |`);
 }
+console.log(`\nTrace file bytes per task (level full, traced): ${bytesPerTask.toFixed(1)}`);
 
 console.log('\nThe sampling handler on 3000 short parallel regions (2 threads, 1 kHz), per sample:');
 console.log('| tool | instructions | unwind steps |');

@@ -11,11 +11,10 @@
  * the rounds), signals taken, the handler's median and 90th percentile (median over the rounds).
  * Run: node dist/bench/sampling.js [iterations] [period_us] [rounds]   (default 150,000,000, 1000, 5)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { compileC, repoRoot, runtimeSources, tmpDir } from '../test/helpers/native.js';
-import { Samples, conditions, fmt, interleave } from './lib.js';
+import { rmSync } from 'node:fs';
+import { tmpDir } from '../test/helpers/native.js';
+import { buildHandlerBench, printHandlerTable, runHandlerRounds, type HandlerConfig } from './handler-rounds.js';
+import { conditions } from './lib.js';
 
 const iters = process.argv[2] ?? '150000000';
 const period = process.argv[3] ?? '1000';
@@ -25,22 +24,9 @@ if (!(Number(iters) > 0) || !(Number(period) > 0) || !(rounds > 0)) {
   process.exit(2);
 }
 const dir = tmpDir('bench-sampling');
-const native = join(repoRoot, 'native');
-const sources = runtimeSources();
-const papi = existsSync('/usr/include/papi.h');
-const exe = compileC('sampling-handler', [...sources, join(repoRoot, 'bench', 'sampling-handler.c')], {
-  link: false,
-  outDir: dir,
-  cflags: ['-std=gnu11', '-O2', '-g', '-fno-omit-frame-pointer', '-DHYPROF_BENCH_HANDLER', `-I${native}`, ...(papi ? ['-DHYPROF_HAVE_PAPI=1'] : [])],
-  ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt', ...(papi ? ['-lpapi'] : [])],
-});
+const exe = buildHandlerBench(dir);
 
-interface Config {
-  name: string;
-  mode: 'base' | 'noop' | 'hyprof';
-  env: Record<string, string>;
-}
-const configs: Config[] = [
+const configs: HandlerConfig[] = [
   { name: 'workload alone', mode: 'base', env: { HYPROF_SAMPLING: '0' } },
   { name: 'no-op timer handler: the floor', mode: 'noop', env: { HYPROF_SAMPLING: '0' } },
   { name: 'libunwind, depth 10', mode: 'hyprof', env: { HYPROF_SAMPLING: '1', HYPROF_UNWIND_DEPTH: '10' } },
@@ -51,19 +37,8 @@ const configs: Config[] = [
 ];
 
 const before = conditions();
-const samples = new Samples();
-interleave(configs, rounds, (c) => {
-  const r = spawnSync(exe, [c.mode, iters, period], {
-    encoding: 'utf8',
-    env: { ...process.env, HYPROF_DIR: dir, HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0', HYPROF_PERIOD_US: period, ...c.env },
-  });
-  if (r.status !== 0) throw new Error(`${c.name} failed: ${r.stderr}`);
-  const [, cpu, wall, signals, median, p90] = r.stdout.trim().split(' ');
-  samples.add(`${c.name}|cpu`, Number(cpu));
-  samples.add(`${c.name}|wall`, Number(wall));
-  samples.add(`${c.name}|signals`, Number(signals));
-  samples.add(`${c.name}|median`, Number(median));
-  samples.add(`${c.name}|p90`, Number(p90));
+const samples = runHandlerRounds(exe, configs, rounds, [iters, period], {
+  HYPROF_DIR: dir, HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0', HYPROF_PERIOD_US: period,
 });
 rmSync(dir, { recursive: true, force: true });
 
@@ -74,18 +49,4 @@ console.log(
     'CPU / wall = seconds of the process over the workload; handler = its own time per signal, µs; ' +
     'per signal = (CPU min - workload alone CPU min) / signals.',
 );
-console.log('| configuration | CPU min | CPU median | wall min | wall median | signals | handler median | handler p90 | per signal (CPU) |');
-console.log('|---|---|---|---|---|---|---|---|---|');
-const baseCpu = samples.get('workload alone|cpu').min;
-for (const c of configs) {
-  const cpu = samples.get(`${c.name}|cpu`);
-  const wall = samples.get(`${c.name}|wall`);
-  const signals = samples.get(`${c.name}|signals`).median;
-  const handler = c.mode === 'hyprof';
-  const us = (ns: number) => fmt(ns / 1000, 2);
-  const perSignal = c.mode === 'base' || !signals ? '–' : `${fmt(((cpu.min - baseCpu) * 1e6) / signals, 1)} µs`;
-  console.log(
-    `| ${c.name} | ${fmt(cpu.min, 3)} | ${fmt(cpu.median, 3)} | ${fmt(wall.min, 3)} | ${fmt(wall.median, 3)} | ${Math.round(signals)} | ` +
-      `${handler ? us(samples.get(`${c.name}|median`).median) : '–'} | ${handler ? us(samples.get(`${c.name}|p90`).median) : '–'} | ${perSignal} |`,
-  );
-}
+printHandlerTable(configs, samples);

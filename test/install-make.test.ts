@@ -52,7 +52,15 @@ test('make install puts the library, headers, MPI layer, OTF2 writer and pkg-con
   const { prefix, log, pkgEnv, noNode } = install();
   t.deepEqual(toolsFound(noNode, ['node', 'npm', 'npx']), []);
   // hyprof-otf2: the OTF2 library is installed with the rest (scripts/install-deps.sh)
-  t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['hyprof-otf2', 'libhyprof.so', 'libhyprof_mpi.so', 'pkgconfig']);
+  // The CUDA layer where CUDA with CUPTI is installed (scripts/build-cuda.sh), as the build says.
+  const cuda = existsSync(join(process.env.CUDA_HOME ?? '/usr/local/cuda', 'include', 'cupti.h'));
+  t.deepEqual(readdirSync(join(prefix, 'lib')).sort(), ['hyprof-otf2', 'libhyprof.so', ...(cuda ? ['libhyprof_cuda.so'] : []), 'libhyprof_mpi.so', 'pkgconfig']);
+  if (cuda) {
+    // it finds the installed runtime beside it, not the build's
+    t.regex(sh('ldd', [join(prefix, 'lib', 'libhyprof_cuda.so')]), new RegExp(`libhyprof\\.so => ${join(prefix, 'lib', 'libhyprof.so').replace(/[/.]/g, '\\$&')}`));
+  } else {
+    t.regex(log, /the CUDA layer \(libhyprof_cuda\.so\) is not built/);
+  }
   t.is(spawnSync(join(prefix, 'lib', 'hyprof-otf2'), ['--check']).status, 0, 'the installed OTF2 writer runs');
   t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
   const headers = readdirSync(join(prefix, 'include')).sort();

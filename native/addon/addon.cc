@@ -146,17 +146,31 @@ napi_value SliceEnd(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-// asyncEnd(slot): settlement. Records the whole statistics and frees the slot.
+// asyncEnd(slot[, unsettled]): settlement. Records the whole statistics and frees the slot. The
+// time from start to settlement (the settle time) is kept beside them as a user event of the region
+// (and of its parameter event): the profile's inclusive value is the region's own code and the
+// regions inside it (docs/node.md), so this is where the wall time of an awaited region is seen.
+// `unsettled` true: the thread exits with the region still pending; its time so far is recorded
+// under another user event, not as a settle time.
 napi_value AsyncEnd(napi_env env, napi_callback_info info) {
   uint32_t index;
-  AsyncSlot *s = SlotArg(env, info, &index);
-  if (!s) return nullptr;
+  napi_value second;
+  bool unsettled = false;
+  AsyncSlot *s = nullptr;
+  if (IdArg(env, info, &index, &second) && index < slots.size() && slots[index].live) s = &slots[index];
+  if (!s) {
+    napi_throw_error(env, nullptr, "hyprof: unknown async region slot");
+    return nullptr;
+  }
+  if (second) napi_get_value_bool(env, second, &unsettled);
   uint64_t incl = hyprof_ext_now() - s->start_ns;
   uint64_t excl = s->excl_ns < incl ? s->excl_ns : incl;
   hyprof_ext_record(s->context, s->parent, s->id, 1, s->child_calls, incl, excl);
   if (s->base != s->id)
     hyprof_ext_record(hyprof_ext_context_of(s->parent, s->base), s->parent, s->base, 1, s->child_calls, incl, excl);
   hyprof_ext_fold_instance(s->id, s->start_ns, incl, s->mstart);   // HYPROF_FOLD: the instance, whole
+  hyprof_ext_settled(s->base, incl, !unsettled);
+  if (s->base != s->id) hyprof_ext_settled(s->id, incl, !unsettled);
   s->live = false;
   free_slots.push_back(index);
   return nullptr;

@@ -24,6 +24,9 @@ typedef struct hp_event {
   const char *name;
   const char *group;
   struct hp_event *hash_next;
+  /* A Node async region's user events (ext.c, hyprof_ext_settled), registered at its first
+   * settlement: its settle times, and the time so far of instances still unsettled at exit. */
+  void *settle_ue, *unsettled_ue;
 } hp_event;
 
 /* Find or create. Returns NULL only when memory cannot be had (then counted). */

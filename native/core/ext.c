@@ -3,6 +3,8 @@
 #include "ext.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
 #include "events.h"
@@ -118,6 +120,30 @@ HP_EXPORT void hyprof_ext_record(uint64_t context, uint64_t parent, uint32_t id,
                                  uint64_t child_calls, uint64_t incl_ns, uint64_t excl_ns) {
   hp_thread *t = hp_thread_self();
   if (t && hp_event_get(id)) hp_stat_record(t, context, parent, id, calls, child_calls, incl_ns, excl_ns);
+}
+
+/* The user event `prefix<name of e>`, registered once per event and kept in *slot (two threads may
+ * race to register it: both get the same handle, hyprof_user_event finds it by name). */
+static hyprof_user_event_t region_user_event(hp_event *e, void **slot, const char *prefix) {
+  hyprof_user_event_t ue = (hyprof_user_event_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (ue) return ue;
+  size_t n = strlen(prefix) + strlen(e->name) + 1;
+  char *name = malloc(n);
+  if (!name) return NULL;
+  snprintf(name, n, "%s%s", prefix, e->name);
+  ue = hyprof_user_event(name);
+  free(name);
+  if (ue) __atomic_store_n(slot, (void *)ue, __ATOMIC_RELEASE);
+  return ue;
+}
+
+HP_EXPORT void hyprof_ext_settled(uint32_t id, uint64_t ns, int settled) {
+  hp_event *e = hp_event_get(id);
+  if (!e || !hp_thread_self()) return;
+  /* microseconds, TAU's unit of time; the name says it, as "GPU Kernel Time (us) : <kernel>" does */
+  hyprof_user_event_t ue = settled ? region_user_event(e, &e->settle_ue, "Settle time (us) : ")
+                                   : region_user_event(e, &e->unsettled_ue, "Unsettled at exit, time so far (us) : ");
+  hyprof_user_event_trigger(ue, (double)ns / 1e3);
 }
 
 HP_EXPORT uint64_t hyprof_ext_context_of(uint64_t parent, uint32_t id) { return hp_context_hash(parent, id); }

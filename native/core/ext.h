@@ -49,6 +49,11 @@ void hyprof_ext_metrics(uint64_t v[HYPROF_EXT_MAX_METRICS]);
 /* An async region's instance at its settlement (HYPROF_FOLD; nothing when `id` is not folded): its
  * start, its length, the thread's metrics at its start. */
 void hyprof_ext_fold_instance(uint32_t id, uint64_t start_ns, uint64_t dur_ns, const uint64_t mstart[HYPROF_EXT_MAX_METRICS]);
+/* An async region of event `id` settled `ns` after its start (settled != 0), or was still unsettled
+ * at the thread's exit `ns` after its start (settled == 0): recorded on the calling thread as the
+ * atomic user event "Settle time (us) : <name>" (resp. "Unsettled at exit, time so far (us) :
+ * <name>"), in microseconds, so that the profile keeps the wall time beside the region's own time. */
+void hyprof_ext_settled(uint32_t id, uint64_t ns, int settled);
 /* Add whole statistics to `context` (= hash(parent, id)) on the calling thread. */
 void hyprof_ext_record(uint64_t context, uint64_t parent, uint32_t id, uint64_t calls, uint64_t child_calls,
                        uint64_t incl_ns, uint64_t excl_ns);

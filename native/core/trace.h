@@ -34,6 +34,20 @@ enum {
   HP_TREC_MPI_COLL_BEGIN = 9,    /* no value */
   HP_TREC_MPI_COLL_END = 10,     /* value comm; op | root << 32, sent, received */
   HP_TREC_MPI_COMM = 11,         /* value comm; size | first << 32, then world ranks, two per word */
+  /* OpenMP, recorded by the OMPT tool (native/ompt/otrace.c). A team instance is named by its
+   * encountering thread: thread index << 32 | that thread's count of parallel regions (0: the
+   * thread's initial task, a team of one). A task by its team instance, its creating thread's number
+   * in that team and the creating thread's count of tasks created (OTF2's generation number). */
+  HP_TREC_OMP_FORK = 12,         /* value requested team size; team instance */
+  HP_TREC_OMP_JOIN = 13,         /* no value; team instance */
+  HP_TREC_OMP_TEAM_BEGIN = 14,   /* no value; team instance, number in team | team size << 32 */
+  HP_TREC_OMP_TEAM_END = 15,     /* no value; team instance */
+  HP_TREC_OMP_TASK_CREATE = 16,  /* no value; team instance, creator's number in team | generation << 32 */
+  HP_TREC_OMP_TASK_SWITCH = 17,  /* as TASK_CREATE: the task this thread switches to */
+  HP_TREC_OMP_TASK_COMPLETE = 18,/* as TASK_CREATE */
+  HP_TREC_OMP_LOCK_ACQUIRE = 19, /* value ompt_mutex_t kind; the mutex's wait id */
+  HP_TREC_OMP_LOCK_RELEASE = 20, /* value ompt_mutex_t kind; the mutex's wait id */
+  /* 21..23: kept for more OpenMP records */
 };
 #define HP_TREC_MAX_WORDS 255
 
@@ -90,6 +104,27 @@ static inline __attribute__((always_inline)) void hp_trace_put(hp_thread *t, uin
  * word and the n (<= HP_TREC_MAX_WORDS) words of payload. Stores into the thread's own buffer only,
  * as hp_trace_put; not called from signal handlers. */
 void hp_trace_put_words(hp_thread *t, uint32_t kind, uint64_t value, const uint64_t *payload, uint32_t n, uint64_t ns);
+
+/* hp_trace_put_words for a record of n <= 2 payload words (the OpenMP tool's, native/ompt/otrace.c:
+ * one or more per task), its common case inline: the same release stores as hp_trace_put; a full
+ * buffer or none goes to hp_trace_put_words. */
+static inline __attribute__((always_inline)) void hp_trace_put_2(hp_thread *t, uint32_t kind, uint64_t value, uint64_t w0,
+                                                                 uint64_t w1, uint32_t n, uint64_t ns) {
+  hp_trace_buf *b = t->trace;
+  uint32_t size = 16 + 8 * n;
+  if (__builtin_expect(b && !!b->mem && b->len + size <= b->cap && n <= 2, 1)) {
+    uint32_t len = b->len;
+    uint64_t *r = (uint64_t *)(b->mem + HP_TRACE_BLOCK_HEADER + len);
+    __atomic_store_n(&r[0], ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&r[1], (value & 0xFFFFFFFFFFFFull) | ((uint64_t)n << 48) | ((uint64_t)kind << 56), __ATOMIC_RELEASE);
+    __atomic_store_n(&r[2], w0, __ATOMIC_RELEASE);
+    if (n > 1) __atomic_store_n(&r[3], w1, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->len, len + size, __ATOMIC_RELEASE);
+    return;
+  }
+  uint64_t payload[2] = {w0, w1};
+  hp_trace_put_words(t, kind, value, payload, n, ns);
+}
 
 /* ---- lifecycle, called by the core ---- */
 

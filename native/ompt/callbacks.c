@@ -58,6 +58,8 @@ static void on_parallel_begin(ompt_data_t *enc_task, const ompt_frame_t *enc_fra
     p->parent_context = hp_stack_context(o->t);
     p->codeptr = hp_omp_user_codeptr(codeptr, enc_frame, NULL, 1);
     p->event = hp_omp_event(o, HP_OMP_PARALLEL, p->codeptr);
+    p->team = hp_omp_tr_new_team(o);
+    if (hp_omp_tracing()) hp_omp_tr_fork(o, p->team, requested); /* before the region's Enter */
     p->level = hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context);
     p->fork_stop = fork_boundary(enc_frame);
     hp_stack_set_cfa(o->t, p->level, p->fork_stop);
@@ -76,6 +78,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc_task, i
   hp_omp_region *r = hp_omp_region_stat(o, p->event);
   if (r && o->itask_end_ns > p->begin_ns && now > o->itask_end_ns) r->mgmt_ns += now - o->itask_end_ns;
   hp_omp_pop_kind(o, HP_OMP_PARALLEL);
+  if (hp_omp_tracing()) hp_omp_tr_join(o, p->team); /* after the region's Leave */
   __atomic_store_n(&p->end_ns, now, __ATOMIC_RELAXED);
   if (o->npars > 0) o->npars--;
   LEAVE(o);
@@ -107,6 +110,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
       it->begin_ns = now;
       it->pushed = 0;
       it->par = p;
+      it->rank = index;
+      it->team = p ? p->team : UINT64_MAX; /* UINT64_MAX: not known (the encountering thread's levels were full) */
+      if (p && hp_omp_tracing()) hp_omp_tr_team(o, 1, it->team, index, actual); /* before a worker's Enter */
       it->level = index == 0 && p ? p->level : -1;
       if (p && index != 0) {
         it->level = hp_omp_push(o, HP_OMP_PARALLEL, p->event, p->parent_context);
@@ -132,6 +138,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         hp_omp_pop_kind(o, HP_OMP_PARALLEL);
       else if (it->par)
         hp_stack_set_cfa(o->t, it->level, it->par->fork_stop); /* the encountering thread joins */
+      if (it->team != UINT64_MAX && hp_omp_tracing()) hp_omp_tr_team(o, 0, it->team, it->rank, 0);
     }
     o->itask_end_ns = now;
     if (o->kind == ompt_thread_worker && o->nitasks == 0) {
@@ -336,6 +343,8 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
   uint64_t now = hp_now_ns();
   int wk = wait_kind(kind);
   if (wk >= 0) hp_omp_pop_kind(o, wk);
+  /* acquired: after the wait's Leave, before the held region's Enter */
+  if (held_kind(kind) >= 0 && hp_omp_tracing()) hp_omp_tr_lock(o, HP_TREC_OMP_LOCK_ACQUIRE, kind, wait_id);
   hp_omp_region *r = cur_region(o);
   if (r && now > o->mutex_begin_ns) r->sync_ns += now - o->mutex_begin_ns;
   __atomic_store_n(&o->mutex_wait_id, 0, __ATOMIC_RELAXED);
@@ -357,6 +366,7 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
   hp_omp_release_blame(o, wait_id, kind == ompt_mutex_critical || !codeptr ? o->mutex_codeptr : codeptr);
   int hk = held_kind(kind);
   if (hk >= 0) hp_omp_pop_kind(o, hk);
+  if (hk >= 0 && hp_omp_tracing()) hp_omp_tr_lock(o, HP_TREC_OMP_LOCK_RELEASE, kind, wait_id);
   LEAVE(o);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../core/thread.h"
+#include "../core/trace.h"
 #include "../core/writer.h"
 #include "ompt.h"
 #include "ompt_abi.h"
@@ -102,6 +103,7 @@ typedef struct hp_omp_par {
   uint64_t begin_ns;
   uint64_t end_ns;           /* when the last region opened in this slot ended */
   const void *codeptr;
+  uint64_t team;             /* its team instance in the trace (core/trace.h, HP_TREC_OMP_*) */
 } hp_omp_par;
 
 /* An implicit task running on this thread. */
@@ -109,9 +111,10 @@ typedef struct hp_omp_itask {
   uint32_t region_event;
   uint32_t pushed;           /* 1 when this thread pushed the region frame (workers) */
   int32_t level;             /* the region's frame in this thread's stack, -1 when none */
-  uint32_t pad;
+  uint32_t rank;             /* this thread's number in the team */
   uint64_t begin_ns;
   uint64_t par_begin_ns;
+  uint64_t team;             /* the team instance (trace), copied: the encountering slot is reused */
   const void *region_codeptr;
   const hp_omp_par *par;     /* the encountering thread's record (its slot may be reused later) */
 } hp_omp_itask;
@@ -156,6 +159,8 @@ typedef struct hp_omp_task {
   hp_thread *thread;         /* thread whose stack holds its frame */
   struct hp_omp_taskstat *stat;  /* its construct's statistics on `thread` */
   struct hp_omp_task *next_free;
+  uint64_t team;             /* its identity in the trace: team instance, creator's number in the */
+  uint32_t creator_rank, gen;/* team, creator's count of tasks created (otrace.c) */
 } hp_omp_task;
 
 /* (kind, code address) -> event, per thread, so events are interned without the registry lock; task
@@ -219,6 +224,8 @@ typedef struct hp_omp_thread {
     uint64_t wait_id;
     uintptr_t exit_cfa, enter_cfa;
   } smp;
+  /* the trace's numbering (otrace.c): parallel regions this thread encountered, tasks it created */
+  uint32_t team_seq, task_gen;
   struct hp_omp_thread *next;
 } hp_omp_thread;
 
@@ -281,6 +288,18 @@ void hp_omp_register_tasks(ompt_set_callback_t set);
 uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind);
 /* The innermost region frame's level on this thread (0, the root, outside regions). */
 int32_t hp_omp_region_level(const hp_omp_thread *o);
+
+/* otrace.c: the OpenMP records of the event trace (HYPROF_TRACE; core/trace.h, HP_TREC_OMP_*), into
+ * the calling thread's own buffer: lock-free and allocation-free as the core's records. Each is
+ * called only when hp_trace_on is set (hp_omp_tracing: one load and a predicted branch when off). */
+#define hp_omp_tracing() __builtin_expect(hp_trace_on, 0)
+uint64_t hp_omp_tr_new_team(hp_omp_thread *o);
+uint64_t hp_omp_tr_team_of(const hp_omp_thread *o, uint32_t *rank);
+void hp_omp_tr_fork(hp_omp_thread *o, uint64_t team, uint32_t requested);
+void hp_omp_tr_join(hp_omp_thread *o, uint64_t team);
+void hp_omp_tr_team(hp_omp_thread *o, int begin, uint64_t team, uint32_t rank, uint32_t size);
+void hp_omp_tr_task(hp_omp_thread *o, uint32_t kind, const hp_omp_task *k);
+void hp_omp_tr_lock(hp_omp_thread *o, uint32_t kind, int mutex_kind, uint64_t wait_id);
 
 /* write.c: the OMPT section, when an OpenMP runtime started the tool. Async-signal-safe. */
 void hp_ompt_write_sections(hp_buf *b);

@@ -54,6 +54,11 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
     k->next_free = NULL;
     if (c->task) c->task->created++;
     new_task->ptr = k;
+    if (hp_omp_tracing()) { /* its identity in the trace: only a traced run pays for it */
+      k->team = hp_omp_tr_team_of(o, &k->creator_rank);
+      k->gen = ++o->task_gen;
+      hp_omp_tr_task(o, HP_TREC_OMP_TASK_CREATE, k);
+    }
   } else if (k) {
     k->next_free = o->free_tasks;
     o->free_tasks = k;
@@ -124,6 +129,8 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
     if (prior_status == ompt_task_complete || prior_status == ompt_task_cancel ||
         prior_status == ompt_task_late_fulfill) {
       finish(o, prior);
+      /* after the task's Leave; the record is still whole (only queued for reuse on this thread) */
+      if (hp_omp_tracing()) hp_omp_tr_task(o, HP_TREC_OMP_TASK_COMPLETE, prior);
       prior_data->ptr = NULL;
     }
     o->in_runtime = 1;
@@ -141,6 +148,8 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
       }
     }
     o->in_runtime = 0;
+    /* the switch to it (a resumption, or its first run), before its Enter on a first run */
+    if (hp_omp_tracing()) hp_omp_tr_task(o, HP_TREC_OMP_TASK_SWITCH, next);
     if (next->thread != o->t) {
       /* first run (or an untied task resumed on another thread): its frame (samples stop at the
        * task's exit frame: the sample hook knows it) */

@@ -458,6 +458,265 @@ static int write_mpi(OTF2_EvtWriter *w, uint32_t pi, const uint64_t *rec, uint64
   }
 }
 
+/* ---- OpenMP: thread teams, tasks, locks (native/ompt/otrace.c; docs/trace.md, "OpenMP") ----
+ * A team instance (one parallel region as run: its encountering thread's index << 32 | its count)
+ * has its members from their TEAM_BEGIN records (number in team, size). One OTF2 thread-team Comm
+ * (paradigm OPENMP) per distinct member list of the run, its group's members being indices into the
+ * OPENMP COMM_LOCATIONS group (every location, in location order): a pool that runs the same threads
+ * in every region has one Comm. A team instance none of whose members began it (count 0: the initial
+ * task of a thread, tasks created outside any parallel region) is the team of its one thread. A task
+ * keeps the runtime's identity: (its team's Comm, its creator's number in the team, the creator's
+ * count of tasks created), unique since a number in a Comm is one location. A lock is numbered per
+ * process by its wait id; acquisitionOrder counts its acquisitions in time order across threads. */
+
+typedef struct u64map {
+  uint64_t *key;
+  uint32_t *val;
+  uint8_t *used;
+  uint32_t n, cap;
+} u64map;
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
+/* The value slot of `key`, inserted with `fresh` when absent. */
+static uint32_t *u64map_at(u64map *m, uint64_t key, uint32_t fresh) {
+  if (m->n * 2 >= m->cap) {
+    u64map b = {0};
+    b.cap = m->cap ? m->cap * 2 : 64;
+    b.key = xrealloc(NULL, b.cap * sizeof *b.key);
+    b.val = xrealloc(NULL, b.cap * sizeof *b.val);
+    b.used = calloc(b.cap, 1);
+    if (!b.used) die("out of memory");
+    for (uint32_t i = 0; i < m->cap; i++)
+      if (m->used[i]) *u64map_at(&b, m->key[i], m->val[i]) = m->val[i];
+    free(m->key);
+    free(m->val);
+    free(m->used);
+    *m = b;
+  }
+  uint32_t i = (uint32_t)mix64(key) & (m->cap - 1);
+  for (; m->used[i]; i = (i + 1) & (m->cap - 1))
+    if (m->key[i] == key) return &m->val[i];
+  m->used[i] = 1;
+  m->key[i] = key;
+  m->val[i] = fresh;
+  m->n++;
+  return &m->val[i];
+}
+
+static void u64map_free(u64map *m) {
+  free(m->key);
+  free(m->val);
+  free(m->used);
+  memset(m, 0, sizeof *m);
+}
+
+typedef struct omp_team {
+  uint32_t size;     /* from TEAM_BEGIN; 0: none seen */
+  uint32_t *members; /* global location index per number in the team; UINT32_MAX: not recorded */
+} omp_team;
+
+typedef struct omp_acq {
+  uint64_t wait_id, ts;
+  uint32_t thread, seq;
+} omp_acq;
+
+static strtab omp_comm_keys;     /* member lists "l0,l1,..." -> OpenMP team Comm j */
+static uint32_t **omp_comm_members;
+static uint32_t *omp_comm_size;
+static u64map *omp_team_comm;    /* per process: team instance -> j + 1 (0: an incomplete team) */
+static u64map *omp_lock_id;      /* per process: wait id -> lock id */
+static uint32_t omp_n_locks;
+static uint32_t ***omp_orders;   /* per process and thread: acquisition order of its k-th acquire */
+static uint32_t *omp_loc_base;   /* per process: global index of its first location */
+static uint64_t omp_incomplete;  /* team instances with members not recorded */
+
+static int by_lock_time(const void *a, const void *b) {
+  const omp_acq *x = a, *y = b;
+  if (x->wait_id != y->wait_id) return x->wait_id < y->wait_id ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void omp_read(tf_file *files) {
+  uint32_t np = n_procs ? n_procs : 1;
+  omp_team_comm = calloc(np, sizeof *omp_team_comm);
+  omp_lock_id = calloc(np, sizeof *omp_lock_id);
+  omp_orders = calloc(np, sizeof *omp_orders);
+  omp_loc_base = calloc(np, sizeof *omp_loc_base);
+  if (!omp_team_comm || !omp_lock_id || !omp_orders || !omp_loc_base) die("out of memory");
+  uint32_t base = 0;
+  for (uint32_t pi = 0; pi < n_procs; pi++) {
+    tf_file *f = &files[pi];
+    omp_loc_base[pi] = base;
+    base += (uint32_t)f->n_threads;
+    u64map inst = {0};
+    omp_team *teams = NULL;
+    uint32_t n_teams = 0;
+    omp_acq *acq = NULL;
+    size_t n_acq = 0, acq_room = 0;
+    omp_orders[pi] = calloc(f->n_threads ? f->n_threads : 1, sizeof **omp_orders);
+    if (!omp_orders[pi]) die("out of memory");
+    for (size_t k = 0; k < f->n_threads; k++) {
+      const tf_thread *t = &f->threads[k];
+      uint32_t seq = 0;
+      for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
+        const uint64_t *rec = &t->rec[at];
+        uint32_t kind = tf_kind(rec);
+        if (tf_omp_words(kind) < 0) continue;
+        if (kind == TF_OMP_LOCK_ACQUIRE) {
+          if (n_acq == acq_room) {
+            acq_room = acq_room ? acq_room * 2 : 256;
+            acq = xrealloc(acq, acq_room * sizeof *acq);
+          }
+          acq[n_acq++] = (omp_acq){rec[2], rec[0], (uint32_t)k, seq++};
+          continue;
+        }
+        if (kind == TF_OMP_LOCK_RELEASE) continue;
+        uint32_t *ix = u64map_at(&inst, rec[2], n_teams);
+        if (*ix == n_teams) {
+          teams = xrealloc(teams, (n_teams + 1) * sizeof *teams);
+          teams[n_teams++] = (omp_team){0, NULL};
+        }
+        if (kind == TF_OMP_TEAM_BEGIN) {
+          omp_team *tm = &teams[*ix];
+          uint32_t rank = (uint32_t)rec[3], size = (uint32_t)(rec[3] >> 32);
+          if (size > 1000000u || rank >= size) continue;
+          if (size > tm->size) {
+            tm->members = xrealloc(tm->members, size * sizeof *tm->members);
+            for (uint32_t i = tm->size; i < size; i++) tm->members[i] = UINT32_MAX;
+            tm->size = size;
+          }
+          tm->members[rank] = omp_loc_base[pi] + (uint32_t)k;
+        }
+      }
+      omp_orders[pi][k] = xrealloc(NULL, (seq ? seq : 1) * sizeof ***omp_orders);
+    }
+    /* Each team instance's Comm. */
+    for (uint32_t c = 0; c < inst.cap; c++) {
+      if (!inst.used[c]) continue;
+      uint64_t id = inst.key[c];
+      omp_team *tm = &teams[inst.val[c]];
+      if (!tm->size) { /* the initial task of thread `id >> 32`: a team of one */
+        for (size_t k = 0; k < f->n_threads; k++)
+          if (f->threads[k].index == (uint32_t)(id >> 32)) {
+            tm->members = xrealloc(NULL, sizeof *tm->members);
+            tm->members[0] = omp_loc_base[pi] + (uint32_t)k;
+            tm->size = 1;
+          }
+      }
+      int complete = tm->size > 0;
+      for (uint32_t i = 0; i < tm->size; i++)
+        if (tm->members[i] == UINT32_MAX) complete = 0;
+      uint32_t *slot = u64map_at(&omp_team_comm[pi], id, 0);
+      if (!complete) {
+        omp_incomplete++;
+        continue;
+      }
+      size_t cap = 16 + 12 * (size_t)tm->size;
+      char *key = xrealloc(NULL, cap), *o = key;
+      for (uint32_t i = 0; i < tm->size; i++) o += snprintf(o, cap - (size_t)(o - key), "%s%u", i ? "," : "", tm->members[i]);
+      uint32_t before = omp_comm_keys.n, j = intern(&omp_comm_keys, key);
+      free(key);
+      if (j == before) {
+        omp_comm_members = xrealloc(omp_comm_members, omp_comm_keys.n * sizeof *omp_comm_members);
+        omp_comm_size = xrealloc(omp_comm_size, omp_comm_keys.n * sizeof *omp_comm_size);
+        omp_comm_members[j] = tm->members;
+        omp_comm_size[j] = tm->size;
+        tm->members = NULL; /* kept by the Comm */
+      }
+      *slot = j + 1;
+    }
+    for (uint32_t i = 0; i < n_teams; i++) free(teams[i].members);
+    free(teams);
+    u64map_free(&inst);
+    /* Locks: ids, and each acquisition's order among the lock's acquisitions (time, then thread). */
+    qsort(acq, n_acq, sizeof *acq, by_lock_time);
+    uint32_t order = 0;
+    for (size_t i = 0; i < n_acq; i++) {
+      if (i == 0 || acq[i].wait_id != acq[i - 1].wait_id) {
+        order = 0;
+        if (*u64map_at(&omp_lock_id[pi], acq[i].wait_id, omp_n_locks) == omp_n_locks) omp_n_locks++;
+      }
+      omp_orders[pi][acq[i].thread][acq[i].seq] = order++;
+    }
+    free(acq);
+  }
+}
+
+/* One location's state while its OpenMP records are written. */
+typedef struct omp_loc {
+  uint32_t acquires; /* acquisitions written so far (index into its orders) */
+  u64map held;       /* wait id -> order of its acquisition held now */
+} omp_loc;
+
+/* One OpenMP record as its OTF2 event: 1 written, -1 left out (its team is incomplete, or a release
+ * of a lock it never acquired). */
+static int write_omp(OTF2_EvtWriter *w, uint32_t pi, uint32_t k, omp_loc *st, const uint64_t *rec, uint64_t ts) {
+  uint32_t kind = tf_kind(rec);
+  if (kind == TF_OMP_LOCK_ACQUIRE || kind == TF_OMP_LOCK_RELEASE) {
+    uint32_t lock = *u64map_at(&omp_lock_id[pi], rec[2], UINT32_MAX);
+    if (kind == TF_OMP_LOCK_ACQUIRE) {
+      if (lock == UINT32_MAX) return -1;
+      uint32_t order = omp_orders[pi][k][st->acquires++];
+      *u64map_at(&st->held, rec[2], order) = order;
+      check(OTF2_EvtWriter_ThreadAcquireLock(w, NULL, ts, OTF2_PARADIGM_OPENMP, lock, order), "OpenMP lock acquire");
+    } else {
+      uint32_t order = lock == UINT32_MAX ? UINT32_MAX : *u64map_at(&st->held, rec[2], UINT32_MAX);
+      if (order == UINT32_MAX) return -1;
+      *u64map_at(&st->held, rec[2], UINT32_MAX) = UINT32_MAX;
+      check(OTF2_EvtWriter_ThreadReleaseLock(w, NULL, ts, OTF2_PARADIGM_OPENMP, lock, order), "OpenMP lock release");
+    }
+    return 1;
+  }
+  if (kind == TF_OMP_FORK) {
+    check(OTF2_EvtWriter_ThreadFork(w, NULL, ts, OTF2_PARADIGM_OPENMP, (uint32_t)tf_value(rec)), "OpenMP fork");
+    return 1;
+  }
+  if (kind == TF_OMP_JOIN) {
+    check(OTF2_EvtWriter_ThreadJoin(w, NULL, ts, OTF2_PARADIGM_OPENMP), "OpenMP join");
+    return 1;
+  }
+  uint32_t j = *u64map_at(&omp_team_comm[pi], rec[2], 0);
+  if (!j) return -1;
+  OTF2_CommRef comm = comm_keys.n + j - 1;
+  uint32_t creator = (uint32_t)rec[3], gen = (uint32_t)(rec[3] >> 32);
+  switch (kind) {
+    case TF_OMP_TEAM_BEGIN: check(OTF2_EvtWriter_ThreadTeamBegin(w, NULL, ts, comm), "OpenMP team begin"); break;
+    case TF_OMP_TEAM_END: check(OTF2_EvtWriter_ThreadTeamEnd(w, NULL, ts, comm), "OpenMP team end"); break;
+    case TF_OMP_TASK_CREATE: check(OTF2_EvtWriter_ThreadTaskCreate(w, NULL, ts, comm, creator, gen), "OpenMP task create"); break;
+    case TF_OMP_TASK_SWITCH: check(OTF2_EvtWriter_ThreadTaskSwitch(w, NULL, ts, comm, creator, gen), "OpenMP task switch"); break;
+    default: check(OTF2_EvtWriter_ThreadTaskComplete(w, NULL, ts, comm, creator, gen), "OpenMP task complete"); break;
+  }
+  return 1;
+}
+
+/* The OpenMP definitions: the COMM_LOCATIONS group of every location, then per team Comm its group. */
+static void omp_write_defs(OTF2_GlobalDefWriter *g, uint32_t s_locs, const uint32_t *team_name) {
+  if (!omp_comm_keys.n) return;
+  uint32_t gbase = comm_keys.n ? comm_keys.n + 1 : 0; /* after the MPI groups */
+  uint64_t *all = xrealloc(NULL, (n_locs ? n_locs : 1) * sizeof *all);
+  for (uint32_t i = 0; i < n_locs; i++) all[i] = locs[i].id;
+  check(OTF2_GlobalDefWriter_WriteGroup(g, gbase, s_locs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                        OTF2_GROUP_FLAG_NONE, n_locs, all), "OpenMP locations group");
+  free(all);
+  for (uint32_t j = 0; j < omp_comm_keys.n; j++) {
+    uint64_t *m = xrealloc(NULL, omp_comm_size[j] * sizeof *m);
+    for (uint32_t i = 0; i < omp_comm_size[j]; i++) m[i] = omp_comm_members[j][i];
+    check(OTF2_GlobalDefWriter_WriteGroup(g, gbase + 1 + j, team_name[j], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                          OTF2_GROUP_FLAG_NONE, omp_comm_size[j], m), "OpenMP team group");
+    check(OTF2_GlobalDefWriter_WriteComm(g, comm_keys.n + j, team_name[j], gbase + 1 + j, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+          "OpenMP team comm");
+    free(m);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--check")) {
     /* hyprof-otf2 --check FILE...: every trace file read and checked, nothing written */
@@ -493,6 +752,10 @@ int main(int argc, char **argv) {
   }
   if (t_min == UINT64_MAX) t_min = t_max = 0;
   comms_read(files);
+  omp_read(files);
+  if (omp_incomplete)
+    warn("%" PRIu64 " OpenMP team instances have members whose records are missing: their team and task events are left out",
+         omp_incomplete);
 
   OTF2_Archive *archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -530,7 +793,8 @@ int main(int argc, char **argv) {
        * before it (the time-stamp counter of another core, a few ns behind) is moved to it. */
       uint32_t *stack = NULL;
       size_t depth = 0, room = 0;
-      uint64_t last = 0, moved = 0, stray = 0;
+      uint64_t last = 0, moved = 0, stray = 0, omp_out = 0;
+      omp_loc omp = {0};
       for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
         const uint64_t *rec = &t->rec[at];
         uint64_t ts = rec[0];
@@ -540,6 +804,11 @@ int main(int argc, char **argv) {
         }
         last = ts;
         uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = tf_kind(rec);
+        if (tf_omp_words(kind) >= 0) {
+          if (write_omp(w, pi, (uint32_t)k, &omp, rec, ts) > 0) lo->events++;
+          else omp_out++;
+          continue;
+        }
         if (kind > TF_LEAVE) {
           int w_rc = write_mpi(w, pi, rec, ts);
           if (w_rc > 0) lo->events++;
@@ -592,6 +861,7 @@ int main(int argc, char **argv) {
         lo->events++;
       }
       free(stack);
+      u64map_free(&omp.held);
       check(OTF2_Archive_CloseEvtWriter(archive, w), "close event writer");
       if (!t->closed_by_dump)
         warn("%s: thread %u: the trace has no end (the run was killed?): kept up to its last written block, %zu records, "
@@ -604,6 +874,9 @@ int main(int argc, char **argv) {
       if (t->lost) warn("%s: thread %u: %" PRIu64 " records could not be written by the runtime (counted in the profile)", f->path, t->index, t->lost);
       if (stray) warn("%s: thread %u: %" PRIu64 " leave records with no open region left out", f->path, t->index, stray);
       if (no_comm) warn("%s: thread %u: %" PRIu64 " MPI records on a communicator the trace does not define left out", f->path, t->index, no_comm);
+      if (omp_out)
+        warn("%s: thread %u: %" PRIu64 " OpenMP records left out (a team whose members' records are missing, or a lock "
+             "released that the thread did not acquire in the trace)", f->path, t->index, omp_out);
       if (moved) warn("%s: thread %u: %" PRIu64 " timestamps behind the one before moved up to it", f->path, t->index, moved);
       lo->lost_reason = intern(&strings, !t->closed_by_dump || t->ran_after_dump ? "the run ended without a final dump (killed)"
                                          : t->lost ? "the runtime could not write some records (see the profile's drops)" : "");
@@ -657,6 +930,12 @@ int main(int argc, char **argv) {
       comm_name[g] = intern(&strings, name);
     }
   }
+  uint32_t s_omp_locs = intern(&strings, "OpenMP threads"), *team_name = xrealloc(NULL, (omp_comm_keys.n ? omp_comm_keys.n : 1) * sizeof *team_name);
+  for (uint32_t j = 0; j < omp_comm_keys.n; j++) {
+    char name[64];
+    snprintf(name, sizeof name, "OpenMP team %u", j);
+    team_name[j] = intern(&strings, name);
+  }
   for (uint32_t i = 0; i < strings.n; i++) check(OTF2_GlobalDefWriter_WriteString(g, i, strings.s[i]), "string");
   for (uint32_t i = 0; i < hosts.n; i++)
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, i, host_str[i], s_node, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
@@ -693,6 +972,7 @@ int main(int argc, char **argv) {
       free(ranks);
     }
   }
+  omp_write_defs(g, s_omp_locs, team_name);
   for (uint32_t m = 0; m < n_metrics; m++) {
     check(OTF2_GlobalDefWriter_WriteMetricMember(g, m, metric_str[m], metric_str[m], OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START,
                                                  OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s_empty), "metric member");

@@ -50,8 +50,20 @@ typedef struct tf_file {
 /* Record kinds (native/core/trace.h, HP_TREC_*). */
 enum {
   TF_ENTER = 1, TF_LEAVE = 2, TF_MPI_SEND = 3, TF_MPI_ISEND = 4, TF_MPI_ISEND_DONE = 5, TF_MPI_IRECV_REQUEST = 6,
-  TF_MPI_RECV = 7, TF_MPI_IRECV = 8, TF_MPI_COLL_BEGIN = 9, TF_MPI_COLL_END = 10, TF_MPI_COMM = 11, TF_KINDS
+  TF_MPI_RECV = 7, TF_MPI_IRECV = 8, TF_MPI_COLL_BEGIN = 9, TF_MPI_COLL_END = 10, TF_MPI_COMM = 11,
+  /* OpenMP (HP_TREC_OMP_*, 12..23) */
+  TF_OMP_FORK = 12, TF_OMP_JOIN = 13, TF_OMP_TEAM_BEGIN = 14, TF_OMP_TEAM_END = 15, TF_OMP_TASK_CREATE = 16,
+  TF_OMP_TASK_SWITCH = 17, TF_OMP_TASK_COMPLETE = 18, TF_OMP_LOCK_ACQUIRE = 19, TF_OMP_LOCK_RELEASE = 20,
+  TF_KINDS
 };
+/* The payload words of an OpenMP kind, -1 for another kind. */
+static inline int tf_omp_words(uint32_t kind) {
+  switch (kind) {
+    case TF_OMP_FORK: case TF_OMP_JOIN: case TF_OMP_TEAM_END: case TF_OMP_LOCK_ACQUIRE: case TF_OMP_LOCK_RELEASE: return 1;
+    case TF_OMP_TEAM_BEGIN: case TF_OMP_TASK_CREATE: case TF_OMP_TASK_SWITCH: case TF_OMP_TASK_COMPLETE: return 2;
+    default: return -1;
+  }
+}
 static inline uint32_t tf_kind(const uint64_t *rec) { return (uint32_t)(rec[1] >> 56); }
 static inline uint64_t tf_value(const uint64_t *rec) { return rec[1] & 0xFFFFFFFFFFFFull; }
 static inline size_t tf_record_words(const uint64_t *rec) { return 2 + (size_t)((rec[1] >> 48) & 0xFF); }

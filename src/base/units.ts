@@ -101,3 +101,11 @@ export function columnUnit(largest: number, metric: string, force: UnitChoice = 
 export function pprofWord(label: string): string {
   return ({ ns: 'nsec', µs: 'usec', ms: 'msec', s: 'sec' } as Record<string, string>)[label] ?? label;
 }
+
+/** Bytes in B (with separators), KiB, MiB or GiB by size, one decimal: `19.5 KiB`. */
+export function formatBytes(b: number): string {
+  if (b >= 2 ** 30) return `${(b / 2 ** 30).toFixed(1)} GiB`;
+  if (b >= 2 ** 20) return `${(b / 2 ** 20).toFixed(1)} MiB`;
+  if (b >= 1024) return `${(b / 1024).toFixed(1)} KiB`;
+  return `${grouped(Math.round(b))} B`;
+}

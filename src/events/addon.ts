@@ -30,8 +30,9 @@ export interface HyprofAddon {
   /** A slice of the async region's own code begins / ends (its continuations). */
   sliceBegin(slot: number): void;
   sliceEnd(slot: number): void;
-  /** Settlement: record the region's statistics whole and free the slot. */
-  asyncEnd(slot: number): void;
+  /** Settlement: record the region's statistics whole and its settle time, and free the slot
+   * (`unsettled`: still pending at the thread's exit; its time so far is recorded apart). */
+  asyncEnd(slot: number, unsettled?: boolean): void;
 }
 
 /** The package root: dist/src/events -> three levels up. */

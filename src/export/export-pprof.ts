@@ -11,6 +11,13 @@
  * the run (nanoseconds for time metrics; only the one `--metric` names, when given), so
  * `-sample_index` picks one. A stack's values of metrics after the first come in samples of their
  * own (the others 0): pprof adds samples of the same stack up.
+ *
+ * Async regions (Node) add a last sample type, `settle_time` (nanoseconds): the wall time from each
+ * instance's start to its settlement, summed, in one sample per region and thread at the region's
+ * timer path (its name alone when the region has several paths: the profile keeps the settle time
+ * per region), with `settled` (instances) and `settle_max` (nanoseconds) numeric labels. Its samples
+ * are 0 in every other type, so the other types' totals are what they were; `-sample_index=settle_time`
+ * ranks regions by the time awaited in them.
  */
 import { deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { emptyTableToken, Function as PFunction, Label, Line, Location, Mapping, Profile, Sample, StringTable, ValueType } from 'pprof-format';
@@ -19,6 +26,9 @@ import { Column, setAt } from './export-columns.js';
 import { threadNameOf, type TauProfile, type TauThreadProfile } from '../profile/tau-model.js';
 import { isMpiProfile, threadWords } from '../profile/thread-words.js';
 import { isTimeMetric, selectThreads, stacksIn, threadTree, type EventsOf, type ExportFrame, type ExportSelection } from './export-common.js';
+import { settleStatsOf } from '../profile/settle-events.js';
+import { displayName } from '../profile/tau-model.js';
+import { splitPath } from '../profile/event-tree.js';
 
 function metaNumber(profile: TauProfile, key: string): number | undefined {
   const v = profile.threads[0]?.[0]?.metadata.find(([k]) => k === key)?.[1];
@@ -296,6 +306,9 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
   const chosen = new Set(threads.map(key));
   const threadsOf = (m: string): TauThreadProfile[] => (m === metric ? threads : profile.threads[profile.metrics.indexOf(m)].filter((t) => chosen.has(key(t))));
   const mpi = isMpiProfile(profile);
+  // the settle_time sample type is there when a selected thread has an async region that settled
+  const settleSlot = threads.some((t) => [...settleStatsOf(t.userEvents).values()].some((x) => x.count > 0)) ? metrics.length + 1 : undefined;
+  const width = metrics.length + 1 + (settleSlot !== undefined ? 1 : 0);
   return pieces();
 
   function* pieces(): Generator<Uint8Array> {
@@ -367,7 +380,7 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
             labels.push(undefined);
           }
           // Calls once (with the first metric); each metric in its own slot.
-          const value = new Array<number>(metrics.length + 1).fill(0);
+          const value = new Array<number>(width).fill(0);
           if (slot === 0) value[0] = Math.round(s.calls);
           value[slot + 1] = Math.round(time ? s.value * 1000 : s.value);
           batch.push(
@@ -384,11 +397,57 @@ export function pprofPieces(profile: TauProfile, sel: ExportSelection = {}, even
         }
       }
     }
+    if (settleSlot !== undefined) {
+      const settledKey = strings.dedup('settled');
+      const maxKey = strings.dedup('settle_max');
+      const countUnit = strings.dedup('count');
+      const nsUnit = strings.dedup('nanoseconds');
+      for (const t of threads) {
+        const name = threadNameOf(t);
+        const threadLabels = [
+          new Label({ key: threadKey, str: strings.dedup(threadWords(t, mpi)) }),
+          ...(mpi ? [new Label({ key: rankKey, str: strings.dedup(String(t.node)) })] : []),
+          ...(name ? [new Label({ key: nameKey, str: strings.dedup(name) })] : []),
+        ];
+        const settle = settleStatsOf(t.userEvents);
+        if (settle.size === 0) continue;
+        // each region's timer paths (`a => b => region`), to place its settle time at
+        const paths = new Map<string, string[][]>();
+        (eventsOf ?? ((th, visit) => th.events.forEach(visit)))(t, (e) => {
+          if (!e.name.includes('=>')) return;
+          const parts = splitPath(e.name);
+          const list = paths.get(parts.at(-1)!);
+          if (list) list.push(parts);
+          else paths.set(parts.at(-1)!, [parts]);
+        });
+        for (const st of settle.values()) {
+          if (st.count === 0) continue;
+          const region = displayName(st.region);
+          const found = paths.get(region);
+          const frames = found && found.length === 1 ? found[0] : [region];
+          const value = new Array<number>(width).fill(0);
+          value[settleSlot] = Math.round(st.mean * st.count * 1000);
+          batch.push(
+            new Sample({
+              locationId: frames.map((f) => tables.location({ name: f, kind: 'timer' })).reverse(),
+              value,
+              label: [
+                ...threadLabels,
+                new Label({ key: contextKey, str: strings.dedup(frames.join(' => ')) }),
+                new Label({ key: settledKey, num: st.count, numUnit: countUnit }),
+                new Label({ key: maxKey, num: Math.round(st.max * 1000), numUnit: nsUnit }),
+              ],
+            }),
+          );
+        }
+      }
+    }
     if (batch.length > 0) keep(encodePart({ sample: batch }));
     batch = [];
     const sampleType = [
       new ValueType({ type: strings.dedup('calls'), unit: strings.dedup('count') }),
       ...metrics.map((m) => (isTimeMetric(m) ? new ValueType({ type: strings.dedup(m.toLowerCase()), unit: strings.dedup('nanoseconds') }) : new ValueType({ type: strings.dedup(m), unit: strings.dedup('count') }))),
+      ...(settleSlot !== undefined ? [new ValueType({ type: strings.dedup('settle_time'), unit: strings.dedup('nanoseconds') })] : []),
     ];
     const start = metaNumber(profile, 'Starting Timestamp');
     const end = metaNumber(profile, 'Ending Timestamp');

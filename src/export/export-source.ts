@@ -1,6 +1,7 @@
 /**
  * A profile directory as `hyprof export` reads it: every thread's node, context, thread, metric and
- * metadata from its file's first two lines, its complete stacks from the stacks files, and its events
+ * metadata from its file's first two lines, its user events from its last lines, its complete stacks
+ * from the stacks files, and its events
  * read from its file only when the export comes to it, one line at a time (tau-reader.ts
  * readThreadLines, the reader report uses, with the same checks and messages as the whole-file one).
  * So an export holds one thread's tree at a time and never a parsed thread. TAU's merged format
@@ -9,7 +10,7 @@
 import { attachStacks } from '../profile/stacks-file.js';
 import type { EventsOf } from './export-common.js';
 import type { TauProfile, TauThreadProfile } from '../profile/tau-model.js';
-import { listProfileFiles, readProfileHeader, readTauProfileDir, readThreadLines } from '../profile/tau-reader.js';
+import { listProfileFiles, readProfileHeader, readTauProfileDir, readThreadLines, readUserEventsAtEnd } from '../profile/tau-reader.js';
 
 export interface ExportSource {
   /** The threads without their events (their `events` are empty), with their stacks. */
@@ -29,7 +30,9 @@ export function openExportSource(dir: string, onFile?: (file: string, index: num
     const threads = set.files.map((f) => {
       onFile?.(f.file, index++, total);
       const { metric, metadata } = readProfileHeader(f.file);
-      const t: TauThreadProfile = { node: f.node, context: f.context, thread: f.thread, metric, events: [], userEvents: [], metadata };
+      // the user events (the file's last lines) are known first: the pprof export's sample types
+      // depend on them (an async region's settle time, export-pprof.ts)
+      const t: TauThreadProfile = { node: f.node, context: f.context, thread: f.thread, metric, events: [], userEvents: readUserEventsAtEnd(f.file), metadata };
       files.set(t, f);
       return t;
     });

@@ -215,6 +215,46 @@ function parseLines(file: string, lines: Lines, ids: { node: number; context: nu
   sink.end();
 }
 
+/**
+ * The user events of one profile file, read from its end (they are its last lines, after
+ * `0 aggregates`): a reader that streams the events later (hyprof export) knows them first. Reads
+ * 64 KiB, then four times more until the `aggregates` line is in it. Lines that are not user event
+ * lines are skipped: the file's full read reports them.
+ */
+export function readUserEventsAtEnd(file: string): TauUserEvent[] {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw readError(file, e);
+  }
+  try {
+    const size = statSync(file).size;
+    for (let want = 1 << 16; ; want *= 4) {
+      const len = Math.min(size, want);
+      const buf = Buffer.alloc(len);
+      let got = 0;
+      while (got < len) {
+        const n = readSync(fd, buf, got, len - got, size - len + got);
+        if (n === 0) break;
+        got += n;
+      }
+      const text = buf.toString('utf8', 0, got);
+      const agg = [...text.matchAll(/(?:^|\n)\d+ aggregates[ \t\r]*\n/g)].at(-1);
+      if (!agg && len < size) continue;
+      if (!agg) return [];
+      const out: TauUserEvent[] = [];
+      for (const line of text.slice(agg.index + agg[0].length).split('\n')) {
+        const m = USER_RE.exec(line);
+        if (m) out.push({ name: m[1], count: Number(m[2]), max: Number(m[3]), min: Number(m[4]), mean: Number(m[5]), sumsqr: Number(m[6]) });
+      }
+      return out;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A sink that keeps every line: the whole thread as objects. */
 function collect(): { sink: ThreadSink; thread: () => TauThreadProfile } {
   let head: ThreadHead | undefined;

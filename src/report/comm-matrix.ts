@@ -1,9 +1,45 @@
 /**
  * The communication matrix of a profile (TAU_COMM_MATRIX): bytes and messages per sender × receiver
  * rank, from each rank's "Message size sent to node <N>" events (what ParaProf's communication matrix
- * window reads), summed over the rank's threads. Built from a rank scan made with `matrix: true`.
+ * window reads), summed over the rank's threads: from a rank scan made with `matrix: true` (report)
+ * or the threads of a profile in memory (the viewer).
  */
-import type { MatrixCell, RankScan } from './rank-scan.js';
+import type { TauUserEvent } from '../profile/tau-model.js';
+
+/** Messages and bytes of one sender → receiver pair. */
+export interface MatrixCell {
+  count: number;
+  bytes: number;
+}
+
+/** One sender's row: per destination rank, and what went beyond the layer's fixed row. */
+export interface MatrixRow {
+  sentTo?: Map<number, MatrixCell>;
+  /** Messages to destinations beyond the layer's fixed row ("Message size sent beyond the
+   * communication matrix row"): counted, not lost. */
+  sentBeyond?: MatrixCell;
+}
+
+/** TAU's name of a matrix entry: "Message size sent to node <N>" (ParaProf's communication matrix). */
+const SENT_TO = /^Message size sent to node (\d+)$/;
+export const SENT_BEYOND = 'Message size sent beyond the communication matrix row';
+
+/** Adds user event `u` of a sender's thread to its row when it is a matrix entry. */
+export function addMatrixEntry(row: MatrixRow, u: TauUserEvent): void {
+  const m = SENT_TO.exec(u.name);
+  let cell: MatrixCell | undefined;
+  if (m) {
+    const to = Number(m[1]);
+    row.sentTo ??= new Map();
+    cell = row.sentTo.get(to);
+    if (!cell) row.sentTo.set(to, (cell = { count: 0, bytes: 0 }));
+  } else if (u.name === SENT_BEYOND) {
+    cell = row.sentBeyond ??= { count: 0, bytes: 0 };
+  }
+  if (!cell) return;
+  cell.count += u.count;
+  cell.bytes += u.mean * u.count;
+}
 
 export interface MatrixPair extends MatrixCell {
   from: number;
@@ -21,15 +57,16 @@ export interface CommMatrix {
   beyond: MatrixPair[];
 }
 
-/** null when no rank recorded a matrix (the run was made without HYPROF_COMM_MATRIX / TAU_COMM_MATRIX). */
-export function commMatrix(scan: RankScan): CommMatrix | null {
-  const ranks = [...scan.ranks.keys()].sort((a, b) => a - b);
+/** The matrix of the ranks' rows (a rank scan's, or the viewer's profile's); null when no rank
+ * recorded one (the run was made without HYPROF_COMM_MATRIX / TAU_COMM_MATRIX). */
+export function commMatrix(rows: Map<number, MatrixRow>): CommMatrix | null {
+  const ranks = [...rows.keys()].sort((a, b) => a - b);
   const pairs: MatrixPair[] = [];
   const beyond: MatrixPair[] = [];
   let totalBytes = 0;
   let totalMessages = 0;
   for (const from of ranks) {
-    const r = scan.ranks.get(from)!;
+    const r = rows.get(from)!;
     for (const [to, c] of [...(r.sentTo ?? new Map<number, MatrixCell>())].sort((a, b) => a[0] - b[0])) {
       const cell = { from, to, count: c.count, bytes: Math.round(c.bytes) };
       pairs.push(cell);

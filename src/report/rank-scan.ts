@@ -11,6 +11,7 @@ import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
 import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
+import { addMatrixEntry, type MatrixCell } from './comm-matrix.js';
 import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
@@ -57,16 +58,6 @@ export interface RankAcc {
    * communication matrix row"): counted, not lost. */
   sentBeyond?: MatrixCell;
 }
-
-/** Messages and bytes of one sender → receiver pair. */
-export interface MatrixCell {
-  count: number;
-  bytes: number;
-}
-
-/** TAU's name of a matrix entry: "Message size sent to node <N>" (ParaProf's communication matrix). */
-const SENT_TO = /^Message size sent to node (\d+)$/;
-export const SENT_BEYOND = 'Message size sent beyond the communication matrix row';
 
 export interface RankScan {
   metric: string;
@@ -276,24 +267,8 @@ class ThreadScan implements ThreadSink {
     if (name === 'Message size sent to all nodes') r.bytesSent += userTotal(u);
     else if (name === 'Message size received from all nodes') r.bytesReceived += userTotal(u);
     else if (name.startsWith('Message size for ')) r.bytesCollective += userTotal(u);
-    else if (this.matrix) this.matrixEntry(r, name, u);
+    else if (this.matrix) addMatrixEntry(r, u);
     this.mean?.addUser(u);
-  }
-
-  private matrixEntry(r: RankAcc, name: string, u: TauUserEvent): void {
-    const m = SENT_TO.exec(name);
-    let cell: MatrixCell | undefined;
-    if (m) {
-      const to = Number(m[1]);
-      r.sentTo ??= new Map();
-      cell = r.sentTo.get(to);
-      if (!cell) r.sentTo.set(to, (cell = { count: 0, bytes: 0 }));
-    } else if (name === SENT_BEYOND) {
-      cell = r.sentBeyond ??= { count: 0, bytes: 0 };
-    }
-    if (!cell) return;
-    cell.count += u.count;
-    cell.bytes += userTotal(u);
   }
 
   end(): void {

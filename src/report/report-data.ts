@@ -7,6 +7,7 @@ import { UserError } from '../base/errors.js';
 import { CallTreeBuilder, type CallTreeNode, type FlatValues } from './report-tree.js';
 import { displayName, threadLabel, threadNameOf } from '../profile/tau-model.js';
 import type { TauEvent, TauProfile, TauThreadProfile, TauUserEvent } from '../profile/tau-model.js';
+import { settleStatsOf } from '../profile/settle-events.js';
 import { ownString, type ThreadSink } from '../profile/tau-reader.js';
 
 export type SortKey = 'excl' | 'incl' | 'calls' | 'name';
@@ -73,6 +74,21 @@ export interface ReportUserEvent {
   std: number;
 }
 
+/** An async region (Node): its timer's calls and own time beside its settle time (wall time from
+ * start to settlement, src/profile/settle-events.ts), in the report's stored units (microseconds). */
+export interface AsyncRegionRow {
+  name: string;
+  calls: number;
+  excl: number;
+  incl: number;
+  /** Instances that settled, and their settle time's mean and max. */
+  settled: number;
+  settleMean: number;
+  settleMax: number;
+  /** Instances still pending when the thread exited. */
+  unsettled: number;
+}
+
 export interface ThreadReport {
   /** `n,c,t 0,0,1` or `mean`. */
   label: string;
@@ -91,6 +107,8 @@ export interface ThreadReport {
   samplesTaken?: number;
   drops: DropCount[];
   userEvents: ReportUserEvent[];
+  /** Async regions with their settle time (none when the profile has no settle-time user events). */
+  asyncRegions: AsyncRegionRow[];
 }
 
 export interface Report {
@@ -432,6 +450,7 @@ export class ThreadReportBuilder implements ThreadSink {
     const { total, opts } = this;
     for (const r of this.rows) r.percent = total > 0 ? (100 * r.incl) / total : 0;
     const rows = sortRows(this.rows, opts.sort);
+    const asyncRegions = asyncRegionRows(rows, this.users);
     this.rows.length = 0;
     const t = this.head;
     const name = t ? threadNameOf(t) : undefined;
@@ -447,8 +466,22 @@ export class ThreadReportBuilder implements ThreadSink {
       ...(counts.taken !== undefined ? { samplesTaken: counts.taken } : {}),
       drops: counts.drops,
       userEvents: this.users.map(userEventStats).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      asyncRegions,
     };
   }
+}
+
+/** The async regions among a thread's rows (in the rows' order, every row, before --limit): those
+ * with a settle-time user event. */
+function asyncRegionRows(rows: readonly ReportRow[], users: readonly TauUserEvent[]): AsyncRegionRow[] {
+  const settle = new Map([...settleStatsOf(users).values()].map((s) => [displayName(s.region), s]));
+  const out: AsyncRegionRow[] = [];
+  for (const r of rows) {
+    const s = settle.get(r.name);
+    if (!s) continue;
+    out.push({ name: r.name, calls: r.calls, excl: r.excl, incl: r.incl, settled: s.count, settleMean: s.mean, settleMax: s.max, unsettled: s.unsettled });
+  }
+  return out;
 }
 
 function threadReport(t: TauThreadProfile, label: string, opts: ThreadOptions, counts = sampleCounts(t)): ThreadReport {

@@ -203,7 +203,7 @@ async function* profileReport(dir: string, opts: ReportOptions): AsyncGenerator<
     const diagnoses = mpiDiagnoses(scan, (nodes, contexts) => workOf(set, nodes, contexts));
     if (opts.json) {
       const omp = opts.diagnose && hasOmp ? readOpenmpFile(dir) : undefined;
-      const matrix = opts.matrix ? { matrix: commMatrix(scan) } : {};
+      const matrix = opts.matrix ? { matrix: commMatrix(scan.ranks) } : {};
       const body = opts.mpi ? { ranks, mpi: accounting, ...matrix, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };
       yield `${JSON.stringify(body, null, 2)}\n`;
       return;
@@ -211,7 +211,7 @@ async function* profileReport(dir: string, opts: ReportOptions): AsyncGenerator<
     const parts: string[] = [];
     if (ranks.notes.length > 0) parts.push(`${ranks.notes.map((n) => `WARNING: ${n}`).join('\n')}\n`);
     if (opts.mpi) parts.push(renderMpiAccounting(accounting, { limit: opts.limit }));
-    if (opts.matrix) parts.push(renderCommMatrix(commMatrix(scan), { limit: opts.limit }));
+    if (opts.matrix) parts.push(renderCommMatrix(commMatrix(scan.ranks), { limit: opts.limit }));
     if (opts.diagnose) {
       if (hasOmp) parts.push(renderDiagnoses(readOpenmpFile(dir)));
       parts.push(renderMpiDiagnoses(diagnoses, scan.ranks.size));

@@ -7,6 +7,7 @@ import type { CommMatrix } from './comm-matrix.js';
 import { mpiShareLine } from '../analysis/mpi-share.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from './mpi-report.js';
 import { formatValue, significant, withCommas } from './report-format.js';
+import { formatBytes } from '../base/units.js';
 
 const RULE = '-'.repeat(87);
 
@@ -18,14 +19,7 @@ function table(head: string[], rows: string[][]): string[] {
 
 const msec = (usec: number): string => formatValue(usec, 1000);
 const pct = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)}%` : '-');
-const bytes = (b: number): string =>
-  b >= 1 << 30
-    ? `${(b / (1 << 30)).toFixed(1)} GiB`
-    : b >= 1 << 20
-      ? `${(b / (1 << 20)).toFixed(1)} MiB`
-      : b >= 1024
-        ? `${(b / 1024).toFixed(1)} KiB`
-        : `${withCommas(Math.round(b))} B`;
+const bytes = formatBytes;
 /** A count in few characters: 950, 12.3k, 4.5M. */
 const count = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n));
 

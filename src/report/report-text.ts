@@ -147,6 +147,27 @@ function userEvents(t: ThreadReport, mean: boolean): string[] {
   return out;
 }
 
+/** Async regions: own time (the timer's exclusive value, in the report's unit) beside the settle time
+ * (wall time from start to settlement, always milliseconds): what a region around an `await` took. */
+function asyncRegions(t: ThreadReport, u: Units, mean: boolean): string[] {
+  if (t.asyncRegions.length === 0) return [];
+  const ms = (us: number) => padLeft(significant(us / 1000, 4), 11);
+  const out = [
+    '',
+    `ASYNC REGIONS${mean ? ' (all threads)' : ''}: own time beside settle time (start to settlement, msec)`,
+    RULE,
+    `${padLeft('#Call', 9)} ${padLeft(`Own ${u.short}`, 12)} ${padLeft('#Settled', 9)} ${padLeft('Settle mean', 11)} ${padLeft('Settle max', 11)}  Name`,
+    RULE,
+  ];
+  for (const r of t.asyncRegions) {
+    const pending = r.unsettled > 0 ? ` (${formatCount(r.unsettled)} unsettled at exit)` : '';
+    out.push(
+      `${padLeft(formatCount(r.calls), 9)} ${padLeft(u.fmt(r.excl), 12)} ${padLeft(formatCount(r.settled), 9)} ${r.settled > 0 ? ms(r.settleMean) : padLeft('-', 11)} ${r.settled > 0 ? ms(r.settleMax) : padLeft('-', 11)}  ${r.name}${pending}`,
+    );
+  }
+  return out;
+}
+
 /** One thread's lines, made as they are printed: the tables of millions of events are never held as lines. */
 function* threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean): Generator<string> {
   yield '';
@@ -157,6 +178,7 @@ function* threadSection(report: Report, t: ThreadReport, u: Units, mean: boolean
   yield* callTree(report, t, u);
   yield* hotLines(t, u);
   yield* samples(t, mean);
+  yield* asyncRegions(t, u, mean);
   yield* userEvents(t, mean);
 }
 

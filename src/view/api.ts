@@ -17,6 +17,7 @@ import { eventAcrossThreads, eventChoices, spread } from '../report/event-thread
 import { meanThread, userEventStats } from '../report/report-data.js';
 import { UserError } from '../base/errors.js';
 import { frameLabel, type FrameRole } from './labels.js';
+import { settleStatsOf, type SettleStats } from '../profile/settle-events.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -37,6 +38,9 @@ interface View {
   /** One thread's complete stacks (statistics over threads use the [UNWIND] chains). */
   stacks?: ThreadStackView;
   tree?: EventTree;
+  /** Settle time of the async regions, by region name in display form (a thread's, or pooled over
+   * the threads for a statistic over threads). */
+  settle: Map<string, SettleStats>;
 }
 
 /** Largest source file the viewer reads, in bytes. */
@@ -56,6 +60,9 @@ export interface NodeInfo {
   derived: boolean;
   childCount: number;
   source?: { file: string; line: number };
+  /** An async region's settle time (start to settlement, microseconds), over all its instances on
+   * the thread (or threads): a region's, not one path's. */
+  settle?: SettleStats;
 }
 
 export class ProfileApi {
@@ -112,7 +119,9 @@ export class ProfileApi {
     }
     const threads = this.profile.threads[metric];
     const events = typeof thread === 'number' ? threads[thread].events : aggregateEvents(threads, thread);
-    v = { events, ...(typeof thread === 'number' && threads[thread].stacks ? { stacks: threads[thread].stacks } : {}) };
+    const users = typeof thread === 'number' ? threads[thread].userEvents : meanThread(threads).userEvents;
+    const settle = new Map([...settleStatsOf(users).values()].map((s) => [displayName(s.region), s]));
+    v = { events, settle, ...(typeof thread === 'number' && threads[thread].stacks ? { stacks: threads[thread].stacks } : {}) };
     this.cache.set(key, v);
     if (this.cache.size > 24) this.cache.delete(this.cache.keys().next().value!);
     return v;
@@ -182,6 +191,11 @@ export class ProfileApi {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const chosen = typeof thread === 'number' ? rows[thread] : undefined;
     return { thread: chosen ? chosen.label : 'all threads', events: chosen ? chosen.events : all, across, threadCount: threads.length };
+  }
+
+  private settleOf(q: Query): Map<string, SettleStats> {
+    const metric = this.metricIndex(q);
+    return this.view(metric, this.threadKey(q, metric)).settle;
   }
 
   private treeOf(q: Query): EventTree {
@@ -285,13 +299,13 @@ export class ProfileApi {
   table(q: Query): unknown {
     const metric = this.metricIndex(q);
     const thread = this.threadKey(q, metric);
-    const events = this.view(metric, thread).events;
+    const { events, settle } = this.view(metric, thread);
     const paths = q.get('paths') === '1';
     const only = q.get('kind') ?? '';
     if (!['', 'timers', 'samples'].includes(only)) throw new ApiError(400, `unknown kind "${only}"; use timers or samples`);
     const search = (q.get('q') ?? '').toLowerCase();
     const sort = q.get('sort') ?? 'excl';
-    if (!['name', 'calls', 'subrs', 'excl', 'incl', 'percall'].includes(sort)) throw new ApiError(400, `unknown sort "${sort}"`);
+    if (!['name', 'calls', 'subrs', 'excl', 'incl', 'percall', 'settle'].includes(sort)) throw new ApiError(400, `unknown sort "${sort}"`);
     const asc = q.get('order') === 'asc';
     const base = events.reduce((m, e) => Math.max(m, e.incl), 0);
     let rows = events
@@ -318,16 +332,20 @@ export class ProfileApi {
         percall: e.calls > 0 ? e.incl / e.calls : 0,
         exclPct: base > 0 ? (100 * e.excl) / base : 0,
         inclPct: base > 0 ? (100 * e.incl) / base : 0,
+        // the settle time is the region's (all its paths): on its flat row only
+        ...(kind === 'timer' && !name.includes('=>') && settle.has(name) ? { settle: settle.get(name)! } : {}),
       }));
     if (search) rows = rows.filter((r) => r.name.toLowerCase().includes(search) || r.label.toLowerCase().includes(search));
-    const key = sort as 'name' | 'calls' | 'subrs' | 'excl' | 'incl' | 'percall';
+    const key = sort as 'name' | 'calls' | 'subrs' | 'excl' | 'incl' | 'percall' | 'settle';
+    // by settle time: its mean, the rows without one below every async region
+    const settleMean = (r: (typeof rows)[number]) => ('settle' in r && r.settle ? r.settle.mean : -1);
     rows.sort((a, b) => {
-      const c = key === 'name' ? a.name.localeCompare(b.name) : (a[key] as number) - (b[key] as number);
+      const c = key === 'name' ? a.name.localeCompare(b.name) : key === 'settle' ? settleMean(a) - settleMean(b) : (a[key] as number) - (b[key] as number);
       return asc ? c : -c;
     });
     const offset = clampInt(q.get('offset'), 0, 0, rows.length);
     const limit = clampInt(q.get('limit'), 100, 1, 2000);
-    return { metric: this.profile.metrics[metric], thread: String(thread), total: rows.length, offset, base, rows: rows.slice(offset, offset + limit) };
+    return { metric: this.profile.metrics[metric], thread: String(thread), total: rows.length, offset, base, settled: settle.size > 0, rows: rows.slice(offset, offset + limit) };
   }
 
   /** Children of one node of the event-path tree (the roots without a path), paged. */
@@ -343,7 +361,8 @@ export class ProfileApi {
     } else list = tree.roots;
     const offset = clampInt(q.get('offset'), 0, 0, list.length);
     const limit = clampInt(q.get('limit'), 200, 1, 2000);
-    return { node: node && info(node), total: list.length, offset, children: list.slice(offset, offset + limit).map(info) };
+    const settle = this.settleOf(q);
+    return { node: node && info(node, settle), total: list.length, offset, children: list.slice(offset, offset + limit).map((n) => info(n, settle)) };
   }
 
   /** Nodes of the tree whose name contains the search text, with their paths, to expand to. */
@@ -354,7 +373,8 @@ export class ProfileApi {
     const limit = clampInt(q.get('limit'), 100, 1, 1000);
     const found = tree.nodes.filter((n) => n.name.toLowerCase().includes(s) || frameLabel(n).label.toLowerCase().includes(s));
     found.sort((a, b) => b.incl - a.incl);
-    return { total: found.length, nodes: found.slice(0, limit).map(info) };
+    const settle = this.settleOf(q);
+    return { total: found.length, nodes: found.slice(0, limit).map((n) => info(n, settle)) };
   }
 
   /**
@@ -469,8 +489,9 @@ function readSourceFile(file: string, real: string): string {
   }
 }
 
-function info(n: TreeNode): NodeInfo {
+function info(n: TreeNode, settle: Map<string, SettleStats>): NodeInfo {
   const src = n.kind === 'sample' || n.kind === 'unwind' ? sourceOf(n.name) : undefined;
+  const settled = n.kind === 'timer' ? settle.get(n.name) : undefined;
   const l = frameLabel(n);
   return {
     path: n.path,
@@ -485,6 +506,7 @@ function info(n: TreeNode): NodeInfo {
     derived: n.derived,
     childCount: n.children.length,
     ...(src ? { source: src } : {}),
+    ...(settled ? { settle: settled } : {}),
   };
 }
 

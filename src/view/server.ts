@@ -13,6 +13,7 @@ import { ApiError, ProfileApi, type Query } from './api.js';
 import { CompareApi } from './compare-api.js';
 import { RefusedDirectory, SourceAccess } from './source-access.js';
 import { foldAnswer } from './fold-api.js';
+import { matrixAnswer, type MatrixAnswer } from './matrix-api.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
 import { TraceApi } from './trace-api.js';
 import type { TraceModel } from '../trace/trace-model.js';
@@ -87,6 +88,8 @@ export async function startViewServer(
   const noTrace = (): never => {
     throw new ApiError(404, opts.trace && 'none' in opts.trace ? opts.trace.none : 'this run has no trace (record one with HYPROF_TRACE=1)');
   };
+  /** The communication matrix of each run, made at its first request (a pass over every thread). */
+  const matrices = new WeakMap<TauProfile, MatrixAnswer>();
   const routes: Record<string, (q: Query) => unknown> = {
     '/api/trace/summary': () => (trace ? trace.summary() : { none: opts.trace && 'none' in opts.trace ? opts.trace.none : null }),
     '/api/trace/range': (q) => (trace ?? noTrace()).range(q),
@@ -105,6 +108,12 @@ export async function startViewServer(
     '/api/event': (q) => pick(q).event(q),
     '/api/userevents': (q) => pick(q).userEvents(q),
     '/api/fold': (q) => foldAnswer(pick(q).profile.dir, q),
+    '/api/matrix': (q) => {
+      const p = pick(q).profile;
+      let m = matrices.get(p);
+      if (!m) matrices.set(p, (m = matrixAnswer(p)));
+      return m;
+    },
     '/api/diff': (q) => (compare ?? noB()).diff(q),
     '/api/diff-flame': (q) => (compare ?? noB()).flame(q),
   };

@@ -175,7 +175,8 @@ function checkConsumers(p: TauProfile, m: number, i: number, problems: string[])
 
   const pprof = Profile.decode(buildPprof(p, sel).encode());
   const scale = /TIME/i.test(metric) ? 1000 : 1;
-  const vi = pprof.sampleType.length - 1;
+  // the metric's own sample type (an async region's settle_time may follow it)
+  const vi = pprof.sampleType.findIndex((v) => pprof.stringTable.strings[Number(v.type)].toLowerCase() === metric.toLowerCase());
   report('the pprof export', pprof.sample.reduce((s, x) => s + Number(x.value[vi]), 0) / scale, slack(total, pprof.sample.length) + pprof.sample.length / scale);
   badFrames('the pprof export', pprof.function.map((f) => pprof.stringTable.strings[Number(f.name)]));
 

@@ -33,6 +33,8 @@ def main(path):
     with otf2.reader.open(path) as r:
         comm_ids = {}
         for i, c in enumerate(r.definitions.comms):
+            if c.group.paradigm != otf2.Paradigm.MPI:
+                continue  # OpenMP thread teams (after the MPI communicators: ids stay indices)
             comm_ids[c] = i
             out["comms"].append({"id": i, "name": c.name, "members": [world_rank(m) for m in c.group.members]})
 

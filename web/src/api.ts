@@ -19,6 +19,24 @@ export interface NodeInfo {
   derived: boolean;
   childCount: number;
   source?: { file: string; line: number };
+  settle?: SettleInfo;
+}
+
+/** An async region's settle time (wall time from start to settlement, microseconds) over its
+ * instances: the region's, not one path's (src/profile/settle-events.ts). */
+export interface SettleInfo {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  unsettled: number;
+}
+
+/** The settle time as a line of a tooltip or details box. */
+export function settleText(s: SettleInfo): string {
+  const pending = s.unsettled > 0 ? `; ${formatCount(s.unsettled, 'auto')} unsettled at exit` : '';
+  if (s.count === 0) return `settle time: none settled${pending}`;
+  return `settle time (start to settlement, all instances of the region): mean ${val(s.mean, 'TIME')}, min ${val(s.min, 'TIME')}, max ${val(s.max, 'TIME')} over ${formatCount(s.count, 'auto')}${pending}`;
 }
 
 export interface FlameNode {

@@ -4,6 +4,7 @@ import { renderBars } from './bars.js';
 import { renderFlame } from './flame.js';
 import { state, showError } from './state.js';
 import { renderTable, resetTable } from './table.js';
+import { renderMatrix } from './matrix.js';
 import { renderTree } from './tree.js';
 import { renderMetadata } from './metadata.js';
 import { renderFunctions, resetFunctions } from './functions.js';
@@ -24,8 +25,8 @@ interface Summary {
   compare?: { dir: string; metrics: string[]; threadCount: number; common: string[] };
 }
 
-type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'fold' | 'metadata' | 'timeline';
-const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'fold', 'metadata', 'timeline'];
+type Tab = 'threads' | 'table' | 'tree' | 'flame' | 'functions' | 'event' | 'userevents' | 'fold' | 'matrix' | 'metadata' | 'timeline';
+const TABS: Tab[] = ['threads', 'table', 'tree', 'flame', 'functions', 'event', 'userevents', 'fold', 'matrix', 'metadata', 'timeline'];
 let tab: Tab = 'threads';
 
 function section(t: Tab): HTMLElement {
@@ -44,6 +45,7 @@ async function render(): Promise<void> {
   else if (tab === 'userevents') await renderUserEvents(root);
   else if (tab === 'timeline') await renderTimeline(root);
   else if (tab === 'fold') await renderFold(root);
+  else if (tab === 'matrix') await renderMatrix(root);
   else await renderMetadata(root);
   document.body.dataset.ready = '1';
 }
@@ -110,6 +112,8 @@ async function start(): Promise<void> {
     share.textContent = r.mpiShare ?? '';
     share.hidden = r.mpiShare === undefined;
   }
+  // The communication matrix is a view of an MPI run (it says there how to record one when it has none).
+  document.querySelector<HTMLButtonElement>('#tabs button[data-tab="matrix"]')!.hidden = !s.ranks;
   document.title = `hyprof view — ${s.dir}`;
   showCompare(s);
   document.getElementById('compare-slot')!.append(

@@ -3,7 +3,7 @@
  * by default; the sampled code (by function, with file:line) on its own switch, so the two kinds of
  * measurement are not ranked against each other.
  */
-import { count, el, frameText, getJson, pct, unitOf, val, type FrameRole, paren } from './api.js';
+import { count, el, frameText, getJson, pct, settleText, unitOf, val, type FrameRole, type SettleInfo, paren } from './api.js';
 import { renderDiffTable } from './compare.js';
 import { state, showError } from './state.js';
 
@@ -22,12 +22,16 @@ interface TableRow {
   percall: number;
   exclPct: number;
   inclPct: number;
+  /** An async region's settle time (its flat row only). */
+  settle?: SettleInfo;
 }
 interface TableAnswer {
   metric: string;
   total: number;
   offset: number;
   rows: TableRow[];
+  /** Whether the profile has async regions with a settle time (the column is shown then). */
+  settled: boolean;
 }
 
 const PAGE = 100;
@@ -94,9 +98,11 @@ export async function renderTable(root: HTMLElement): Promise<void> {
   root.append(controls);
   const table = el('table', { class: 'stats' });
   const head = el('tr');
-  for (const [key, label, num] of COLUMNS) {
+  // The settle time of async regions (wall time from start to settlement), when the profile has any.
+  const columns = a.settled ? [...COLUMNS, ['settle', 'Settle mean', true] as [string, string, boolean]] : COLUMNS;
+  for (const [key, label, num] of columns) {
     const sortKey = key === 'exclPct' ? 'excl' : key === 'inclPct' ? 'incl' : key;
-    const units: Record<string, string> = { excl: `${paren(unit)}`, incl: `${paren(unit)}`, percall: `${paren(unit)}`, calls: '', subrs: '' };
+    const units: Record<string, string> = { excl: `${paren(unit)}`, incl: `${paren(unit)}`, percall: `${paren(unit)}`, calls: '', subrs: '', settle: '' };
     const th = el('th', { class: num ? 'num' : '', 'data-sort': sortKey }, label + (units[key] ?? '') + (view.sort === sortKey && key !== 'exclPct' && key !== 'inclPct' ? (view.order === 'desc' ? ' ▼' : ' ▲') : ''));
     th.onclick = () => {
       view.order = view.sort === sortKey && view.order === 'desc' ? 'asc' : 'desc';
@@ -112,13 +118,20 @@ export async function renderTable(root: HTMLElement): Promise<void> {
   const body = el('tbody');
   for (const r of a.rows) {
     const tr = el('tr', { class: `kind-${r.kind} role-${r.role}`, 'data-name': r.name });
-    const name = el('td', { class: 'name', title: `${r.label}${r.file !== undefined ? `\n${r.file}:${r.line}` : ''}\nTAU name: ${r.name}\ngroup ${r.group}` }, view.paths && r.name.includes('=>') ? r.name : frameText(r));
+    const settled = r.settle ? `\n${settleText(r.settle)}` : '';
+    const name = el('td', { class: 'name', title: `${r.label}${r.file !== undefined ? `\n${r.file}:${r.line}` : ''}\nTAU name: ${r.name}\ngroup ${r.group}${settled}` }, view.paths && r.name.includes('=>') ? r.name : frameText(r));
     if (r.file !== undefined) name.append(el('span', { class: 'where muted' }, ` ${r.file.slice(r.file.lastIndexOf('/') + 1)}:${r.line}`));
     tr.append(name);
     for (const [key, , ] of COLUMNS.slice(1)) {
       const v = r[key as keyof TableRow] as number;
       const text = key.endsWith('Pct') ? pct(v) : key === 'calls' || key === 'subrs' ? count(v) : val(v, a.metric);
       tr.append(el('td', { class: `num ${key}`, 'data-value': String(v) }, text));
+    }
+    if (a.settled) {
+      // settle time is always wall time (TIME), whatever metric the other columns show
+      const cell = el('td', { class: 'num settle', 'data-value': r.settle ? String(r.settle.mean) : '' }, r.settle && r.settle.count > 0 ? val(r.settle.mean, 'TIME') : '');
+      if (r.settle) cell.title = settleText(r.settle);
+      tr.append(cell);
     }
     body.append(tr);
   }

@@ -4,7 +4,7 @@
  * it; clicking a row shows its TAU node name above the table. Children are fetched when a node is
  * opened, so a tree of 100,000 nodes costs what is on screen; it opens along the hottest path.
  */
-import { count, el, frameText, frameTitle, getJson, unitOf, val, type NodeInfo, paren } from './api.js';
+import { count, el, frameText, frameTitle, getJson, settleText, unitOf, val, type NodeInfo, paren } from './api.js';
 import { showSource } from './source.js';
 import { state, showError } from './state.js';
 
@@ -25,12 +25,14 @@ function showDetails(n: NodeInfo): void {
   if (!detailsBox) return;
   detailsBox.replaceChildren(el('b', {}, frameText(n)), ` inclusive ${val(n.incl)}`);
   if (n.source) detailsBox.append(`  ${n.source.file}:${n.source.line}`);
+  if (n.settle) detailsBox.append(el('div', { class: 'settle' }, settleText(n.settle)));
   detailsBox.append(el('div', { class: 'tau-name' }, `TAU node: ${n.name}`));
 }
 
 function row(n: NodeInfo, depth: number, body: HTMLElement): HTMLTableRowElement {
   const tr = el('tr', { class: `kind-${n.kind} role-${n.role}`, 'data-path': n.path, 'data-depth': String(depth) });
-  const name = el('td', { class: 'name', title: `${frameTitle({ ...n, ...(n.source ?? {}) })}\npath: ${n.path}` });
+  const settled = n.settle ? `\n${settleText(n.settle)}` : '';
+  const name = el('td', { class: 'name', title: `${frameTitle({ ...n, ...(n.source ?? {}) })}\npath: ${n.path}${settled}` });
   name.style.paddingLeft = `${6 + depth * 16}px`;
   const toggle = el('span', { class: 'toggle' }, n.childCount > 0 ? '▸' : '');
   name.append(toggle);

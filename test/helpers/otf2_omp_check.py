@@ -1,0 +1,164 @@
+"""Read the OpenMP events of an OTF2 archive with the OTF2 project's own Python reader (Debian
+python3-otf2), in the archive's global time order, and print, as JSON on stdout, what
+test/trace-openmp.test.ts checks:
+
+- per location: ThreadFork / ThreadJoin paired (no join without its fork, none open at the end),
+  ThreadTeamBegin / End paired on the same thread team, Enter / Leave nested, timestamps never back;
+- explicit tasks, named by (thread team, creating thread, generation number): each created once and
+  completed exactly once; switches consistent: a task switched to is not running on another location
+  nor completed, and a task resumed (switched to again) was suspended before (the location that ran
+  it switched to another task); a task completes where it runs;
+- locks (ThreadAcquireLock / ThreadReleaseLock, per lock id): acquisitions and releases alternate,
+  a release by the location that acquired, with its acquisition order; orders 0, 1, 2, ... in time;
+- thread teams: each Comm of paradigm OpenMP with its members' location names.
+
+Usage: python3 otf2_omp_check.py ARCHIVE/traces.otf2
+"""
+import json
+import sys
+from collections import defaultdict
+
+import otf2
+
+E = otf2.events
+
+
+def main(path):
+    bad = []
+
+    def fail(msg):
+        if len(bad) < 20:
+            bad.append(msg)
+
+    out = {"teams": [], "forks": 0, "joins": 0, "team_begins": 0, "team_ends": 0, "created": 0, "completed": 0,
+           "switches": 0, "resumed": 0, "migrated": 0, "tasks_running_at_end": 0, "acquires": 0, "releases": 0,
+           "locks": 0, "locations_with_tasks": 0, "bad": bad}
+    with otf2.reader.open(path) as r:
+        for c in r.definitions.comms:
+            if c.group.paradigm == otf2.Paradigm.OPENMP:
+                out["teams"].append({"name": c.name, "members": [m.name for m in c.group.members]})
+        last = {}
+        forks = defaultdict(int)
+        teams = defaultdict(list)
+        regions = defaultdict(list)
+        state = {}      # task -> ("running", loc) | ("suspended", loc) | ("created", None) | ("completed", loc)
+        pieces = defaultdict(int)
+        created = defaultdict(int)
+        completed = defaultdict(int)
+        current = {}    # loc -> task running there
+        ran_on = set()
+        lock_holder = {}
+        lock_next = defaultdict(int)
+        for loc, ev in r.events:
+            lname = f"{loc.group.name}/{loc.name}"  # thread names repeat across processes
+            if ev.time < last.get(lname, 0):
+                fail(f"{lname}: time goes back at {ev.time}")
+            last[lname] = ev.time
+            if isinstance(ev, E.Enter):
+                regions[lname].append(ev.region)
+            elif isinstance(ev, E.Leave):
+                if not regions[lname] or regions[lname][-1] != ev.region:
+                    fail(f"{lname}: leave of {ev.region.name} not the innermost region entered")
+                else:
+                    regions[lname].pop()
+            elif isinstance(ev, E.ThreadFork):
+                out["forks"] += 1
+                forks[lname] += 1
+            elif isinstance(ev, E.ThreadJoin):
+                out["joins"] += 1
+                if forks[lname] == 0:
+                    fail(f"{lname}: join without a fork")
+                else:
+                    forks[lname] -= 1
+            elif isinstance(ev, E.ThreadTeamBegin):
+                out["team_begins"] += 1
+                teams[lname].append(ev.thread_team.name if hasattr(ev, "thread_team") else ev.threadTeam.name)
+            elif isinstance(ev, E.ThreadTeamEnd):
+                out["team_ends"] += 1
+                name = ev.thread_team.name if hasattr(ev, "thread_team") else ev.threadTeam.name
+                if not teams[lname] or teams[lname][-1] != name:
+                    fail(f"{lname}: team end of {name} not the team it began last")
+                else:
+                    teams[lname].pop()
+                current.pop(lname, None)
+            elif isinstance(ev, (E.ThreadTaskCreate, E.ThreadTaskSwitch, E.ThreadTaskComplete)):
+                team = ev.thread_team if hasattr(ev, "thread_team") else ev.threadTeam
+                creator = ev.creating_thread if hasattr(ev, "creating_thread") else ev.creatingThread
+                gen = ev.generation_number if hasattr(ev, "generation_number") else ev.generationNumber
+                key = (team.name, creator, gen)
+                if isinstance(ev, E.ThreadTaskCreate):
+                    out["created"] += 1
+                    created[key] += 1
+                    if created[key] > 1:
+                        fail(f"task {key} created twice")
+                    state.setdefault(key, ("created", None))
+                elif isinstance(ev, E.ThreadTaskSwitch):
+                    out["switches"] += 1
+                    ran_on.add(lname)
+                    cur = current.get(lname)
+                    if cur is not None and cur != key and state.get(cur) == ("running", lname):
+                        state[cur] = ("suspended", lname)
+                    s = state.get(key)
+                    if s is None:
+                        fail(f"{lname}: switch to task {key} never created")
+                    elif s[0] == "running" and s[1] != lname:
+                        fail(f"{lname}: switch to task {key} running on {s[1]}")
+                    elif s[0] == "completed":
+                        fail(f"{lname}: switch to task {key} after its completion")
+                    elif pieces[key] > 0:
+                        if s[0] != "suspended":
+                            fail(f"{lname}: task {key} resumed but not suspended ({s[0]})")
+                        out["resumed"] += 1
+                        if s[1] != lname:
+                            out["migrated"] += 1
+                    pieces[key] += 1
+                    state[key] = ("running", lname)
+                    current[lname] = key
+                else:
+                    out["completed"] += 1
+                    completed[key] += 1
+                    if state.get(key) != ("running", lname):
+                        fail(f"{lname}: task {key} completed where it does not run ({state.get(key)})")
+                    state[key] = ("completed", lname)
+                    if current.get(lname) == key:
+                        del current[lname]
+            elif isinstance(ev, E.ThreadAcquireLock):
+                out["acquires"] += 1
+                lock, order = ev.lock_id if hasattr(ev, "lock_id") else ev.lockID, ev.acquisition_order if hasattr(ev, "acquisition_order") else ev.acquisitionOrder
+                if lock in lock_holder:
+                    fail(f"{lname}: lock {lock} acquired while {lock_holder[lock]} holds it")
+                if order != lock_next[lock]:
+                    fail(f"{lname}: lock {lock} acquisition order {order}, expected {lock_next[lock]}")
+                lock_next[lock] = order + 1
+                lock_holder[lock] = (lname, order)
+            elif isinstance(ev, E.ThreadReleaseLock):
+                out["releases"] += 1
+                lock, order = ev.lock_id if hasattr(ev, "lock_id") else ev.lockID, ev.acquisition_order if hasattr(ev, "acquisition_order") else ev.acquisitionOrder
+                if lock_holder.get(lock) != (lname, order):
+                    fail(f"{lname}: lock {lock} released (order {order}) but held by {lock_holder.get(lock)}")
+                lock_holder.pop(lock, None)
+        for lname, n in forks.items():
+            if n:
+                fail(f"{lname}: {n} forks without their join")
+        for lname, t in teams.items():
+            if t:
+                fail(f"{lname}: teams {t} begun and not ended")
+        for lname, st in regions.items():
+            if st:
+                fail(f"{lname}: {len(st)} regions entered and not left")
+        for key, n in completed.items():
+            if n != 1:
+                fail(f"task {key} completed {n} times")
+        for key, n in created.items():
+            if completed.get(key, 0) != 1:
+                fail(f"task {key} created and completed {completed.get(key, 0)} times")
+        if lock_holder:
+            fail(f"locks still held at the end: {sorted(lock_holder)}")
+        out["tasks_running_at_end"] = sum(1 for s in state.values() if s[0] == "running")
+        out["locks"] = len(lock_next)
+        out["locations_with_tasks"] = len(ran_on)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
