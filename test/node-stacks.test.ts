@@ -15,6 +15,9 @@ import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { hyprof, repoRoot, testNativeDir, tmpDir } from './helpers/native.js';
 import { assertConformant } from './helpers/conformance.js';
 import { ProfileApi } from '../src/view/api.js';
+import { readRawFile } from '../src/samples/raw-reader.js';
+import { Symbolizer } from '../src/symbolize/symbolizer.js';
+import { assembleProcess } from '../src/resolve/assemble.js';
 import type { FlameNode } from '../src/view/flame.js';
 import { buildFunctionReport } from '../src/report/report-functions.js';
 import { parseThreadSelector } from '../src/report/report-data.js';
@@ -27,7 +30,7 @@ const env = { HYPROF_MODULE: join(repoRoot, 'dist', 'src', 'index.js'), NODE_OPT
 
 const run = (async () => {
   const out = join(tmpDir('node-stacks'), 'prof');
-  const r = await hyprof(['run', '--dir', out, '--', process.execPath, ...nodeArgs], { env, timeoutMs: 120_000 });
+  const r = await hyprof(['run', '--dir', out, '--keep-raw', '--', process.execPath, ...nodeArgs], { env, timeoutMs: 120_000 });
   return { r, out };
 })();
 
@@ -223,4 +226,38 @@ test('a run that bounds its unwinding (HYPROF_UNWIND_DEPTH=10) writes no stacks 
   t.false(existsSync(join(out, 'stacks.0.0.json')));
   const main = readTauProfileDir(out).threads[0].find((x) => x.thread === 0)!;
   t.is(new Map(main.metadata).get('TAU_EBS_UNWIND_DEPTH'), '10');
+});
+
+test('resolve names each distinct address of the samples once, however many stacks repeat it', async (t) => {
+  const { r } = await run;
+  const rawDir = /raw measurements kept in (\S+)/.exec(r.stderr)?.[1];
+  if (!rawDir) return t.fail(r.stderr);
+  try {
+    const raw = readdirSync(rawDir).filter((f) => f.endsWith('.raw')).map((f) => join(rawDir, f));
+    t.is(raw.length, 1, raw.join(', '));
+    const proc = readRawFile(raw[0]);
+    const symbolizer = new Symbolizer();
+    await symbolizer.prepare([proc]);
+    // What the assembly asks for, per thread, against what the samples hold.
+    const asked = new Map<string, number>();
+    let pcs = 0;
+    const distinct = new Set<string>();
+    for (const th of proc.threads) for (const s of th.samples) s.pcs.forEach((pc, i) => (pcs++, distinct.add(`${i > 0}:${pc}`)));
+    assembleProcess(proc, {
+      resolve: (pc, isReturn) => {
+        const k = `${isReturn}:${pc}`;
+        asked.set(k, (asked.get(k) ?? 0) + 1);
+        return symbolizer.resolve(proc, pc, isReturn);
+      },
+    });
+    // 80-frame stacks of one recursion: each address is in many of the samples' stacks.
+    t.true(pcs >= 4 * distinct.size, `${pcs} addresses in the samples, ${distinct.size} distinct`);
+    t.is(asked.size, distinct.size);
+    const most = Math.max(...asked.values());
+    t.true(most <= proc.threads.length, `an address was named ${most} times for ${proc.threads.length} threads`);
+    // The symbolizer resolved each once (what it reports), the rest answered from what it resolved.
+    t.is(symbolizer.lookups, distinct.size);
+  } finally {
+    rmSync(rawDir, { recursive: true, force: true });
+  }
 });

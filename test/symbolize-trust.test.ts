@@ -78,27 +78,28 @@ test('a corrupt or untrusted symbol cache file is discarded, the module symboliz
   const first = new Symbolizer({ cacheDir });
   const [frames] = await first.symbolizeModule(exe, buildId, [address]);
   t.is(frames?.[0].function, 'sym_outer');
-  const file = join(cacheDir, `${buildId}.${first.tool}.json`);
+  const file = join(cacheDir, `${buildId}.${first.tool}.lines`);
   const good = readFileSync(file, 'utf8');
-  const addr = `0x${address.toString(16)}`;
+  const addr = address.toString(16);
+  t.true(good.startsWith(`${addr}\t[{`), good);
   const corrupt: Array<[string, string]> = [
-    ['not JSON', good.slice(0, good.length >> 1)],
-    ['not a list', '{"a": 1}'],
-    ['an address that is no hex number', JSON.stringify([['zzz', null]])],
-    ['frames that are no list', JSON.stringify([[addr, 'sym_outer']])],
-    ['a function that is no text', JSON.stringify([[addr, [{ function: 7, file: 'x.c', line: 1 }]]])],
-    ['a negative line', JSON.stringify([[addr, [{ function: 'planted', file: 'x.c', line: -1 }]]])],
-    ['an empty inline chain', JSON.stringify([[addr, []]])],
+    ['not JSON', `${good.slice(0, good.length >> 1)}\n`],
+    ['a line without a tab', 'sym_outer\n'],
+    ['an address that is no hex number', 'zzz\tnull\n'],
+    ['frames that are no list', `${addr}\t"sym_outer"\n`],
+    ['a function that is no text', `${addr}\t${JSON.stringify([{ function: 7, file: 'x.c', line: 1 }])}\n`],
+    ['a negative line', `${addr}\t${JSON.stringify([{ function: 'planted', file: 'x.c', line: -1 }])}\n`],
+    ['an empty inline chain', `${addr}\t[]\n`],
   ];
   for (const [what, text] of corrupt) {
     writeFileSync(file, text);
     const s = new Symbolizer({ cacheDir });
     const [again] = await s.symbolizeModule(exe, buildId, [address]);
     t.is(again?.[0].function, 'sym_outer', what);
-    t.deepEqual(JSON.parse(readFileSync(file, 'utf8')), JSON.parse(good), `${what}: rebuilt`);
+    t.is(readFileSync(file, 'utf8'), good, `${what}: rebuilt`);
   }
   // A well-formed file planted by someone else, or writable by everyone, is not believed either.
-  const planted = JSON.stringify([[addr, [{ function: 'planted', file: '/x.c', line: 1 }]]]);
+  const planted = `${addr}\t${JSON.stringify([{ function: 'planted', file: '/x.c', line: 1 }])}\n`;
   writeFileSync(file, planted);
   chmodSync(file, 0o666);
   const [notShared] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
@@ -114,6 +115,31 @@ test('a corrupt or untrusted symbol cache file is discarded, the module symboliz
   // And a trusted, well-formed file is used as it is (the cache does its job).
   writeFileSync(file, planted);
   chmodSync(file, 0o644);
+  const [cached] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(cached?.[0].function, 'planted');
+});
+
+test('the symbol cache: each resolve appends the addresses it symbolized, and reads only the lines it needs', async (t) => {
+  const { exe, buildId, address } = program();
+  const nm = spawnSync('nm', ['--defined-only', exe], { encoding: 'utf8' }).stdout;
+  const other = BigInt(`0x${/^([0-9a-f]+) [tT] main$/m.exec(nm)![1]}`);
+  const cacheDir = join(tmpDir('symcache-append'), 'symbols');
+  const first = new Symbolizer({ cacheDir });
+  await first.symbolizeModule(exe, buildId, [address]);
+  const file = join(cacheDir, `${buildId}.${first.tool}.lines`);
+  const one = readFileSync(file, 'utf8');
+  // A later resolve that needs another address appends its line; the first stays as it was.
+  const [main] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address, other]);
+  t.is(main?.[0].function, 'sym_outer');
+  const two = readFileSync(file, 'utf8');
+  t.true(two.startsWith(one), two);
+  t.is(two.split('\n').filter((l) => l !== '').length, 2, two);
+  t.true(two.slice(one.length).startsWith(`${other.toString(16)}\t`), two);
+  // Only the lines of the addresses asked for are parsed: a line of another address that is no JSON
+  // (here: cut short) changes nothing, and a last line not ended by a newline (a resolve still
+  // appending) is not read.
+  const planted = `${address.toString(16)}\t${JSON.stringify([{ function: 'planted', file: '/x.c', line: 1 }])}\n`;
+  writeFileSync(file, `${other.toString(16)}\t[{"function":\n${planted}${address.toString(16)}\t[{"function":"half"`);
   const [cached] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
   t.is(cached?.[0].function, 'planted');
 });

@@ -38,6 +38,8 @@
 hp_runtime hp_rt;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static struct sigaction previous_int, previous_term;
+/* The dump is in place on SIGINT ([0]) / SIGTERM ([1]) and keeps it (hp_signal_dump_sigaction). */
+static volatile sig_atomic_t dump_holds[2];
 
 static void read_file_line(const char *path, const char *prefix, char *out, size_t cap) {
   FILE *f = fopen(path, "r");
@@ -194,9 +196,20 @@ static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
     w = write(2, "\n", 1);
     (void)w;
   }
-  /* Let the default action (or the program's earlier handler) proceed. */
+  /* Let the default action (or the program's earlier handler) proceed: the dump lets go of the
+   * signal first, so that the interposed sigaction installs `prev` for real. */
   struct sigaction *prev = sig == SIGINT ? &previous_int : &previous_term;
-  sigaction(sig, prev, NULL);
+  dump_holds[sig == SIGTERM] = 0;
+  if (prev->sa_flags & SA_RESETHAND) {
+    /* A handler that resets itself on delivery (node's): delivered now, it would be reset to the
+     * default before running, so the default goes in place and the handler is called below. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+  } else {
+    sigaction(sig, prev, NULL);
+  }
   errno = saved;
   if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
     raise(sig);
@@ -205,6 +218,37 @@ static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
   } else {
     prev->sa_handler(sig);
   }
+}
+
+/*
+ * The dump on SIGINT / SIGTERM must outlive a program that sets these signals up as it starts, after
+ * this runtime's constructor installed the dump: node resets every signal to its default, then
+ * installs on both a handler that resets the terminal and re-raises the signal with its default action
+ * (SignalExit, SA_RESETHAND), so a Node server stopped by SIGTERM under `hyprof run` ended with no raw
+ * file and no profile. While the dump is in place on a signal (dump_holds), a program's SIG_DFL, or
+ * a handler that resets itself on delivery (a last word before the default action), is not installed:
+ * it becomes the action the dump hands the signal on to once the measurements are written
+ * (previous_int / previous_term), and the program reads it back as its own. Any other action (a
+ * handler that stays, such as libuv's for `process.on('SIGTERM')`; SIG_IGN) is installed as asked and
+ * the dump lets go of that signal: the program decides what the signal does (a handler that exits has
+ * its measurements written at exit). The dump handler reads the previous action when it runs; a
+ * program sets these actions as it starts, long before a signal comes, in practice.
+ */
+
+int hp_signal_dump_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  if (sig != SIGINT && sig != SIGTERM) return 0;
+  int i = sig == SIGTERM;
+  if (!dump_holds[i]) return 0;
+  int dfl = !(act && (act->sa_flags & SA_SIGINFO)) && act && act->sa_handler == SIG_DFL;
+  int last_word = act && (act->sa_flags & SA_RESETHAND) && !dfl && ((act->sa_flags & SA_SIGINFO) || act->sa_handler != SIG_IGN);
+  if (act && !dfl && !last_word) {
+    dump_holds[i] = 0;
+    return 0;
+  }
+  struct sigaction *prev = i ? &previous_term : &previous_int;
+  if (old) *old = *prev;
+  if (act) *prev = *act;
+  return 1;
 }
 
 static void install_signal_dump(int sig, struct sigaction *prev) {
@@ -225,7 +269,7 @@ static void install_signal_dump(int sig, struct sigaction *prev) {
   sigaddset(&sa.sa_mask, SIGINT);
   sigaddset(&sa.sa_mask, SIGTERM);
   *prev = current;
-  sigaction(sig, &sa, NULL);
+  if (sigaction(sig, &sa, NULL) == 0) dump_holds[sig == SIGTERM] = 1;
 }
 
 static void at_exit(void) {

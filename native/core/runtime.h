@@ -111,6 +111,10 @@ void hp_dump_reset_in_child(void);
 int hp_dump_blocking_signals(int why);
 /* Path of the last raw file written (empty before the first). */
 const char *hp_dump_last_path(void);
+/* Called first by the interposed sigaction (sample/sigchain.c): 1 when it took the call itself (a
+ * program's SIG_DFL for SIGINT / SIGTERM while the runtime's dump on that signal is in place, kept as
+ * the action the dump hands the signal on to); 0 to let the call go on as usual (init.c). */
+int hp_signal_dump_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* 64-bit mix of (parent context, event); never 0. */
 static inline uint64_t hp_context_hash(uint64_t parent, uint32_t event) {

@@ -193,6 +193,8 @@ static int chain_sigaction(int sig, const struct sigaction *act, struct sigactio
     errno = ENOSYS;
     return -1;
   }
+  /* A program resetting SIGINT / SIGTERM to their default keeps the runtime's dump on them (init.c). */
+  if (hp_signal_dump_sigaction(sig, act, old)) return 0;
   if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE)) return sa(sig, act, old);
   if (sig != hp_scfg.signo) return wrapping && wrappable(sig) ? wrapped_sigaction(sa, sig, act, old) : sa(sig, act, old);
   struct sigaction prev = app[app_idx];

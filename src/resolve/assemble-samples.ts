@@ -27,6 +27,8 @@ const CONTEXT_JOIN = '  => ';
 type Frame = ({ ok: true; function: string; file: string; line: number } | { ok: false; module: string; address: bigint }) & {
   /** The object file (absent for JIT code and unknown addresses). */
   object?: string;
+  /** Its index in the stacks file's frame table, once it has one (PcFrames). */
+  id?: number;
 };
 
 export interface SampleOptions {
@@ -59,25 +61,56 @@ export function isOpenmpRuntime(path: string | undefined): boolean {
 }
 
 /**
+ * The frames of one program counter of a record (`isReturn`: a caller's, looked up inside its call),
+ * innermost first; inlined functions are frames of their own; none for hyprof's own code (below).
+ * The object file of every named frame is told to opts.modules.
+ */
+function framesOfPc(pc: bigint, isReturn: boolean, opts: SampleOptions): Frame[] {
+  const out: Frame[] = [];
+  const res = opts.resolve(pc, isReturn);
+  if (isRuntimeModule(res.module)) return out;
+  if (res.resolved) {
+    for (const f of res.frames) {
+      out.push({ ok: true, ...f, object: res.module });
+      if (res.module) opts.modules?.note(safeName(f.function), safeName(f.file), res.module, res.buildId ?? '');
+    }
+  } else {
+    out.push({ ok: false, module: res.module, address: res.address, object: res.module });
+    if (res.module.startsWith('/')) opts.modules?.module(res.module, res.buildId ?? '');
+  }
+  return out;
+}
+
+/**
+ * The frames of each program counter, made once per thread: a Node thread's records are a few
+ * thousand distinct stacks of tens of frames over a few thousand distinct addresses, so naming
+ * frames per record did the same work about 25 times over. The frames are shared between records
+ * (never changed: framesOf copies them into each record's list), and each remembers its id in the
+ * stacks file's frame table (`id`, set on first use, in the order the frames are first used).
+ */
+class PcFrames {
+  private readonly inner = new Map<bigint, Frame[]>();
+  private readonly callers = new Map<bigint, Frame[]>();
+  constructor(private readonly opts: SampleOptions) {}
+
+  get(pc: bigint, isReturn: boolean): Frame[] {
+    const known = isReturn ? this.callers : this.inner;
+    let f = known.get(pc);
+    if (!f) known.set(pc, (f = framesOfPc(pc, isReturn, this.opts)));
+    return f;
+  }
+}
+
+/**
  * The frames of one record, innermost first; inlined functions are frames of their own. Frames of
  * hyprof's own code (an interposed pthread_create or sigprocmask the program called, a trampoline)
  * are left out: the runtime never appears in a user's profile, and its time is the caller's.
  */
-function framesOf(r: RawSample, opts: SampleOptions): Frame[] {
+function framesOf(r: RawSample, opts: SampleOptions, pcFrames: PcFrames): Frame[] {
   const out: Frame[] = [];
   const pcs = opts.unwind ? r.pcs : r.pcs.slice(0, 1);
   pcs.forEach((pc, i) => {
-    const res = opts.resolve(pc, i > 0);
-    if (isRuntimeModule(res.module)) return;
-    if (res.resolved) {
-      for (const f of res.frames) {
-        out.push({ ok: true, ...f, object: res.module });
-        if (res.module) opts.modules?.note(safeName(f.function), safeName(f.file), res.module, res.buildId ?? '');
-      }
-    } else {
-      out.push({ ok: false, module: res.module, address: res.address, object: res.module });
-      if (res.module.startsWith('/')) opts.modules?.module(res.module, res.buildId ?? '');
-    }
+    for (const f of pcFrames.get(pc, i > 0)) out.push(f);
   });
   // A worker thread's stack starts in the OpenMP runtime (its thread loop, the call into the outlined
   // region): the program's chain starts at its own code, as on the master (docs/assembly.md).
@@ -146,11 +179,20 @@ export function addSamples(
   let shortened = 0;
   const zero = new Array(proc.info.metrics.length).fill(0);
   const frameTable = opts.stacks?.frames ?? new FrameTable();
+  const pcFrames = new PcFrames(opts);
   // Pass 1: every record's context and complete stack (innermost first), and the samples of each
   // chain of its innermost 1..chainDepth frames, to shorten rare chains in pass 2.
-  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; ids: number[]; values: number[] }> = [];
+  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; keys: string[] }> = [];
   const chainCount = new Map<string, number>();
-  const chainKey = (ctxPath: string, ids: number[], d: number) => `${ctxPath}\u0000${ids.slice(0, d).join(',')}`;
+  // The key of the chain of a record's innermost d frames: keys[d], `<context path>\0<id>,<id>...`,
+  // each made from the one before (one string per depth, not a slice and a join per depth and pass).
+  const chainKeys = (ctxPath: string, ids: number[], max: number): string[] => {
+    const keys: string[] = [];
+    if (ids.length === 0) return keys;
+    let k = `${ctxPath}\u0000${ids[0]}`;
+    for (let d = 2; d <= max; d++) keys[d] = k += `,${ids[d - 1]}`;
+    return keys;
+  };
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
@@ -161,17 +203,13 @@ export function addSamples(
     const ctxName = tree.name(tree.event(tree.row(r.context)));
     // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
     const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`;
-    const stack = framesOf(r, opts);
-    const ids = stack.map((fr) => frameTable.id(stackFrame(fr, opts.keepAddresses)));
+    const stack = framesOf(r, opts, pcFrames);
+    const ids = stack.map((fr) => (fr.id ??= frameTable.id(stackFrame(fr, opts.keepAddresses))));
     if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
     if (stack.length > opts.chainDepth) deeper = true;
-    if (Number.isFinite(opts.chainDepth)) {
-      for (let d = 2; d <= Math.min(opts.chainDepth, ids.length); d++) {
-        const k = chainKey(ctxPath, ids, d);
-        chainCount.set(k, (chainCount.get(k) ?? 0) + r.count);
-      }
-    }
-    records.push({ r, ctxPath, stack, ids, values });
+    const keys = Number.isFinite(opts.chainDepth) ? chainKeys(ctxPath, ids, Math.min(opts.chainDepth, ids.length)) : [];
+    for (let d = 2; d < keys.length; d++) chainCount.set(keys[d], (chainCount.get(keys[d]) ?? 0) + r.count);
+    records.push({ r, ctxPath, stack, values, keys });
   }
   // A chain cut to TAU's depth is extended outward only while it holds RARE_CHAIN_SHARE of the
   // thread's samples: rarer chains keep fewer frames (what a flame graph would not draw), so the
@@ -179,7 +217,7 @@ export function addSamples(
   const minSamples = total * RARE_CHAIN_SHARE;
 
   // Pass 2: the TAU entries.
-  for (const { r, ctxPath, stack, ids, values } of records) {
+  for (const { r, ctxPath, stack, values, keys } of records) {
     const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
     table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
     table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
@@ -188,7 +226,7 @@ export function addSamples(
     let depth = Math.min(stack.length, opts.chainDepth);
     if (Number.isFinite(opts.chainDepth)) {
       let d = 1;
-      while (d < depth && (chainCount.get(chainKey(ctxPath, ids, d + 1)) ?? 0) >= minSamples) d++;
+      while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
       if (d < depth) shortened += r.count;
       depth = d;
     }

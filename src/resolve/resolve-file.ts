@@ -8,6 +8,7 @@ import { gpuThreadCount } from './assemble-gpu.js';
 import { mpiCallSites, MPI_SITES_KEY } from '../analysis/mpi-sites.js';
 import { openmpNotes, prepareOpenmp, type OpenmpFile } from '../analysis/openmp.js';
 import { readRawFile } from '../samples/raw-reader.js';
+import type { RawProcess } from '../samples/raw-model.js';
 import type { Symbolizer } from '../symbolize/symbolizer.js';
 import { assembleProcess } from './assemble.js';
 import { markThrottled, nameFunctions } from './function-names.js';
@@ -52,8 +53,9 @@ export interface FilePart {
   trace?: TracePart;
 }
 
-export async function assembleFile(file: string, job: AssembleJob, symbolizer: Symbolizer): Promise<FilePart> {
-  const proc = readRawFile(file);
+/** `read`: the process already read from `file` whole (statistics included), used by nothing else. */
+export async function assembleFile(file: string, job: AssembleJob, symbolizer: Symbolizer, read?: RawProcess): Promise<FilePart> {
+  const proc = read ?? readRawFile(file);
   // OpenMP constructs are renamed after their source location before assembly (analysis/openmp.ts).
   const openmp = await prepareOpenmp([proc], symbolizer);
   // Compiler-instrumented functions are named from their addresses; throttled timers marked as TAU does.

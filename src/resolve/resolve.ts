@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
 import { mergeProcessNotes, removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
-import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo } from '../samples/raw-model.js';
+import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo, type RawProcess } from '../samples/raw-model.js';
 import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
@@ -121,10 +121,15 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
 
   // Pass 1: summaries and addresses; every file is checked before anything is written.
   const tracePcs: Record<string, string[]> = {};
+  // A lone file (a program's own run) is read once, whole, and assembled from what pass 1 read:
+  // reading it twice was a tenth of the resolve of a Node run.
+  const workers = workerCount(files.length);
+  let lone: RawProcess | undefined;
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
     // Checked whole; the timer statistics are read again, file by file, when it is assembled.
-    const p = readRaw(file, { statistics: false });
+    const p = readRaw(file, { statistics: files.length === 1 && workers === 0 });
+    if (files.length === 1 && workers === 0) lone = p;
     symbolizer.collect(p);
     for (const s of readMpiSection(file) ?? []) if (s.path) symbolizer.collectModule(s.path, '', [s.pc - 1n - s.bias]);
     // The trace's samples are named as the profile's (trace-otf2.ts): their addresses too (a damaged
@@ -188,13 +193,13 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     parts.push(part);
     opts.onProgress?.(done, files.length, `assembling ${part.file}`);
   };
-  const workers = workerCount(files.length);
   const warnings: string[] = [];
   try {
     if (workers > 0) {
       for (const w of await assembleInWorkers(files, job, symbolizer, opts.symbolizer, workers, keep)) warnings.push(w);
     } else {
-      for (const f of files) keep(await assembleFile(f, job, symbolizer), parts.length + 1);
+      for (const f of files) keep(await assembleFile(f, job, symbolizer, lone), parts.length + 1);
+      lone = undefined;
     }
   } catch (e) {
     abandonProfile(write);

@@ -1,10 +1,11 @@
 /**
  * Symbols kept on disk between runs, keyed by build id (an object with the same build id has the same
- * code and debug information): `$XDG_CACHE_HOME/hyprof/symbols/<build id>.<tool>.json`, else under
- * `~/.cache`. Best effort: an unreadable or unwritable cache only costs time. Files are written to a
- * temporary name and renamed, so concurrent resolves never read half a file.
+ * code and debug information): `$XDG_CACHE_HOME/hyprof/symbols/<build id>.<tool>.lines`, else under
+ * `~/.cache`. Best effort: an unreadable or unwritable cache only costs time. A new file is written to
+ * a temporary name and renamed, and later resolves append whole lines to it, so concurrent resolves
+ * never read half an entry.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { makeDirs } from '../base/make-dirs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -26,10 +27,8 @@ export function defaultCacheDir(warn: (text: string) => void = () => {}): string
 }
 
 function fileOf(dir: string, buildId: string, tool: SymbolizerTool): string {
-  return join(dir, `${buildId.replace(/[^0-9a-fA-F]/g, '')}.${tool}.json`);
+  return join(dir, `${buildId.replace(/[^0-9a-fA-F]/g, '')}.${tool}.lines`);
 }
-
-type Stored = Array<[string, SourceFrame[] | null]>;
 
 /** One stored frame as symbolization gives it; anything else marks the file as corrupt. */
 function isFrame(f: unknown): f is SourceFrame {
@@ -40,47 +39,89 @@ function isFrame(f: unknown): f is SourceFrame {
   );
 }
 
-function isEntry(e: unknown): e is [string, SourceFrame[] | null] {
-  if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string' || !/^0x[0-9a-f]{1,16}$/.test(e[0])) return false;
-  const frames = e[1] as unknown;
+function isFrames(frames: unknown): frames is SourceFrame[] | null {
   return frames === null || (Array.isArray(frames) && frames.length > 0 && frames.every(isFrame));
 }
 
+const ADDRESS = /^[0-9a-f]{1,16}$/;
+
+/** What a cache file gave: the symbols asked for that it holds, and whether it can be added to. */
+export interface LoadedSymbols {
+  symbols: Map<bigint, SourceFrame[] | null>;
+  /** false: no file, or one that cannot be trusted (saveSymbols then replaces it). */
+  trusted: boolean;
+}
+
 /**
- * The stored symbols of one module, or an empty table (then the module is symbolized afresh and the
- * file rewritten) when there is none or it cannot be trusted: not a regular file of this user's, not
- * valid JSON, or any entry not of the stored shape. A cache must never change what a profile says.
+ * The stored symbols of the addresses `wanted` of one module. The file is one line per address,
+ * `<hex address>\t<frames as JSON, or null>`, appended to by each resolve that symbolized new
+ * addresses: a module's file grows with every address ever sampled in it (node's holds tens of
+ * thousands), and a resolve wants a few thousand, so only their lines are parsed (parsing and
+ * checking the whole file was a tenth of the resolve of a Node run). A line not ended by a newline
+ * (a resolve still appending) is not read. Nothing (the module is symbolized afresh and the file
+ * replaced) when there is no file or it cannot be trusted: not a regular file of this user's,
+ * writable by every user, a line of another shape, or a wanted line that is not valid JSON of the
+ * stored shape. A cache must never change what a profile says.
  */
-export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool): Map<bigint, SourceFrame[] | null> {
-  const out = new Map<bigint, SourceFrame[] | null>();
+export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, wanted: Set<bigint>): LoadedSymbols {
+  const none = (): LoadedSymbols => ({ symbols: new Map(), trusted: false });
   let fd: number;
   try {
     fd = openSync(fileOf(dir, buildId, tool), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return out; /* no cache yet, or unreadable: symbolize afresh */
+    return none(); /* no cache yet, or unreadable: symbolize afresh */
   }
   try {
     const st = fstatSync(fd);
     const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o002) !== 0) return out;
-    const stored = JSON.parse(readFileSync(fd, 'utf8')) as unknown;
-    if (!Array.isArray(stored) || !stored.every(isEntry)) return out;
-    for (const [addr, frames] of stored) out.set(BigInt(addr), frames);
-    return out;
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o002) !== 0) return none();
+    const text = readFileSync(fd, 'utf8');
+    const out = new Map<bigint, SourceFrame[] | null>();
+    const end = text.lastIndexOf('\n');
+    for (let at = 0; at < end; ) {
+      const nl = text.indexOf('\n', at);
+      const tab = text.indexOf('\t', at);
+      if (tab < 0 || tab > nl) return none();
+      const hex = text.slice(at, tab);
+      if (!ADDRESS.test(hex)) return none();
+      const address = BigInt(`0x${hex}`);
+      if (wanted.has(address)) {
+        const frames = JSON.parse(text.slice(tab + 1, nl)) as unknown;
+        if (!isFrames(frames)) return none();
+        out.set(address, frames);
+      }
+      at = nl + 1;
+    }
+    return { symbols: out, trusted: true };
   } catch {
-    return new Map();
+    return none();
   } finally {
     closeSync(fd);
   }
 }
 
-export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, table: Map<bigint, SourceFrame[] | null>): void {
+/**
+ * Keep `added` (addresses symbolized by this resolve) for later ones: appended to a trusted file (one
+ * write of whole lines, so that resolves appending at once never interleave within a line), else
+ * written as a new file in place of the untrusted one (a temporary name, then renamed).
+ */
+export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, added: Map<bigint, SourceFrame[] | null>, trusted: boolean): void {
+  if (added.size === 0) return;
+  const lines = [...added].map(([a, f]) => `${a.toString(16)}\t${JSON.stringify(f)}\n`).join('');
+  const file = fileOf(dir, buildId, tool);
   try {
     makeDirs(dir); // never Node's recursive mkdir: it spins on procfs (base/make-dirs.ts)
-    const file = fileOf(dir, buildId, tool);
+    if (trusted) {
+      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      try {
+        writeSync(fd, lines);
+      } finally {
+        closeSync(fd);
+      }
+      return;
+    }
     const tmp = `${file}.tmp.${process.pid}`;
-    const stored: Stored = [...table].map(([a, f]) => [`0x${a.toString(16)}`, f]);
-    writeFileSync(tmp, JSON.stringify(stored));
+    writeFileSync(tmp, lines);
     renameSync(tmp, file);
   } catch {
     /* a read-only home: no cache */

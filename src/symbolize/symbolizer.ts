@@ -63,7 +63,15 @@ export class Symbolizer {
   readonly warnings: string[] = [];
   readonly tool: SymbolizerTool | null;
   private readonly cacheDir: string | null;
-  private readonly loadedFromDisk = new Set<string>();
+  /**
+   * Resolutions made, per process: [sampled pcs, return addresses]. A Node run's samples repeat the
+   * same few thousand addresses hundreds of thousands of times (every frame of every stack), and each
+   * JIT lookup parses V8's code name: each address is resolved once. Forgotten whenever symbols are
+   * added (run, adopt), since an address unresolved before may resolve after.
+   */
+  private resolved = new WeakMap<RawProcess, [Map<bigint, Resolution>, Map<bigint, Resolution>]>();
+  /** Addresses resolved (not answered from the memo above) so far: what a resolve touched. */
+  lookups = 0;
 
   constructor(private readonly opts: SymbolizeOptions = {}) {
     this.tool = chooseTool(opts.symbolizer);
@@ -113,8 +121,13 @@ export class Symbolizer {
    */
   collect(p: RawProcess): void {
     const map = new AddressMap(p.maps);
+    // The addresses looked up (a return address at − 1): each once, however many stacks hold it.
+    const seen = new Set<bigint>();
     const note = (pc: bigint, i: number) => {
-      const hit = map.lookup(i === 0 ? pc : pc - 1n);
+      const a = i === 0 ? pc : pc - 1n;
+      if (seen.has(a)) return;
+      seen.add(a);
+      const hit = map.lookup(a);
       if (!hit || !symbolizable(hit.mapping)) return;
       this.collectModule(hit.mapping.path, hit.mapping.buildId, [hit.moduleAddress]);
     };
@@ -162,8 +175,8 @@ export class Symbolizer {
       const mine = this.cache.get(key);
       if (!mine) this.cache.set(key, new Map(t));
       else for (const [a, f] of t) if (!mine.has(a)) mine.set(a, f);
-      this.loadedFromDisk.add(key);
     }
+    this.resolved = new WeakMap();
   }
 
   /** Symbolize the given module addresses of one object file directly (tests, benchmarks). */
@@ -175,6 +188,7 @@ export class Symbolizer {
   }
 
   private async run(modules: ModuleWork[]): Promise<void> {
+    this.resolved = new WeakMap();
     const total = modules.reduce((n, m) => n + m.addresses.size, 0);
     let done = 0;
     // Modules run concurrently: each is one process, and they are independent.
@@ -183,10 +197,15 @@ export class Symbolizer {
         let table = this.cache.get(m.key);
         if (!table) this.cache.set(m.key, (table = new Map()));
         const disk = this.cacheDir && m.buildId && this.tool ? this.cacheDir : null;
-        if (disk && !this.loadedFromDisk.has(m.key)) {
-          this.loadedFromDisk.add(m.key);
-          // Kept by an earlier version, the names of gfortran's module procedures may be raw.
-          for (const [a, f] of loadSymbols(disk, m.buildId, this.tool!)) if (!table.has(a)) table.set(a, fortranNames([f])[0]);
+        let trusted = false;
+        if (disk) {
+          const missing = new Set([...m.addresses].filter((a) => !table!.has(a)));
+          if (missing.size > 0) {
+            const stored = loadSymbols(disk, m.buildId, this.tool!, missing);
+            trusted = stored.trusted;
+            // Kept by an earlier version, the names of gfortran's module procedures may be raw.
+            for (const [a, f] of stored.symbols) table.set(a, fortranNames([f])[0]);
+          }
         }
         const addrs = [...m.addresses].filter((a) => !table!.has(a));
         let fromTool = false;
@@ -210,11 +229,13 @@ export class Symbolizer {
         addrs.forEach((a, i) => table!.set(a, symbols[i]));
         // Symbols cached by an earlier version may name PLT stubs `_init`: every address is checked.
         if (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId))) namePltStubs(m.path, [...m.addresses], table);
-        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, table);
+        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, new Map(addrs.map((a) => [a, table!.get(a) ?? null])), trusted);
         done += addrs.length;
         this.opts.onProgress?.(done, total, m.path);
       }),
     );
+    // Again: a resolve made while the modules were being read saw only part of their symbols.
+    this.resolved = new WeakMap();
   }
 
   /**
@@ -222,6 +243,20 @@ export class Symbolizer {
    * but the first of a callpath): looked up at address − 1, inside the call instruction.
    */
   resolve(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
+    let memo = this.resolved.get(p);
+    if (!memo) this.resolved.set(p, (memo = [new Map(), new Map()]));
+    const known = memo[isReturn ? 1 : 0];
+    let r = known.get(pc);
+    if (r === undefined) {
+      r = this.resolveOnce(p, pc, isReturn);
+      known.set(pc, r);
+      this.lookups++;
+    }
+    return r;
+  }
+
+  /** resolve() without the memo. The result is shared by every caller: never changed by them. */
+  private resolveOnce(p: RawProcess, pc: bigint, isReturn: boolean): Resolution {
     // What a thread was doing where a runtime's frames were cut out: a frame with a name only.
     const placeholder = placeholderName(pc);
     if (placeholder) return { resolved: true, frames: [{ function: placeholder, file: '', line: 0 }] };
