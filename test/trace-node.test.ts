@@ -8,21 +8,14 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { otf2WriterPath } from '../src/base/package-root.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { hyprof, repoRoot, testNativeDir, tmpDir } from './helpers/native.js';
+import { PYTHON, traceRunMissing } from './helpers/otf2.js';
 
-const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
 const N = 20;
 
-function missing(): string | null {
-  if (!existsSync(otf2WriterPath)) return `hyprof-otf2 is not built (no OTF2 library, libopen-trace-format2-dev): ${otf2WriterPath}`;
-  if (spawnSync(PYTHON, ['-c', 'import otf2']).status !== 0) return `${PYTHON} cannot import otf2 (python3-otf2)`;
-  return null;
-}
-const why = missing();
+const why = traceRunMissing();
 if (why) console.log(`Node trace test skipped: ${why}`);
 
 (why ? test.skip : test)('async regions: each slice of their own code an Enter / Leave, the slices the profile\'s time', async (t) => {

@@ -13,24 +13,19 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { haveTool, hyprof, libPath, repoRoot, tmpDir } from './helpers/native.js';
+import { haveTool, hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
-import { otf2WriterPath } from '../src/base/package-root.js';
 import type { TraceReport } from '../src/report/report-trace.js';
+import { PYTHON, traceRunMissing } from './helpers/otf2.js';
 
-const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
 const checker = join(repoRoot, 'test', 'helpers', 'otf2_omp_check.py');
 const source = 'omp_trace.c';
 
 function missing(): string | null {
-  if (!existsSync(libPath)) return `the native runtime is not built: ${libPath}`;
-  if (!existsSync(otf2WriterPath)) return `hyprof-otf2 is not built (no OTF2 library, libopen-trace-format2-dev): ${otf2WriterPath}`;
-  if (!haveTool('otf2-print')) return 'otf2-print is not installed (otf2-tools)';
   if (!haveTool('clang') || !haveTool('gcc')) return 'clang and gcc are needed';
-  if (spawnSync(PYTHON, ['-c', 'import otf2']).status !== 0) return `${PYTHON} cannot import otf2 (python3-otf2)`;
-  return null;
+  return traceRunMissing();
 }
 const why = missing();
 if (why) console.log(`OpenMP trace tests skipped: ${why}`);

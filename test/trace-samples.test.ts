@@ -13,25 +13,18 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath, compileC, haveTool, libPath, repoRoot, run, tmpDir } from './helpers/native.js';
+import { cliPath, compileC, repoRoot, run, tmpDir } from './helpers/native.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
-import { otf2WriterPath } from '../src/base/package-root.js';
 import { readTrace } from '../src/trace/otf2-index.js';
 import { buildModel } from '../src/trace/trace-model.js';
 import { TraceApi } from '../src/view/trace-api.js';
+import { PYTHON, traceRunMissing } from './helpers/otf2.js';
 
-const PYTHON = '/usr/bin/python3'; // python3-otf2 is a Debian package: the system's python
 const reader = join(repoRoot, 'test', 'helpers', 'otf2_samples.py');
 
-function missing(): string | null {
-  if (!existsSync(libPath)) return `the native runtime is not built: ${libPath}`;
-  if (!existsSync(otf2WriterPath)) return `hyprof-otf2 is not built (no OTF2 library, libopen-trace-format2-dev): ${otf2WriterPath}`;
-  if (!haveTool('otf2-print')) return 'otf2-print is not installed (otf2-tools)';
-  if (spawnSync(PYTHON, ['-c', 'import otf2']).status !== 0) return `${PYTHON} cannot import otf2 (python3-otf2)`;
-  return null;
-}
+const missing = traceRunMissing;
 const why = missing();
 if (why) console.log(`trace sample tests skipped: ${why}`);
 const traceTest = why ? test.skip : test.serial;

@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { haveTool, libDir, testNativeDir, tmpDir } from './native.js';
+import { haveTool, libDir, libPath, testNativeDir, tmpDir } from './native.js';
+import { otf2WriterPath } from '../../src/base/package-root.js';
 
 const reader = join(libDir, 'hyprof-otf2-read');
 
@@ -18,6 +19,18 @@ export function otf2Missing(): string | null {
   }
   if (!existsSync(reader)) return `${reader} was not built (npm run build, with libopen-trace-format2-dev installed)`;
   if (!haveTool('otf2-print')) return 'otf2-print is not installed (scripts/install-deps.sh: otf2-tools)';
+  return null;
+}
+
+/** python3-otf2 is a Debian package: the system's python reads it. */
+export const PYTHON = '/usr/bin/python3';
+
+/** Why the tests that trace a real run and read its archive with OTF2's own readers cannot run here, or null. */
+export function traceRunMissing(): string | null {
+  if (!existsSync(libPath)) return `the native runtime is not built: ${libPath}`;
+  if (!existsSync(otf2WriterPath)) return `hyprof-otf2 is not built (no OTF2 library, libopen-trace-format2-dev): ${otf2WriterPath}`;
+  if (!haveTool('otf2-print')) return 'otf2-print is not installed (otf2-tools)';
+  if (spawnSync(PYTHON, ['-c', 'import otf2']).status !== 0) return `${PYTHON} cannot import otf2 (python3-otf2)`;
   return null;
 }
 
