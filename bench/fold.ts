@@ -13,11 +13,11 @@
  * Run: node dist/bench/fold.js [iterations] [rounds]   (default 100,000,000 and 5; needs valgrind for 2 and 3)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, haveTool, repoRoot, tmpDir } from '../test/helpers/native.js';
 import { buildHandlerBench, printHandlerTable, runHandlerRounds, type HandlerConfig } from './handler-rounds.js';
-import { conditions, fmt } from './lib.js';
+import { callgrindInclusive, conditions, fmt } from './lib.js';
 
 const iters = process.argv[2] ?? '100000000';
 const rounds = Number(process.argv[3] ?? 5);
@@ -63,25 +63,14 @@ if (!haveTool('valgrind')) {
     if (r.status !== 0) throw new Error(`valgrind ${cmd}: ${r.stderr.slice(-500)}`);
     return Number(/Collected : (\d+)/.exec(r.stderr)?.[1] ?? NaN);
   };
-  /** Inclusive instructions of a function and the number of calls to it, from a callgrind output. */
-  const inclusive = (out: string, fn: string): { ir: number; calls: number } => {
-    const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
-    const line = ann.split('\n').find((l) => new RegExp(`:${fn} \\[`).test(l));
-    const ir = line ? Number(line.trim().split(' ')[0].replace(/,/g, '')) : 0;
-    const text = readFileSync(out, 'utf8');
-    const ids = new Set([...text.matchAll(new RegExp(`c?fn=\\((\\d+)\\) ${fn}\\n`, 'g'))].map((m) => m[1]));
-    let calls = 0;
-    for (const m of text.matchAll(/cfn=\((\d+)\)[^\n]*\ncalls=(\d+)/g)) if (ids.has(m[1])) calls += Number(m[2]);
-    return { ir, calls };
-  };
   console.log('\nInstructions per sample (callgrind, 20,000,000 iterations of the workload, 1 kHz wall timer):');
   console.log('| configuration | samples | hp_sample_take per sample | hp_fold_sample per sample |');
   console.log('|---|---|---|---|');
   for (const c of configs.slice(1)) {
     const out = join(dir, 'cg.handler');
     cg(exe, ['hyprof', '20000000', period], { ...baseEnv, ...c.env }, out);
-    const take = inclusive(out, 'hp_sample_take');
-    const fold = inclusive(out, 'hp_fold_sample');
+    const take = callgrindInclusive(out, 'hp_sample_take');
+    const fold = callgrindInclusive(out, 'hp_fold_sample');
     const per = (x: { ir: number }) => (take.calls ? fmt(x.ir / take.calls, 0) : '–');
     console.log(`| ${c.name} | ${take.calls} | ${per(take)} | ${fold.calls ? per(fold) : '–'} |`);
   }

@@ -89,3 +89,15 @@ export const alignFlags = ['-falign-functions=64', '-falign-loops=64'];
 /** Format seconds or nanoseconds with a fixed number of decimals. */
 export const fmt = (x: number, digits = 2) => x.toFixed(digits);
 export const pct = (x: number, base: number) => `${x >= base ? '+' : ''}${(((x - base) / base) * 100).toFixed(1)}%`;
+
+/** Inclusive instructions of `fn` and the calls made to it, from a callgrind output file. */
+export function callgrindInclusive(out: string, fn: string): { ir: number; calls: number } {
+  const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const line = ann.split('\n').find((l) => new RegExp(`:${fn} \\[`).test(l));
+  const ir = line ? Number(line.trim().split(' ')[0].replace(/,/g, '')) : 0;
+  const text = readFileSync(out, 'utf8');
+  const ids = new Set([...text.matchAll(new RegExp(`c?fn=\\((\\d+)\\) ${fn}\\n`, 'g'))].map((m) => m[1]));
+  let calls = 0;
+  for (const m of text.matchAll(/cfn=\((\d+)\)[^\n]*\ncalls=(\d+)/g)) if (ids.has(m[1])) calls += Number(m[2]);
+  return { ir, calls };
+}

@@ -12,10 +12,11 @@
  * Run: node dist/bench/trace-samples.js [iterations] [phase_ms]   (default 20,000,000 and 500)
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath, compileC, repoRoot, runtimeSources, tmpDir } from '../test/helpers/native.js';
-import { conditions, fmt } from './lib.js';
+import { cliPath, compileC, repoRoot, tmpDir } from '../test/helpers/native.js';
+import { buildHandlerBench } from './handler-rounds.js';
+import { callgrindInclusive, conditions, fmt } from './lib.js';
 
 const iters = process.argv[2] ?? '20000000';
 const phaseMs = Number(process.argv[3] ?? 500);
@@ -23,25 +24,7 @@ const work = tmpDir('bench-trace-samples');
 const before = conditions();
 
 // ---- 1. instructions per sample ----
-const native = join(repoRoot, 'native');
-const handlerExe = compileC('sampling-handler', [...runtimeSources(), join(repoRoot, 'bench', 'sampling-handler.c')], {
-  link: false,
-  outDir: work,
-  cflags: ['-std=gnu11', '-O2', '-g', '-fno-omit-frame-pointer', '-DHYPROF_BENCH_HANDLER', `-I${native}`],
-  ldflags: ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
-});
-
-/** Inclusive instructions of `fn` and the calls made to it, from a callgrind output file. */
-function inclusive(out: string, fn: string): { ir: number; calls: number } {
-  const ann = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
-  const line = ann.split('\n').find((l) => new RegExp(`:${fn} \\[`).test(l));
-  const ir = line ? Number(line.trim().split(' ')[0].replace(/,/g, '')) : 0;
-  const text = readFileSync(out, 'utf8');
-  const ids = new Set([...text.matchAll(new RegExp(`c?fn=\\((\\d+)\\) ${fn}\\n`, 'g'))].map((m) => m[1]));
-  let calls = 0;
-  for (const m of text.matchAll(/cfn=\((\d+)\)[^\n]*\ncalls=(\d+)/g)) if (ids.has(m[1])) calls += Number(m[2]);
-  return { ir, calls };
-}
+const handlerExe = buildHandlerBench(work);
 
 const configs = [
   { name: 'libunwind, depth 10', env: { HYPROF_UNWIND_DEPTH: '10' } },
@@ -60,9 +43,9 @@ for (const c of configs) {
     env: { ...process.env, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000', HYPROF_DIR: raw, HYPROF_RAW_DIR: raw, HYPROF_RESOLVE: '0', HYPROF_THROTTLE: '0', ...c.env },
   });
   if (r.status !== 0) throw new Error(`callgrind ${c.name}: ${r.stderr}`);
-  const take = inclusive(out, 'hp_sample_take');
-  const handler = inclusive(out, 'hp_sample_handler');
-  const record = inclusive(out, 'hp_trace_sample');
+  const take = callgrindInclusive(out, 'hp_sample_take');
+  const handler = callgrindInclusive(out, 'hp_sample_handler');
+  const record = callgrindInclusive(out, 'hp_trace_sample');
   perSample[c.name] = handler.ir / take.calls;
   const traced = c.env.HYPROF_TRACE === '1';
   const untracedName = configs.find((u) => !u.env.HYPROF_TRACE && u.env.HYPROF_UNWIND_DEPTH === c.env.HYPROF_UNWIND_DEPTH)!.name;
