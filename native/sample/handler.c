@@ -152,7 +152,7 @@ void hp_sample_take(void *uc) {
   /* HYPROF_TRACE: the sample in the thread's trace too, its time on the run's clock and its innermost
    * frames (core/trace.c argues why sharing the probes' buffer is safe here: in_tool was clear
    * above; stores into this thread's buffer only) */
-  if (hp_trace_on) hp_trace_sample(t, hp_scfg.kind == HP_SRC_ITIMER_CPU ? hp_now_ns() : now, pcs, depth);
+  if (hp_trace_on) hp_trace_sample(t, st->cpu_time ? hp_now_ns() : now, pcs, depth);
   /* HYPROF_FOLD: the sample's offset in the instances around it (core/fold.c, async-signal-safe:
    * preallocated records, atomic loads, clock and counter reads only) */
   if (hp_fold_series) hp_fold_sample(t, st->cpu_time ? hp_now_ns() : now, context, pcs, depth);
