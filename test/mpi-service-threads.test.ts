@@ -119,3 +119,11 @@ test('threads of the program that wait (pthread_create, std::thread) stay on the
   // 300 ms of waiting at 1 kHz: by the wall clock about 300 samples each, by CPU time about none
   for (const th of waiters) t.true(totalSamples(th) > 100, `thread ${th.index}: ${totalSamples(th)} samples while waiting`);
 });
+
+test('a value of HYPROF_SERVICE_THREADS other than cpu, wall or off is named in one line; the default is used', async (t) => {
+  const exe = compileC('svc_waiters', ['svc_waiters.cc'], { cc: 'g++', link: false });
+  const { result, raws } = await runSampled(exe, [], { LD_PRELOAD: libPath, HYPROF_SERVICE_THREADS: 'sometimes' });
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stderr, /^hyprof: HYPROF_SERVICE_THREADS=sometimes is not one of cpu, wall, off; using cpu$/m);
+  t.is(attr(raws[0]!, 'HYPROF_SERVICE_THREADS'), 'cpu');
+});
