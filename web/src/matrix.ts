@@ -7,17 +7,7 @@
 import * as d3 from 'd3';
 import { formatBytes, grouped } from '../../src/base/units.js';
 import { el, getJson } from './api.js';
-
-interface MatrixAnswer {
-  none?: string;
-  ranks: number;
-  block: number;
-  labels: string[];
-  cells: Array<[number, number, number, number]>;
-  totalMessages: number;
-  totalBytes: number;
-  beyond: Array<{ from: number; count: number; bytes: number }>;
-}
+import type { MatrixAnswer } from '../../src/view/matrix-api.js';
 
 const view = { value: 'bytes' as 'bytes' | 'messages' };
 
