@@ -43,7 +43,7 @@ function main(r: FoldReport): FoldClass {
 
 for (const cc of ['gcc', 'clang'] as const) {
   test(`${cc}: a() in 0-30 %, b() in 30-100 %, within one 5 % bin; the pause between iterations never folded`, async (t) => {
-    if (!haveTool(cc)) return t.pass(`${cc} is not installed`);
+    if (!haveTool(cc)) return t.fail(`${cc} is not installed`);
     const exe = compileC(`fold_truth_${cc}`, ['fold_truth.c'], { cc, cflags: ['-O1', '-g'] });
     const [r] = await foldRun(exe, [String(ITERATIONS), '5', 'phase', 'cpu'], CPU_ENV, cc, ['--time', 'CPU_TIME']);
     t.is(r.series, 'Iteration *');
@@ -122,7 +122,7 @@ async function traceTruth(dir: string, bins: number): Promise<{ lengths: number[
 const RAN_WANTED = 80;
 for (const [cc, n] of [['gcc', 2000], ['clang', 500]] as const) {
   test.serial(`${cc}, wall-clock, ${n} iterations: a() in 0-30 %, b() in 30-100 % within one 5 % bin; the bins agree with a trace of the same run`, async (t) => {
-    if (!haveTool(cc)) return t.pass(`${cc} is not installed`);
+    if (!haveTool(cc)) return t.fail(`${cc} is not installed`);
     const exe = compileC(`fold_truth_wall_${cc}`, ['fold_truth.c'], { cc, cflags: ['-O1', '-g'] });
     const traced = traceReaderMissing() === null;
     const env = { HYPROF_FOLD: 'Iteration *', HYPROF_METRICS: 'TIME:CPU_TIME', HYPROF_TRACE: traced ? '1' : undefined, TAU_METRICS: undefined, TAU_TRACE: undefined };
@@ -236,7 +236,7 @@ test('page faults in the second half only: the rate rises at 50 % (HYPROF_METRIC
 });
 
 test('OpenMP (clang, libomp): a parallel loop inside the iteration folds per thread', async (t) => {
-  if (!haveTool('clang')) return t.pass('clang is not installed');
+  if (!haveTool('clang')) return t.fail('clang is not installed');
   const exe = compileC('fold_truth_omp', ['fold_truth.c'], { cc: 'clang', cflags: ['-O1', '-g', '-fopenmp'], ldflags: ['-fopenmp'] });
   const [r] = await foldRun(exe, ['150', '5', 'omp'], { HYPROF_FOLD: 'Iteration *', OMP_NUM_THREADS: '2', HYPROF_METRICS: undefined }, 'omp', []);
   t.deepEqual(r.instanceThreads, [0], 'the iterations are the primary thread\'s');
@@ -348,7 +348,7 @@ test('ThreadSanitizer: folding on 5 threads sampled at 10 kHz with a flush while
 
 test('MPI: an MPI call folded per rank (hyprof run -- mpirun -np 2), one fold per rank', async (t) => {
   const missing = mpiMissing();
-  if (missing) return t.pass(missing);
+  if (missing) return t.fail(missing);
   const app = compileMpiC('fold_mpi', 'mpi_app.c');
   const dir = join(tmpDir('fold-mpi'), 'profile');
   const r = await hyprof(['run', '--dir', dir, '--', 'mpirun', ...mpirunArgs(2), app, 'imbalance', '20'], {
@@ -384,7 +384,7 @@ test('a compiler-instrumented function folds by its symbol (-finstrument-functio
 });
 
 test('OpenMP (clang, libomp): a parallel region folds by its construct name, every thread in its instances', async (t) => {
-  if (!haveTool('clang')) return t.pass('clang is not installed');
+  if (!haveTool('clang')) return t.fail('clang is not installed');
   const exe = compileC('fold_truth_omp_region', ['fold_truth.c'], { cc: 'clang', cflags: ['-O1', '-g', '-fopenmp'], ldflags: ['-fopenmp'] });
   const dir = join(tmpDir('fold-omp-region'), 'profile');
   const r = await hyprof(['run', '--dir', dir, '--', exe, '60', '5', 'omp'], { env: { HYPROF_FOLD: 'OpenMP_Parallel_Region*', OMP_NUM_THREADS: '2' }, timeoutMs: 240_000 });
@@ -418,7 +418,7 @@ test('C++ (g++, hyprof.h as C++) and Fortran (gfortran, use hyprof): their probe
   const j1 = await hyprof(['report', d1, '--fold', 'iteration', '--json']);
   t.is((JSON.parse(j1.stdout) as FoldReport[])[0].instances, 40);
   // Fortran: three dynamic phases `Iteration <i>` (blank-padded names) and a timer by name with parameters
-  if (!haveTool('gfortran')) return t.pass('gfortran is not installed');
+  if (!haveTool('gfortran')) return t.fail('gfortran is not installed');
   const words = (opt: string) => (spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), 'config', opt], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/);
   const dir = tmpDir('fold-f90');
   const exe = join(dir, 'heat');
@@ -435,7 +435,7 @@ test('C++ (g++, hyprof.h as C++) and Fortran (gfortran, use hyprof): their probe
 });
 
 test('OpenMP tasks (clang, HYPROF_OPENMP=full): a task run detached at a barrier folds and closes its instance', async (t) => {
-  if (!haveTool('clang')) return t.pass('clang is not installed');
+  if (!haveTool('clang')) return t.fail('clang is not installed');
   const exe = compileC('fold_omp_tasks', ['omp_tasks.c'], { cc: 'clang', cflags: ['-O1', '-g', '-fopenmp'], ldflags: ['-fopenmp'] });
   const dir = join(tmpDir('fold-omp-tasks'), 'profile');
   const r = await hyprof(['run', '--dir', dir, '--', exe, 'coarse'], {
