@@ -17,8 +17,8 @@
  *
  * Anything else is left to libunwind, which remains the unwinder of record: a program counter in a
  * module without .eh_frame_hdr, a PLT entry without an FDE, CFA or register rules given by DWARF
- * expressions (PLT stubs, signal trampolines, realigned stacks), signal-frame CIEs, encodings other
- * than the standard ones.
+ * expressions (signal trampolines, realigned stacks; the lazy PLT's one expression is known:
+ * plt_expression below), signal-frame CIEs, encodings other than the standard ones.
  * Such a program counter gets a rule without HP_CFI_OK, and unwind.c unwinds that whole sample with
  * libunwind from the start, so every sample comes out as libunwind makes it.
  *
@@ -55,8 +55,21 @@ typedef struct {
 typedef struct {
   int cfa_reg;           /* DWARF register number, -1 when the CFA is an expression */
   int64_t cfa_off;
+  int plt;               /* the CFA is the PLT's expression, evaluated at pc (plt_cfa_offset) */
   reg_rule reg[NREGS];
 } cfi_row;
+
+/* The CFA expression that binutils' linker writes for the lazy-binding PLT of x86-64 (every
+ * non-PIE or -z lazy executable and library, node's own among them): CFA = rsp + 8, plus 8 from the
+ * 11th byte of each 16-byte entry on (after its `push $n`):
+ *   DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11; DW_OP_ge;
+ *   DW_OP_lit3; DW_OP_shl; DW_OP_plus
+ * A program interrupted in a PLT stub (a call of a library function on its way) lands here; left to
+ * libunwind, such a sample cost about 50 mincore calls. The value depends on rip itself, so it is
+ * right only for the interrupted frame, whose rip is the pc looked up (HP_CFI_PLT, unwind.c). */
+static const uint8_t plt_expression[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
+
+static int64_t plt_cfa_offset(uint64_t pc) { return 8 + ((pc & 15) >= 11 ? 8 : 0); }
 
 /* A bounded reader over module memory. */
 typedef struct {
@@ -325,19 +338,24 @@ static int run_cfa(rd *r, const cie_info *c, cfi_row *row, const cfi_row *initia
         case 0x0c:                                                                 /* def_cfa */
           row->cfa_reg = (int)uleb(r);
           row->cfa_off = (int64_t)uleb(r);
+          row->plt = 0;
           break;
         case 0x12:                                                                 /* def_cfa_sf */
           row->cfa_reg = (int)uleb(r);
           row->cfa_off = sleb(r) * c->data_align;
+          row->plt = 0;
           break;
-        case 0x0d: row->cfa_reg = (int)uleb(r); break;                             /* def_cfa_register */
-        case 0x0e: row->cfa_off = (int64_t)uleb(r); break;                         /* def_cfa_offset */
-        case 0x13: row->cfa_off = sleb(r) * c->data_align; break;                  /* def_cfa_offset_sf */
+        case 0x0d: row->cfa_reg = (int)uleb(r); row->plt = 0; break;               /* def_cfa_register */
+        case 0x0e: row->cfa_off = (int64_t)uleb(r); row->plt = 0; break;           /* def_cfa_offset */
+        case 0x13: row->cfa_off = sleb(r) * c->data_align; row->plt = 0; break;    /* def_cfa_offset_sf */
         case 0x0f: {                                                               /* def_cfa_expression */
           uint64_t len = uleb(r);
           if (len > (size_t)(r->end - r->p)) return 0;
+          int plt = len == sizeof plt_expression && memcmp(r->p, plt_expression, len) == 0;
           r->p += len;
-          row->cfa_reg = -1;
+          row->cfa_reg = plt ? DW_RSP : -1;
+          row->cfa_off = plt ? plt_cfa_offset(pc) : 0;
+          row->plt = plt;
           break;
         }
         case 0x10:                                                                 /* expression */
@@ -436,7 +454,7 @@ static int compute(uintptr_t pc, hp_cfi_rule *out) {
   if (rbp->kind == RULE_OFFSET && (rbp->off < INT16_MIN || rbp->off > INT16_MAX)) return 0;
   out->cfa_off = (int32_t)row.cfa_off;
   out->ra_off = (int8_t)ra->off;
-  out->flags = HP_CFI_OK | (row.cfa_reg == DW_RBP ? HP_CFI_CFA_RBP : 0);
+  out->flags = HP_CFI_OK | (row.cfa_reg == DW_RBP ? HP_CFI_CFA_RBP : 0) | (row.plt ? HP_CFI_PLT : 0);
   if (rbp->kind == RULE_OFFSET) {
     out->flags |= HP_CFI_RBP_SAVED;
     out->rbp_off = (int16_t)rbp->off;

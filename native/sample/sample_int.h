@@ -106,6 +106,8 @@ typedef struct hp_cfi_rule {
 #define HP_CFI_END 8u         /* the return address is undefined: the outermost frame */
 #define HP_CFI_CHAIN 16u      /* without HP_CFI_OK: no call-frame information for this code (JIT code,
                                  V8's builtins): the frame-pointer chain (unwind.c, chain_step) */
+#define HP_CFI_PLT 32u        /* with HP_CFI_OK: a PLT entry's rule, right only where rip is the pc
+                                 looked up (the interrupted frame; cfi.c, plt_expression) */
 #define HP_CFI_CACHE_BITS 10
 #define HP_CFI_CACHE (1u << HP_CFI_CACHE_BITS)   /* slots per thread */
 

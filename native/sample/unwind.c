@@ -255,6 +255,7 @@ static inline int cfi_step(hp_sample_thread *st, regs *r) {
   uint32_t flags = rule->flags;
   if (!(flags & HP_CFI_OK)) return (flags & HP_CFI_CHAIN) ? chain_step(st, r) : -1;
   if (flags & HP_CFI_END) return 0;
+  if ((flags & HP_CFI_PLT) && r->lookup != r->ip) return -1;   /* a PLT rule for a caller's frame */
   uintptr_t cfa = ((flags & HP_CFI_CFA_RBP) ? r->bp : r->sp) + (intptr_t)rule->cfa_off;
   /* every frame's CFA is above the stack pointer it was computed from (the stack only unwinds
    * upward); anything else is a stale rbp, whose reads could fall below the mapped stack */
