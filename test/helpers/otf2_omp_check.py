@@ -8,10 +8,14 @@ test/trace-openmp.test.ts checks:
   completed exactly once; switches consistent: a task switched to is not running on another location
   nor completed, and a task resumed (switched to again) was suspended before (the location that ran
   it switched to another task); a task completes where it runs;
-- locks (ThreadAcquireLock / ThreadReleaseLock, per lock id): acquisitions and releases alternate
-  by acquisition order (a release may be stamped after the next acquisition by the latency of the
-  callback that reports it, never by more than one holder), a release by the location that acquired,
-  with its acquisition order; orders 0, 1, 2, ... in time;
+- locks (ThreadAcquireLock / ThreadReleaseLock, per lock id): orders 0, 1, 2, ... in time; each
+  acquisition released exactly once, by the location that acquired it, with its acquisition order,
+  not before it; a location never acquires a lock it still holds, nor releases one it does not.
+  What is not checked is that a release comes before the next acquisition in time: OMPT reports a
+  release after the runtime let the lock go, so on a loaded machine a preempted callback stamps it
+  after any number of later acquisitions (seen on CI's two cores). Acquisitions are reported after
+  the lock is taken, before it can be let go, so their stamps do follow the acquisition order. The
+  longest such lag is printed (lock_release_lag_ns);
 - thread teams: each Comm of paradigm OpenMP with its members' location names.
 
 Usage: python3 otf2_omp_check.py ARCHIVE/traces.otf2
@@ -19,9 +23,6 @@ Usage: python3 otf2_omp_check.py ARCHIVE/traces.otf2
 import json
 import sys
 
-# How far a release's callback may trail the next acquisition of its lock (a preempted callback
-# on a loaded machine can take a time slice; a lock held twice for longer is a wrong trace).
-LOCK_RELEASE_LAG_NS = 50_000_000
 from collections import defaultdict
 
 import otf2
@@ -53,8 +54,18 @@ def main(path):
         completed = defaultdict(int)
         current = {}    # loc -> task running there
         ran_on = set()
-        lock_holder = {}
+        acquired = {}        # (lock, order) -> (location, time), until released
+        holding = {}         # (location, lock) -> order
+        acquire_times = {}   # (lock, order) -> time
         lock_next = defaultdict(int)
+
+        def lock_of(ev):
+            lock = ev.lock_id if hasattr(ev, "lock_id") else ev.lockID
+            order = ev.acquisition_order if hasattr(ev, "acquisition_order") else ev.acquisitionOrder
+            return lock, order
+
+        def next_acquire_time(lock, order):
+            return acquire_times.get((lock, order + 1))
         for loc, ev in r.events:
             lname = f"{loc.group.name}/{loc.name}"  # thread names repeat across processes
             if ev.time < last.get(lname, 0):
@@ -130,32 +141,29 @@ def main(path):
                         del current[lname]
             elif isinstance(ev, E.ThreadAcquireLock):
                 out["acquires"] += 1
-                lock, order = ev.lock_id if hasattr(ev, "lock_id") else ev.lockID, ev.acquisition_order if hasattr(ev, "acquisition_order") else ev.acquisitionOrder
+                lock, order = lock_of(ev)
                 if order != lock_next[lock]:
                     fail(f"{lname}: lock {lock} acquisition order {order}, expected {lock_next[lock]}")
                 lock_next[lock] = order + 1
-                holders = lock_holder.setdefault(lock, [])
-                # The previous holder's release may still be ahead in time: OMPT reports a release
-                # after the runtime let the lock go, so the next acquisition can be stamped first
-                # by that callback's latency. Never more than one such holder.
-                if len(holders) > 1 or (holders and holders[0][1] != order - 1):
-                    fail(f"{lname}: lock {lock} acquired (order {order}) while {[(h[0], h[1]) for h in holders]} hold it")
-                holders.append((lname, order, ev.time))
+                if (lname, lock) in holding:
+                    fail(f"{lname}: lock {lock} acquired (order {order}) while this location holds it")
+                holding[(lname, lock)] = order
+                acquired[(lock, order)] = (lname, ev.time)
+                acquire_times[(lock, order)] = ev.time
             elif isinstance(ev, E.ThreadReleaseLock):
                 out["releases"] += 1
-                lock, order = ev.lock_id if hasattr(ev, "lock_id") else ev.lockID, ev.acquisition_order if hasattr(ev, "acquisition_order") else ev.acquisitionOrder
-                holders = lock_holder.get(lock, [])
-                if not holders or (holders[0][0], holders[0][1]) != (lname, order):
-                    fail(f"{lname}: lock {lock} released (order {order}) but held by {[(h[0], h[1]) for h in holders]}")
+                lock, order = lock_of(ev)
+                got = acquired.pop((lock, order), None)
+                if got is None or got[0] != lname or holding.get((lname, lock)) != order:
+                    fail(f"{lname}: lock {lock} released (order {order}), which this location does not hold ({got})")
                     continue
-                holders.pop(0)
-                if holders:
-                    lag = ev.time - holders[0][2]
-                    out["lock_release_lag_ns"] = max(out["lock_release_lag_ns"], lag)
-                    if lag > LOCK_RELEASE_LAG_NS:
-                        fail(f"{lname}: lock {lock} released (order {order}) {lag} ns after its next acquisition")
-                if not holders:
-                    del lock_holder[lock]
+                del holding[(lname, lock)]
+                if ev.time < got[1]:
+                    fail(f"{lname}: lock {lock} released (order {order}) before it was acquired")
+                # how far this release trails the next acquisition of the lock, if that came first
+                nxt = next_acquire_time(lock, order)
+                if nxt is not None:
+                    out["lock_release_lag_ns"] = max(out["lock_release_lag_ns"], ev.time - nxt)
         for lname, n in forks.items():
             if n:
                 fail(f"{lname}: {n} forks without their join")
@@ -171,8 +179,8 @@ def main(path):
         for key, n in created.items():
             if completed.get(key, 0) != 1:
                 fail(f"task {key} created and completed {completed.get(key, 0)} times")
-        if lock_holder:
-            fail(f"locks still held at the end: {sorted(lock_holder)}")
+        if acquired:
+            fail(f"acquisitions never released: {sorted(acquired)[:10]}")
         out["tasks_running_at_end"] = sum(1 for s in state.values() if s[0] == "running")
         out["locks"] = len(lock_next)
         out["locations_with_tasks"] = len(ran_on)
