@@ -158,11 +158,6 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   LEAVE(o);
 }
 
-int32_t hp_omp_region_level(const hp_omp_thread *o) {
-  const hp_omp_itask *it = o->nitasks > 0 ? &o->itasks[o->nitasks - 1] : NULL;
-  return it && it->level > 0 ? it->level : 0;
-}
-
 static int work_kind(ompt_work_t w) {
   switch (w) {
     case ompt_work_loop: return HP_OMP_LOOP;
