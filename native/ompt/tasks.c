@@ -161,8 +161,9 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
        * task's exit frame: the sample hook knows it) */
       int32_t level = 0; /* 0: no frame (the tool's stack is full), -1: beyond the core's stack */
       if (o->depth < HP_OMP_STACK)
-        level = hp_stack_push_detached_at(o->t, next->event, next->parent_context, 0,
-                                          anchor_of(o, next->parent_context), now);
+        /* the Enter after the switch record, which read the clock itself: a traced run reads again */
+        level = hp_stack_push_detached_at(o->t, next->event, next->parent_context, 0, anchor_of(o, next->parent_context),
+                                          hp_omp_tracing() ? hp_now_ns() : now);
       else
         o->table_full++;
       if (level > 0) o->stack[o->depth++] = (hp_omp_frame){next->event, HP_OMP_TASK, level};
