@@ -503,8 +503,6 @@ HP_EXPORT uint64_t hyprof_ext_leave(uint32_t id) {
 
 /* ---- the internal stack API of stack.h (OpenMP tool, Node addon) ---- */
 
-uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
-
 int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);

@@ -8,7 +8,7 @@
 #include "thread.h"
 
 /* The innermost context of thread t (what a sample would be attributed to). */
-uint64_t hp_stack_context(hp_thread *t);
+static inline uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
 /* Push `event` as a child of `parent_context` (which may belong to another thread's stack, e.g. the
  * encountering thread of an OpenMP parallel region). flags: HP_FRAME_NO_STATS or 0. cfa as in
  * thread.h (0 = unknown: samples unwind to the depth limit). Returns the new frame's level, or -1

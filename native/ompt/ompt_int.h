@@ -176,6 +176,8 @@ typedef struct hp_omp_cached {
 typedef struct hp_omp_thread {
   hp_thread *t;
   uint32_t index;            /* slot in the working-flag array */
+  volatile int32_t *working; /* its flag there (working_spare beyond the array): hp_omp_set_working */
+  int32_t working_spare;
   int kind;                  /* ompt_thread_t */
   /* OpenMP frames pushed by the tool, innermost last: pop what was pushed, whatever codeptr the end
    * event carries (workers get NULL at some ends). */
@@ -339,9 +341,7 @@ void hp_ompt_write_sections(hp_buf *b);
 
 /* blame.c */
 /* Whether this thread works (samples of the others count working threads): its own flag's line. */
-static inline void hp_omp_set_working(hp_omp_thread *o, int working) {
-  if (o->index < HP_OMP_MAX_THREADS) hp_omp_flags[o->index].working = working;
-}
+static inline void hp_omp_set_working(hp_omp_thread *o, int working) { *o->working = working; }
 void hp_omp_release_blame(hp_omp_thread *o, uint64_t wait_id, const void *codeptr);
 uint64_t hp_omp_unreleased_wait_ns(void);
 extern volatile uint64_t hp_omp_wait_table_full;

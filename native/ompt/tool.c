@@ -48,6 +48,7 @@ hp_omp_thread *hp_omp_self_create(void) {
   for (int i = 0; i < HP_OMP_REGIONS; i++) o->regions[i].event = UINT32_MAX;
   for (int i = 0; i < HP_OMP_TASKS; i++) o->tasks[i].event = UINT32_MAX;
   o->index = __atomic_fetch_add(&hp_omp_nflags, 1, __ATOMIC_RELAXED);
+  o->working = o->index < HP_OMP_MAX_THREADS ? &hp_omp_flags[o->index].working : &o->working_spare;
   if (o->index < HP_OMP_MAX_THREADS) {
     hp_omp_flags[o->index].working = 1;
     __atomic_store_n(&hp_omp_flags[o->index].used, 1, __ATOMIC_RELEASE);
