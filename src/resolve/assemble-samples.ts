@@ -216,40 +216,79 @@ export function addSamples(
   // number of entries stays bounded; each such sample is counted (docs/assembly.md).
   const minSamples = total * RARE_CHAIN_SHARE;
 
-  // Pass 2: the TAU entries.
+  // Pass 2: the TAU entries. Records repeat the same chains (a Node thread's tens of thousands of
+  // records hold a few thousand), and naming a chain's entries is string work per frame: each
+  // distinct chain's entries are named once, and each record adds its values to them by number, in
+  // record order as before (so every sum is made in the same order and the profile is unchanged).
+  const chains = new Map<string, Chain>();
   for (const { r, ctxPath, stack, values, keys } of records) {
-    const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
-    table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
-    table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
-
-    // TAU's chains: the innermost frames only (TAU_EBS_UNWIND_DEPTH), merged per identical chain.
-    let depth = Math.min(stack.length, opts.chainDepth);
-    if (Number.isFinite(opts.chainDepth)) {
-      let d = 1;
-      while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
-      if (d < depth) shortened += r.count;
-      depth = d;
-    }
-    const frames = stack.slice(0, Math.max(1, depth));
-    const leaf = sampleName(frames[0], opts.keepAddresses);
-    table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, values, values);
-
-    // Unwound callers, outermost first.
-    const unwinds: string[] = [];
-    for (let j = frames.length - 1; j >= 1; j--) unwinds.push(unwindName(frames[j], frames[j - 1], opts.keepAddresses));
-    let path = `${ctxPath.trimEnd()}${CONTEXT_JOIN}`;
-    const seen = new Set<string>();
-    unwinds.forEach((u, i) => {
-      path += i === 0 ? u : `${PATH_JOIN}${u}`;
-      table.add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
-      // A frame twice in one chain (recursion) counts once in its flat entry.
-      if (!seen.has(u)) {
-        seen.add(u);
-        table.add(u, 'TAU_UNWIND', Infinity, r.count, 0, zero, values);
-      }
-    });
-    const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
-    table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, values, values);
+    // The chain is known by its context and frames: the key of its innermost chainDepth frames.
+    const full = Math.min(stack.length, opts.chainDepth);
+    const key = full >= 2 && full < keys.length ? keys[full] : `${ctxPath}\u0000${stack.map((f) => f.id).join(',')}`;
+    let chain = chains.get(key);
+    if (!chain) chains.set(key, (chain = chainEntries(ctxPath, stack, keys, table, opts, chainCount, minSamples)));
+    if (chain.cut) shortened += r.count;
+    const { entries, own } = chain;
+    for (let k = 0; k < entries.length; k++) table.addAt(entries[k], r.count, 0, own[k] ? values : zero, values);
   }
   return { samples: total, deeper, shortened };
+}
+
+/** The TAU entries a record of one chain adds to (addSamples, pass 2), in the order they are added. */
+interface Chain {
+  entries: number[];
+  /** Per entry: the sample is its own (exclusive) value, not only its inclusive one. */
+  own: boolean[];
+  /** The chain was cut shorter than TAU's depth (rare: RARE_CHAIN_SHARE). */
+  cut: boolean;
+}
+
+/** The entries of the chain of a record with context path `ctxPath` and frames `stack`. */
+function chainEntries(
+  ctxPath: string,
+  stack: Frame[],
+  keys: string[],
+  table: EntryTable,
+  opts: SampleOptions,
+  chainCount: Map<string, number>,
+  minSamples: number,
+): Chain {
+  const chain: Chain = { entries: [], own: [], cut: false };
+  const add = (name: string, group: string, own: boolean): void => {
+    chain.entries.push(table.entryOf(name, group, Infinity));
+    chain.own.push(own);
+  };
+  const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
+  add(ctxNode, 'TAU_SAMPLE_CONTEXT', false);
+  add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', false);
+
+  // TAU's chains: the innermost frames only (TAU_EBS_UNWIND_DEPTH), merged per identical chain.
+  let depth = Math.min(stack.length, opts.chainDepth);
+  if (Number.isFinite(opts.chainDepth)) {
+    let d = 1;
+    while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
+    chain.cut = d < depth;
+    depth = d;
+  }
+  const frames = stack.slice(0, Math.max(1, depth));
+  const leaf = sampleName(frames[0], opts.keepAddresses);
+  add(leaf, 'TAU_SAMPLE', true);
+
+  // Unwound callers, outermost first.
+  const unwinds: string[] = [];
+  for (let j = frames.length - 1; j >= 1; j--) unwinds.push(unwindName(frames[j], frames[j - 1], opts.keepAddresses));
+  let path = `${ctxPath.trimEnd()}${CONTEXT_JOIN}`;
+  const seen = new Set<string>();
+  unwinds.forEach((u, i) => {
+    path += i === 0 ? u : `${PATH_JOIN}${u}`;
+    add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', false);
+    // A frame twice in one chain (recursion) counts once in its flat entry.
+    if (!seen.has(u)) {
+      seen.add(u);
+      add(u, 'TAU_UNWIND', false);
+    }
+  });
+  const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
+  add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', true);
+  return chain;
 }
