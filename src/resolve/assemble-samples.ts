@@ -193,6 +193,8 @@ export function addSamples(
     for (let d = 2; d <= max; d++) keys[d] = k += `,${ids[d - 1]}`;
     return keys;
   };
+  // Each context's path, made once: a thread's records share a few contexts.
+  const ctxPaths = new Map<bigint, string>();
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
@@ -200,9 +202,12 @@ export function addSamples(
     const values = f ? r.values.map((v, m) => v * f[m]) : r.values;
     // The specialised name under its timer's path: samples of "matrixMultiply  [ <size> = <512> ]  "
     // stay apart per size, as a [CONTEXT] child of matrixMultiply.
-    const ctxName = tree.name(tree.event(tree.row(r.context)));
     // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
-    const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`;
+    let ctxPath = ctxPaths.get(r.context);
+    if (ctxPath === undefined) {
+      const ctxName = tree.name(tree.event(tree.row(r.context)));
+      ctxPaths.set(r.context, (ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`));
+    }
     const stack = framesOf(r, opts, pcFrames);
     const ids = stack.map((fr) => (fr.id ??= frameTable.id(stackFrame(fr, opts.keepAddresses))));
     if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
