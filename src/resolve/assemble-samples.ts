@@ -182,17 +182,11 @@ export function addSamples(
   const pcFrames = new PcFrames(opts);
   // Pass 1: every record's context and complete stack (innermost first), and the samples of each
   // chain of its innermost 1..chainDepth frames, to shorten rare chains in pass 2.
-  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; keys: string[] }> = [];
-  const chainCount = new Map<string, number>();
-  // The key of the chain of a record's innermost d frames: keys[d], `<context path>\0<id>,<id>...`,
-  // each made from the one before (one string per depth, not a slice and a join per depth and pass).
-  const chainKeys = (ctxPath: string, ids: number[], max: number): string[] => {
-    const keys: string[] = [];
-    if (ids.length === 0) return keys;
-    let k = `${ctxPath}\u0000${ids[0]}`;
-    for (let d = 2; d <= max; d++) keys[d] = k += `,${ids[d - 1]}`;
-    return keys;
-  };
+  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; nodes: ChainNode[] }> = [];
+  // The chains of each context path as a trie of frame ids: nodes[d] of a record is the node of its
+  // innermost d frames, holding the samples of every record that starts with them (numbers looked
+  // up per frame, not a string key per depth hashed whole).
+  const roots = new Map<string, ChainNode>();
   // Each context's path, made once: a thread's records share a few contexts.
   const ctxPaths = new Map<bigint, string>();
   for (const r of samples) {
@@ -212,9 +206,18 @@ export function addSamples(
     const ids = stack.map((fr) => (fr.id ??= frameTable.id(stackFrame(fr, opts.keepAddresses))));
     if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
     if (stack.length > opts.chainDepth) deeper = true;
-    const keys = Number.isFinite(opts.chainDepth) ? chainKeys(ctxPath, ids, Math.min(opts.chainDepth, ids.length)) : [];
-    for (let d = 2; d < keys.length; d++) chainCount.set(keys[d], (chainCount.get(keys[d]) ?? 0) + r.count);
-    records.push({ r, ctxPath, stack, values, keys });
+    let node: ChainNode | undefined = roots.get(ctxPath);
+    if (!node) roots.set(ctxPath, (node = newChainNode()));
+    const nodes: ChainNode[] = [node];
+    // At least the sample's own frame: every chain holds it (chainEntries).
+    const max = Math.min(Math.max(opts.chainDepth, 1), ids.length);
+    for (let d = 1; d <= max; d++) {
+      let next: ChainNode | undefined = node.next.get(ids[d - 1]);
+      if (!next) node.next.set(ids[d - 1], (next = newChainNode()));
+      next.count += r.count;
+      nodes.push((node = next));
+    }
+    records.push({ r, ctxPath, stack, values, nodes });
   }
   // A chain cut to TAU's depth is extended outward only while it holds RARE_CHAIN_SHARE of the
   // thread's samples: rarer chains keep fewer frames (what a flame graph would not draw), so the
@@ -225,18 +228,27 @@ export function addSamples(
   // records hold a few thousand), and naming a chain's entries is string work per frame: each
   // distinct chain's entries are named once, and each record adds its values to them by number, in
   // record order as before (so every sum is made in the same order and the profile is unchanged).
-  const chains = new Map<string, Chain>();
-  for (const { r, ctxPath, stack, values, keys } of records) {
-    // The chain is known by its context and frames: the key of its innermost chainDepth frames.
-    const full = Math.min(stack.length, opts.chainDepth);
-    const key = full >= 2 && full < keys.length ? keys[full] : `${ctxPath}\u0000${stack.map((f) => f.id).join(',')}`;
-    let chain = chains.get(key);
-    if (!chain) chains.set(key, (chain = chainEntries(ctxPath, stack, keys, table, opts, chainCount, minSamples)));
+  for (const { r, ctxPath, stack, values, nodes } of records) {
+    // The chain is known by its context and its innermost chainDepth frames: their trie node.
+    const last = nodes[nodes.length - 1];
+    const chain = (last.chain ??= chainEntries(ctxPath, stack, nodes, table, opts, minSamples));
     if (chain.cut) shortened += r.count;
     const { entries, own } = chain;
     for (let k = 0; k < entries.length; k++) table.addAt(entries[k], r.count, 0, own[k] ? values : zero, values);
   }
   return { samples: total, deeper, shortened };
+}
+
+/** A node of a context's trie of chains (addSamples): the samples of the chains through it. */
+interface ChainNode {
+  count: number;
+  next: Map<number, ChainNode>;
+  /** The entries of the chain that ends here (a record's whole chain), once made. */
+  chain?: Chain;
+}
+
+function newChainNode(): ChainNode {
+  return { count: 0, next: new Map() };
 }
 
 /** The TAU entries a record of one chain adds to (addSamples, pass 2), in the order they are added. */
@@ -252,10 +264,9 @@ interface Chain {
 function chainEntries(
   ctxPath: string,
   stack: Frame[],
-  keys: string[],
+  nodes: ChainNode[],
   table: EntryTable,
   opts: SampleOptions,
-  chainCount: Map<string, number>,
   minSamples: number,
 ): Chain {
   const chain: Chain = { entries: [], own: [], cut: false };
@@ -271,7 +282,7 @@ function chainEntries(
   let depth = Math.min(stack.length, opts.chainDepth);
   if (Number.isFinite(opts.chainDepth)) {
     let d = 1;
-    while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
+    while (d < depth && nodes[d + 1].count >= minSamples) d++;
     chain.cut = d < depth;
     depth = d;
   }
