@@ -9,7 +9,7 @@
  * refuse to run outside a launcher with one clear line.
  */
 import test from 'ava';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, hyprof, repoRoot, run, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
@@ -87,6 +87,20 @@ test.serial('resolve per node as a job step: the profile of a plain resolve, per
   t.is(sm.code, 0, sm.stderr);
   t.deepEqual(filesUnder(outs.stepMerged), filesUnder(outs.plainMerged));
   t.true(readFileSync(join(outs.stepMerged, 'tauprofile.xml')).equals(readFileSync(join(outs.plainMerged, 'tauprofile.xml'))), 'the same merged file');
+});
+
+test.serial('resolve --per-node: a damaged raw file on one node fails the step with one clear line, nothing left', async (t) => {
+  const raw = join(tmpDir('node-step-bad'), '.hyprof-raw');
+  for (const n of ['n0', 'n1']) {
+    mkdirSync(join(raw, n), { recursive: true });
+    writeFileSync(join(raw, n, `hyprof.${n}.1.1.raw`), 'not a raw file\n');
+  }
+  const out = join(tmpDir('node-step-bad-out'), 'prof');
+  const r = await run('mpirun', [...mpirunArgs(2), process.execPath, cliPath, 'resolve', '--per-node', raw, '-o', out]);
+  t.not(r.code, 0);
+  t.regex(r.stderr, /^hyprof: \S+\/n[01]\/hyprof\.n[01]\.1\.1\.raw: offset 0: header: expected the magic "HYPROFRW" \(not a hyprof raw file\)$/m);
+  t.false(existsSync(out) && readdirSync(out).length > 0, 'no profile and no step directory left');
+  t.true(existsSync(join(raw, 'n0')), 'the raw files are kept');
 });
 
 test.serial('resolve --per-node outside a job step: one clear line, nothing written', async (t) => {

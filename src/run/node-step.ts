@@ -17,7 +17,7 @@
  * only the whole run can say (ranks lost, settings that differ), so that the profile is the one a
  * plain `hyprof resolve RAW -o DIR` writes. The files must lie on a file system every node sees.
  */
-import { existsSync, linkSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, rmdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { rawFilesUnder } from '../profile/profile-dir.js';
@@ -104,15 +104,32 @@ interface PartRecord {
   processNotes: string[];
 }
 
-/** The step's working directory in the output directory, while it runs (for an interrupt). */
-let working: string | undefined;
+/** The step's working directory in the output directory while it runs, and whether this step made the output directory. */
+let working: { step: string; outDir: string; made: boolean } | undefined;
 
-/** An interrupted step: its working directory goes, with the writes under way. */
+/** An interrupted or failed step: its working directory goes, with the writes under way (and the
+ * output directory, when the step made it and nothing else is there). */
 export function abandonNodeStep(): string {
   abandonPendingWrites();
   if (!working) return '';
-  rmSync(working, { recursive: true, force: true });
-  return `the step's partial results (${working}) were removed`;
+  const { step, outDir, made } = working;
+  working = undefined;
+  rmSync(step, { recursive: true, force: true });
+  if (made) {
+    try {
+      rmdirSync(outDir);
+    } catch {
+      /* another process of the step wrote there meanwhile, or it holds something else */
+    }
+  }
+  return `the step's partial results (${step}) were removed`;
+}
+
+/** Working directories of earlier steps into this output directory that failed (a process that
+ * fails removes its step's directory, but another may still write into it before the launcher ends
+ * it): the step that completes removes them with its own. */
+function removeStepDirs(outDir: string): void {
+  for (const f of readdirSync(outDir)) if (f.startsWith('.hyprof-step-')) rmSync(join(outDir, f), { recursive: true, force: true });
 }
 
 /**
@@ -142,7 +159,7 @@ async function stepOnce(rawDir: string, outDir: string, opts: ResolveStepOptions
   const blocks = nodeBlocks(rawDir);
   if (blocks.length === 0) throw new UserError(`${rawDir}: no raw measurement files (*.raw) in this directory or its node subdirectories`);
   const step = join(outDir, `.hyprof-step-${me.job}`);
-  working = step;
+  working = { step, outDir, made: !existsSync(outDir) };
   const mine = join(step, String(me.rank));
   rmSync(mine, { recursive: true, force: true });
   mkdirSync(mine, { recursive: true });
@@ -185,8 +202,8 @@ async function stepOnce(rawDir: string, outDir: string, opts: ResolveStepOptions
   }
   const parts = records.map((f) => JSON.parse(readFileSync(join(step, f), 'utf8')) as PartRecord).sort((a, b) => a.rank - b.rank);
   const summary = reduce(parts, step, outDir, blocks.length, opts);
-  rmSync(step, { recursive: true, force: true });
   working = undefined;
+  removeStepDirs(outDir);
   return summary;
 }
 
