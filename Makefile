@@ -1,5 +1,5 @@
-# The C-only install: libhyprof.so, the headers, the Fortran module, the MPI layer and pkg-config
-# files, without Node (docs/install.md).
+# The C-only install: libhyprof.so, the headers, the Fortran module, the MPI layer, pkg-config
+# files and the per-rank launcher bin/hyprof-exec, without Node (docs/install.md).
 #
 #   make -j && make install PREFIX=$HOME/hyprof
 #   cc app.c $(PKG_CONFIG_PATH=$HOME/hyprof/lib/pkgconfig pkg-config --cflags --libs hyprof) -o app
@@ -110,6 +110,15 @@ install: all $(BUILD)/hyprof.pc $(BUILD)/hyprof-mpi.pc
 	  echo "install bin/hyprof (the single executable, scripts/build-sea.sh)"; \
 	  install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 $(SEA) $(DESTDIR)$(PREFIX)/bin/hyprof; \
 	fi
+	@# The per-rank launcher of MPI jobs (a POSIX shell script, as TAU's tau_exec: docs/mpi.md). It
+	@# sources PREFIX/lib/hyprof-exec.env, which bin/hyprof writes: here when it is installed and the
+	@# prefix is final (no DESTDIR), else at the launcher's first run.
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 bin/hyprof-exec $(DESTDIR)$(PREFIX)/bin/
+	@if [ -x $(DESTDIR)$(PREFIX)/bin/hyprof ] && [ -z "$(DESTDIR)" ]; then \
+	  echo "write $(LIBDIR)/hyprof-exec.env"; \
+	  $(PREFIX)/bin/hyprof config --exec-env > $(LIBDIR)/hyprof-exec.env; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhyprof.so $(DESTDIR)$(LIBDIR)/libhyprof_mpi.so $(DESTDIR)$(LIBDIR)/libhyprof_cuda.so \
@@ -117,7 +126,9 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof.pc $(DESTDIR)$(LIBDIR)/pkgconfig/hyprof-mpi.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof.h $(DESTDIR)$(INCLUDEDIR)/hyprof.hpp $(DESTDIR)$(INCLUDEDIR)/TAU.h \
 	  $(DESTDIR)$(INCLUDEDIR)/hyprof_tau_metadata.h $(DESTDIR)$(INCLUDEDIR)/Profile/Profiler.h \
-	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof
+	  $(DESTDIR)$(INCLUDEDIR)/hyprof.mod $(DESTDIR)$(PREFIX)/bin/hyprof \
+	  $(DESTDIR)$(PREFIX)/bin/hyprof-exec $(DESTDIR)$(LIBDIR)/hyprof-exec.env
+	rm -rf $(DESTDIR)$(LIBDIR)/openmp-runtime
 
 clean:
 	rm -rf $(BUILD)

@@ -103,6 +103,12 @@ const COMMANDS: Special[] = [
     reason: 'the raw files it resolves are those of a run that left them (HYPROF_RESOLVE=0), as on a machine without Node',
   },
   {
+    file: 'docs/mpi.md',
+    match: /^mpirun -np 1024 /,
+    replace: [[/-np 1024/, '-np 4']],
+    reason: '1,024 ranks stand for a large job; 4 oversubscribed ranks on this machine (test/mpi-node-step.test.ts runs the step on 4 emulated nodes)',
+  },
+  {
     file: 'docs/view-export.md',
     match: /^flamegraph\.pl --countname=us /,
     skip: true,

@@ -8,6 +8,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { assertConformant } from './helpers/conformance.js';
 import { NODE, pathWithout, toolsFound } from './helpers/hidden-path.js';
 import { hyprof, repoRoot, run, testNativeDir, tmpDir } from './helpers/native.js';
@@ -63,6 +64,12 @@ test('make install puts the library, headers, MPI layer, OTF2 writer and pkg-con
   }
   t.is(spawnSync(join(prefix, 'lib', 'hyprof-otf2'), ['--check']).status, 0, 'the installed OTF2 writer runs');
   t.deepEqual(readdirSync(join(prefix, 'lib', 'pkgconfig')).sort(), ['hyprof-mpi.pc', 'hyprof.pc']);
+  // The per-rank launcher of MPI jobs; without the single executable beside it, nothing can write its
+  // environment: one clear line.
+  t.deepEqual(readdirSync(join(prefix, 'bin')), ['hyprof-exec']);
+  const exec = spawnSync(join(prefix, 'bin', 'hyprof-exec'), ['true'], { encoding: 'utf8', env: { ...process.env, PATH: noNode } });
+  t.is(exec.status, 1);
+  t.regex(exec.stderr, /^hyprof: hyprof-exec: \S+\/lib\/hyprof-exec\.env is missing or older than the runtime, and only the hyprof command writes it: install the single executable beside \(scripts\/build-sea\.sh, then make install\), or use the npm package's hyprof-exec\n$/);
   const headers = readdirSync(join(prefix, 'include')).sort();
   t.deepEqual(headers.filter((h) => h !== 'hyprof.mod'), ['Profile', 'TAU.h', 'hyprof.h', 'hyprof.hpp', 'hyprof_tau_metadata.h']);
   t.deepEqual(readdirSync(join(prefix, 'include', 'Profile')), ['Profiler.h']);
@@ -140,4 +147,16 @@ test('with the single executable installed as PREFIX/bin/hyprof the program reso
   const prof = readFileSync(join(runDir, 'profile.0.0.0'), 'utf8');
   t.regex(prof, /^"outer" 3 /m);
   t.true(prof.includes('<attribute><name>HYPROF_SAMPLING</name><value>1</value></attribute>'), 'sampling on, as under hyprof run');
+
+  // The per-rank launcher installed beside (docs/mpi.md): its environment written by the single
+  // executable, the raw file in the node's subdirectory, then one resolve; no node anywhere.
+  const execDir = tmpDir('make-sea-exec');
+  const e = await run(join(withSea, 'bin', 'hyprof-exec'), ['--dir', execDir, exe2], { env: { PATH: noNode } });
+  t.is(e.code, 0, e.stderr);
+  t.true(readFileSync(join(lib, 'hyprof-exec.env'), 'utf8').includes(join(lib, 'libhyprof.so')), 'the environment preloads the installed runtime');
+  t.is(readdirSync(join(execDir, '.hyprof-raw', hostname())).filter((f) => f.endsWith('.raw')).length, 1, e.stderr);
+  const res = await run(seaBin, ['resolve', join(execDir, '.hyprof-raw'), '-o', execDir], { env: { PATH: noNode } });
+  t.is(res.code, 0, res.stderr);
+  assertConformant(execDir);
+  t.regex(readFileSync(join(execDir, 'profile.0.0.0'), 'utf8'), /^"outer" 3 /m);
 });

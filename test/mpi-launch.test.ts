@@ -14,6 +14,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { cliPath, hyprof, libPath, repoRoot, run, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
@@ -65,7 +66,7 @@ test.serial('every launch form: all ranks, the same MPI and OpenMP events per ra
   stderr.B = b.stderr;
   const c = await run('mpirun', [...mpirunArgs(RANKS), execPath, '--dir', dirs.C, exe]);
   t.is(c.code, 0, c.stderr);
-  t.true(existsSync(join(dirs.C, '.hyprof-raw')), 'the ranks wrote raw files, not a profile');
+  t.true(existsSync(join(dirs.C, '.hyprof-raw', hostname())), "the ranks wrote raw files into their node's subdirectory, not a profile");
   const cr = await hyprof(['resolve', join(dirs.C, '.hyprof-raw'), '-o', dirs.C]);
   t.is(cr.code, 0, cr.stderr);
   stderr.C = c.stderr + cr.stderr;
@@ -102,13 +103,16 @@ test.serial('hyprof-exec gives the environment hyprof run gives, from the same l
   t.is(r.status, 0, r.stderr);
   const got = Object.fromEntries(r.stdout.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
   const libs = mpiRuntime() ? [libPath, mpiRuntime()!] : [libPath];
-  const want = childEnv(base, libs, 'prof/.hyprof-raw', { sampling: true });
+  // The raw files go to the node's subdirectory: the host's name (docs/mpi.md, "Resolve per node").
+  const want = childEnv(base, libs, `prof/.hyprof-raw/${hostname()}`, { sampling: true });
   for (const name of ['LD_PRELOAD', 'HYPROF_RAW_DIR', 'HYPROF_RESOLVE', 'HYPROF_SAMPLING', 'CUDA_INJECTION64_PATH', 'TAU_SAMPLING']) {
     t.is(got[name] as string | undefined, want[name], name);
   }
   t.is((got.LD_PRELOAD ?? '').split(':')[0], '/lib/user.so', "the user's preload stays first");
   t.regex(got.LD_LIBRARY_PATH ?? '', /openmp-runtime/);
   t.regex(got.HYPROF_OPENMP_SUBSTITUTED ?? '', /GNU libgomp replaced by LLVM libomp/);
+  const named = spawnSync(execPath, ['env'], { encoding: 'utf8', env: { ...base, HYPROF_RAW_NODE: 'node7' }, cwd: tmpDir('launch-env-node') });
+  t.regex(named.stdout, /^HYPROF_RAW_DIR=prof\/\.hyprof-raw\/node7$/m, 'HYPROF_RAW_NODE names the node');
   // HYPROF_OPENMP=off: no substitution, as with hyprof run.
   const off = spawnSync(execPath, ['env'], { encoding: 'utf8', env: { ...base, HYPROF_OPENMP: 'off' }, cwd: tmpDir('launch-env-off') });
   t.notRegex(off.stdout, /HYPROF_OPENMP_SUBSTITUTED|openmp-runtime/);
@@ -131,6 +135,9 @@ test.serial('hyprof-exec: bad input is one clear line and a non-zero status', (t
   const opt = spawnSync(execPath, ['--bogus', 'true'], { encoding: 'utf8' });
   t.is(opt.status, 2);
   t.regex(opt.stderr, /^hyprof: hyprof-exec: unknown option '--bogus'\nusage: hyprof-exec/);
+  const node = spawnSync(execPath, ['true'], { encoding: 'utf8', env: { ...process.env, HYPROF_RAW_NODE: 'a/b' } });
+  t.is(node.status, 2);
+  t.is(node.stderr, "hyprof: hyprof-exec: HYPROF_RAW_NODE='a/b' is not a node name (a directory name: not empty, no '/', not . or ..)\n");
   const empty = spawnSync(execPath, [], { encoding: 'utf8' });
   t.is(empty.status, 2);
   t.regex(empty.stderr, /^usage: hyprof-exec/);

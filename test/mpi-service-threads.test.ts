@@ -69,8 +69,10 @@ test('Open MPI service threads: CPU-time sampled by default (few samples), wall 
     t.is(d.mode, 'cpu');
     const svc = serviceThreads(d.service);
     const libs = [...svc.values()].join(' ');
-    // PMIx's thread always; Open MPI's progress thread (libopen-pal) is not recognised in about one
-    // run in three (cause not found yet: it then keeps the wall clock), so it is logged, not required.
+    // PMIx's thread always. Open MPI's progress thread (libopen-pal) was not recognised in about one
+    // run in three: it starts while MPI_Init closes unselected components, and lookups were refused
+    // during a dlclose (fixed; test/sampling-service-dlclose.test.ts makes that overlap certain). Still
+    // logged rather than required until many runs have shown no other cause.
     t.regex(libs, /libpmix/, `rank ${rank}: ${d.service}`);
     if (!/libopen-pal/.test(libs)) t.log(`rank ${rank}: Open MPI's progress thread not recognised: ${d.service}`);
     t.false(svc.has(0), 'the main thread is not a service thread');

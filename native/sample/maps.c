@@ -523,6 +523,19 @@ const struct dl_phdr_info *hp_maps_object_of(uintptr_t a) {
   return o ? &o->info : NULL;
 }
 
+/* A thread's start routine while another thread is in dlclose (`changing`): Open MPI starts its
+ * progress thread during MPI_Init while it closes the components it did not select, and the lookup
+ * above then found nothing, so the thread was not told to be a service thread (about one run in
+ * three). The routine's object cannot be the one being unloaded: the new thread is about to run
+ * its code, loaded before the thread was created, so before the snapshot the caller just refreshed;
+ * the snapshot's memory is kept while the caller is a reader (reclaim). Not in a signal handler. */
+const struct dl_phdr_info *hp_maps_object_of_running(uintptr_t a) {
+  const snapshot *s = load_current();
+  if (!s) return NULL;
+  const snap_obj *o = obj_of(s, a);
+  return o ? &o->info : NULL;
+}
+
 int hp_maps_iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data) {
   const snapshot *s = load_current();
   if (!s || __atomic_load_n(&changing, __ATOMIC_SEQ_CST)) return 0;

@@ -266,6 +266,9 @@ void hp_maps_reader_leave(void);
 void hp_maps_fork_child(void);         /* the child's reader count starts at 0 */
 /* The loaded object containing address a in the current snapshot, or NULL (async-signal-safe). */
 const struct dl_phdr_info *hp_maps_object_of(uintptr_t a);
+/* The same for the code a thread is about to run (a start routine), also while a dlclose is under
+ * way: that code's object is mapped and stays so (maps.c). Inside hp_maps_reader_enter/leave. */
+const struct dl_phdr_info *hp_maps_object_of_running(uintptr_t a);
 /* The current snapshot's generation (it changes whenever objects were loaded or unloaded), or 0
  * when there is none or a dlclose is under way (async-signal-safe). */
 uint64_t hp_maps_generation(void);

@@ -20,7 +20,8 @@
  * dladdr: thread_start runs under the modules' lock, and dladdr takes the loader's lock, which a
  * dlopen holds while a library constructor takes the modules' lock (libhyprof_mpi's late
  * registration): opposite orders. The object cannot be unloaded meanwhile: the thread is about to
- * run code in it.
+ * run code in it; so the lookup is made even while another thread is in dlclose (Open MPI closes
+ * its unselected components while its progress thread starts: test/sampling-service-dlclose.test.ts).
  *
  * What is kept for the metadata is a fixed table filled without a lock (a slot claimed with an atomic
  * add, published by a release store), so the dump, also in a signal handler, reads it safely. */
@@ -72,7 +73,8 @@ static int is_runtime_lib(const char *base) {
 static int object_name(uintptr_t a, char *out, size_t cap) {
   int found = 0;
   hp_maps_reader_enter();
-  const struct dl_phdr_info *info = hp_maps_object_of(a);
+  /* also while another thread is in dlclose (maps.c, hp_maps_object_of_running) */
+  const struct dl_phdr_info *info = hp_maps_object_of_running(a);
   if (info && info->dlpi_name && info->dlpi_name[0]) {
     const char *slash = strrchr(info->dlpi_name, '/');
     const char *base = slash ? slash + 1 : info->dlpi_name;

@@ -116,9 +116,9 @@ export function register(program: Command): void {
     )
     .action((opts: ConfigOptions) => {
       if (opts.exec) {
-        if (installedPrefix) throw new UserError('--exec: the per-rank launcher comes with the npm package (bin/hyprof-exec), not with make install', 1);
         requireRuntime();
-        process.stdout.write(`${join(packageRoot, 'bin', 'hyprof-exec')}\n`);
+        // make install puts it in PREFIX/bin, beside this executable.
+        process.stdout.write(`${join(installedPrefix ?? packageRoot, 'bin', 'hyprof-exec')}\n`);
         return;
       }
       if (opts.execEnv) {

@@ -11,6 +11,8 @@ import { collectInputs, defaultOutputDir, fromOneRun } from '../run/raw-inputs.j
 import { abandonResolve, resolveStep } from '../run/resolve-step.js';
 import type { ResolveStepOptions } from '../run/resolve-step.js';
 import { describeOutput, resolveNotes, signalNumber } from '../run/run-messages.js';
+import { abandonNodeStep, nodeStep } from '../run/node-step.js';
+import { UserError } from '../base/errors.js';
 
 const isDirectory = (path: string): boolean => {
   try {
@@ -27,6 +29,7 @@ interface ResolveCliOptions {
   keepAddresses?: boolean;
   symbolizer: ResolveStepOptions['symbolizer'];
   format?: ResolveStepOptions['format'];
+  perNode?: boolean;
 }
 
 function depth(value: string): number {
@@ -57,7 +60,9 @@ export function register(program: Command): void {
         'merged',
       ]),
     )
+    .option('--per-node', 'one process per node of an MPI job step (mpirun --map-by ppr:1:node ...): each resolves its nodes\' raw subdirectories, the last writes the profile (docs/mpi.md)')
     .action(async (raw: string[], opts: ResolveCliOptions) => {
+      if (opts.perNode) return perNode(raw, opts);
       const { raw: files, orphanTraces } = collectInputs(raw);
       const outDir = opts.output ?? defaultOutputDir();
       // Interrupted (Ctrl-C, a time limit): the partial output goes, and that is said.
@@ -89,4 +94,32 @@ export function register(program: Command): void {
         }
       }
     });
+}
+
+/** `hyprof resolve --per-node RAW`: this process's part of a resolve run as a step of the job (run/node-step.ts). */
+async function perNode(raw: string[], opts: ResolveCliOptions): Promise<void> {
+  if (raw.length !== 1 || !isDirectory(raw[0])) {
+    throw new UserError(`hyprof resolve --per-node takes one raw directory (the job's <dir>/${RANK_RAW_DIR}), not ${raw.map((r) => `'${r}'`).join(' ')}`);
+  }
+  const outDir = opts.output ?? defaultOutputDir();
+  const interrupted = (s: NodeJS.Signals) => () => {
+    process.stderr.write(`\nhyprof: interrupted by ${s}; ${abandonNodeStep() || 'nothing was written'}\n`);
+    process.exit(128 + signalNumber(s));
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(s, interrupted(s));
+  const summary = await nodeStep(raw[0], outDir, {
+    callpath: opts.callpath,
+    callpathDepth: opts.callpathDepth,
+    keepAddresses: opts.keepAddresses,
+    symbolizer: opts.symbolizer,
+    format: opts.format,
+  });
+  // Only the process that reduced speaks: one summary for the job, not one per node.
+  if (!summary) return;
+  for (const note of resolveNotes(summary)) process.stderr.write(`${note}\n`);
+  process.stderr.write(`hyprof: ${describeOutput(summary, outDir)}; resolved on ${summary.processes} process${summary.processes === 1 ? '' : 'es'} from ${summary.nodes} node director${summary.nodes === 1 ? 'y' : 'ies'}\n`);
+  if (basename(resolve(raw[0])) === RANK_RAW_DIR) {
+    rmSync(raw[0], { recursive: true, force: true });
+    process.stderr.write(`hyprof: ${raw[0]} removed (resolved)\n`);
+  }
 }

@@ -19,7 +19,7 @@ import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
 import { replacedImages, type ReplacedImage } from './exec-images.js';
 import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../profile/modules-file.js';
-import { rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
+import { rankNotes, summarizeRanks, type RankRecord, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
 import { checkTraceFiles, orphanTracePart, traceFileOf, traceSamplePcs, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
@@ -62,6 +62,14 @@ export interface ResolveOptions {
    * trace file holds; it has no profile (trace-otf2.ts, orphanTracePart).
    */
   orphanTraces?: string[];
+  /**
+   * These files are one node's part of a whole run, resolved beside the other nodes' parts as a step
+   * of the job (`hyprof resolve --per-node`, run/node-step.ts): written as a whole run's (one
+   * analysis file, every earlier file replaced) into a directory of their own; what only the whole
+   * run can say (ranks lost, settings that differ) is left to the reduction, which gets each
+   * process's rank record (`rankRecords`); trace files are refused (one archive holds every rank).
+   */
+  part?: boolean;
 }
 
 export interface ResolveResult {
@@ -82,6 +90,12 @@ export interface ResolveResult {
   replacedImages: ReplacedImage[];
   /** The OTF2 archive written from the run's trace files (HYPROF_TRACE); undefined when none recorded one. */
   trace?: TraceResult;
+  /** The metrics of the profile (one set for every process). */
+  metrics: string[];
+  /** With `part`: what each MPI process says of its rank, for the whole run's rank summary (mpi-ranks.ts). */
+  rankRecords?: RankRecord[];
+  /** With `part`: the notes about single processes, which the reduction joins over the run (analysis/openmp.ts, mergeProcessNotes). */
+  processNotes?: string[];
 }
 
 /** What the first pass keeps of a process. */
@@ -135,6 +149,12 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     // The trace's samples are named as the profile's (trace-otf2.ts): their addresses too (a damaged
     // trace file is refused here, as by checkTraceFiles below).
     const trace = traceFileOf(file);
+    if (trace && opts.part) {
+      throw new UserError(
+        `${trace}: a trace (HYPROF_TRACE) is one OTF2 archive of every rank, which a resolve per node does not write: ` +
+          'resolve the whole run at once (hyprof resolve <raw directory>)',
+      );
+    }
     if (trace && p.sampling?.enabled) {
       const pcs = traceSamplePcs(opts.otf2Writer ?? null, trace);
       symbolizer.collectPcs(p, pcs);
@@ -161,14 +181,16 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     }
   }
   const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
-  const ranks = mpiRun ? summarizeRanks(procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file }))) : undefined;
+  const rankRecords: RankRecord[] = mpiRun ? procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file })) : [];
+  const ranks = mpiRun ? summarizeRanks(rankRecords) : undefined;
   // Every rank is here: several, or the one of a world of one (a program started without mpirun).
   // Without MPI, a process that set its node (TAU_PROFILE_SET_NODE, as TAU's examples do) is the
   // whole run when the files are a run's raw directory (hyprof run's, or one named to hyprof
   // resolve); its own files resolved at its exit are not (a program of forked processes, each with
   // its node, resolves each at its exit).
   const allRanks =
-    opts.allRanks ?? (ranks !== undefined ? ranks.present.length > 1 || ranks.worldSize === 1 : opts.fromRun === true || opts.rawDirectory === true);
+    opts.part === true ||
+    (opts.allRanks ?? (ranks !== undefined ? ranks.present.length > 1 || ranks.worldSize === 1 : opts.fromRun === true || opts.rawDirectory === true));
   const format = profileFormat(opts.format);
   if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
     throw new UserError(
@@ -270,14 +292,17 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     warnings: [
       ...[profileFormatWarning(opts.format)].filter((w): w is string => w !== null),
       ...new Set([...symbolizer.warnings, ...warnings]),
-      ...mergeProcessNotes(parts.flatMap((p) => p.openmpNotes)),
+      // A part's per-process notes are joined over the whole run by the reduction (`processNotes`).
+      ...(opts.part ? [] : mergeProcessNotes(parts.flatMap((p) => p.openmpNotes))),
       ...parts.flatMap((p) => p.stackNotes),
-      ...(ranks ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
+      ...(ranks && !opts.part ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
       ...orphans.map(orphanNote),
       ...(trace?.warnings ?? []),
     ],
     ...(ranks ? { ranks } : {}),
     workers,
+    metrics: [...metrics],
+    ...(opts.part ? { rankRecords, processNotes: parts.flatMap((p) => p.openmpNotes) } : {}),
     replacedImages: images,
     ...(trace ? { trace } : {}),
   };
@@ -305,6 +330,7 @@ function traceOnly(orphans: TracePart[], opts: ResolveOptions): ResolveResult {
     workers: 0,
     replacedImages: [],
     trace,
+    metrics: ['TIME'],
   };
 }
 

@@ -44,8 +44,12 @@ export function measuredVars(libs: string[], rawDir: string, opts: MeasuredOptio
 }
 
 /** Where a rank started by hyprof-exec writes its raw file: under the profile's directory, as the
- * ranks of `mpirun ... hyprof run` do (profile/profile-dir.ts, RANK_RAW_DIR). A shell expression. */
-export const EXEC_RAW_DIR = '${HYPROF_DIR:-${PROFILEDIR:-.}}/.hyprof-raw';
+ * ranks of `mpirun ... hyprof run` do (profile/profile-dir.ts, RANK_RAW_DIR), in a subdirectory per
+ * node (`hyprof_node`: HYPROF_RAW_NODE, else the host's name, set by bin/hyprof-exec), so that a job
+ * of many thousands of ranks does not put all its files in one directory, and a resolve per node
+ * (`hyprof resolve --per-node`, run/node-step.ts) finds its node's files together. Every reader of a
+ * raw directory looks one level down (profile-dir.ts, rawFilesUnder). A shell expression. */
+export const EXEC_RAW_DIR = '${HYPROF_DIR:-${PROFILEDIR:-.}}/.hyprof-raw/${hyprof_node}';
 
 /**
  * The shell fragment `bin/hyprof-exec` reads (`hyprof config --exec-env`): the variables of a measured

@@ -129,7 +129,7 @@ function checkPathLength(outDir: string): void {
 }
 
 /** TAU's profile files in `dir` (profile.n.c.t, also in MULTI__ directories, tauprofile.xml) with their inode and time. */
-function profileFilesIn(dir: string): Map<string, { ino: number; mtimeMs: number }> {
+export function profileFilesIn(dir: string): Map<string, { ino: number; mtimeMs: number }> {
   const found = new Map<string, { ino: number; mtimeMs: number }>();
   const look = (d: string, depth: number): void => {
     let names: string[];
@@ -159,7 +159,7 @@ function profileFilesIn(dir: string): Map<string, { ino: number; mtimeMs: number
  * Which of the files there before were replaced or removed by this write: those of the nodes it wrote
  * (ranks resolving their own files side by side never count each other's), now gone or another file.
  */
-function replacedFiles(before: Map<string, { ino: number; mtimeMs: number }>, written: string[]): { files: number; newestMs: number } | undefined {
+export function replacedFiles(before: Map<string, { ino: number; mtimeMs: number }>, written: string[]): { files: number; newestMs: number } | undefined {
   const nodeOf = (p: string): string | undefined => /profile\.(\d+)\.\d+\.\d+$/.exec(p)?.[1];
   const merged = written.some((w) => w.endsWith('tauprofile.xml'));
   const nodes = new Set(written.map(nodeOf));
