@@ -139,7 +139,7 @@ function unresolvedByThread(profDir: string): string {
   }
   return shares.join(', ');
 }
-const hs = profDirs.map(hyprofSelf);
+const hs = profDirs.map((d) => hyprofSelf(d));
 const h = hs[hs.length - 1];
 const cs = cpuprofFiles.map(cpuprofSelf);
 
