@@ -73,7 +73,7 @@ for (const [name, prog] of programs) {
   for (const l of r.stdout.split('\n')) if (/^\| worker \d+ \|/.test(l)) workers.push(`| ${name} ${l.slice(2)}`);
   const sizes = after(r.stdout, 'output:');
   const cpuprofMb = /\.cpuprofile ([\d.]+) MB/.exec(sizes)?.[1] ?? '?';
-  const profMb = /profile ([\d.]+) MB \(/.exec(sizes)?.[1] ?? '?';
+  const profMb = /, profile ([\d.]+) MB \(/.exec(sizes)?.[1] ?? '?';
   const ratio = (a: string, b: string) => (parseFloat(a) / parseFloat(b)).toFixed(2);
   summary.push(
     `| ${name} | ${plain[4] ?? '?'} | ${cpuprof[5] ?? '?'} | ${hyprof[5] ?? '?'} | ${after(r.stdout, 'unresolved samples by thread (last round):')} | ` +
