@@ -20,8 +20,8 @@
  * In both, the main thread waiting in its event loop (the leaf `epoll_wait` / `epoll_pwait`) is
  * `(idle)`, as --cpu-prof names it.
  */
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { readStacksFiles } from '../src/profile/stacks-file.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 
@@ -65,10 +65,34 @@ const isIdle = (fn: string) => /^(epoll_pwait|epoll_wait|__GI_epoll_pwait|__GI_e
 /** A JavaScript function (named from V8's perf map): a script's file, or one of node's own modules. */
 const isJsFile = (file: string) => /\.(m|c)?js$/.test(file) || file.startsWith('node:');
 
-/** Self time (ms) per function of thread 0 of a hyprof profile, keyed both ways. */
-export function hyprofSelf(profDir: string): HyprofSelf {
+/**
+ * The JavaScript workers of a hyprof profile: thread number by Node's `threadId` (the runtime names
+ * each worker's thread `worker <threadId>`; `--cpu-prof` puts the same id in each file's name).
+ */
+export function hyprofWorkers(profDir: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const t of readTauProfileDir(profDir).threads[0]) {
+    const m = /^worker (\d+)$/.exec(t.metadata.find(([k]) => k === 'Thread Name')?.[1]?.trim() ?? '');
+    if (m) out.set(Number(m[1]), t.thread);
+  }
+  return out;
+}
+
+/** The `.cpuprofile` files of one `--cpu-prof-dir` by Node's threadId (0: the main thread). */
+export function cpuprofFilesByThread(dir: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const f of readdirSync(dir)) {
+    // CPU.<date>.<time>.<pid>.<threadId>.<sequence>.cpuprofile
+    const m = /^CPU\.\d+\.\d+\.\d+\.(\d+)\.\d+\.cpuprofile$/.exec(f);
+    if (m) out.set(Number(m[1]), join(dir, f));
+  }
+  return out;
+}
+
+/** Self time (ms) per function of one thread (default thread 0) of a hyprof profile, keyed both ways. */
+export function hyprofSelf(profDir: string, thread = 0): HyprofSelf {
   const threads = readTauProfileDir(profDir).threads[0];
-  const main = threads.find((t) => t.thread === 0)!;
+  const main = threads.find((t) => t.thread === thread)!;
   const leaf = new Map<string, number>();
   const jsCaller = new Map<string, number>();
   const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
@@ -99,15 +123,15 @@ export function hyprofSelf(profDir: string): HyprofSelf {
     }
     add(jsCaller, caller, ms);
   }
-  const fromStacks = stacksJsCaller(profDir);
+  const fromStacks = stacksJsCaller(profDir, thread);
   return { leaf, jsCaller: fromStacks ?? jsCaller, unresolved, total, threads: threads.length };
 }
 
-/** Self time (ms) of thread 0 by the innermost JavaScript frame of each complete stack; undefined
+/** Self time (ms) of one thread by the innermost JavaScript frame of each complete stack; undefined
  * when the profile has no stacks file. */
-function stacksJsCaller(profDir: string): Map<string, number> | undefined {
+function stacksJsCaller(profDir: string, thread: number): Map<string, number> | undefined {
   const file = readStacksFiles(profDir)[0];
-  const t = file?.threads.find((x) => x.thread === 0);
+  const t = file?.threads.find((x) => x.thread === thread);
   if (!file || !t) return undefined;
   const time = file.metrics.indexOf('TIME');
   const out = new Map<string, number>();

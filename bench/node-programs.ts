@@ -13,7 +13,7 @@
  * share of each thread profile, the share and rank correlation of the top 20 functions with
  * --cpu-prof (all rounds added up, hyprof keyed by the innermost JavaScript frame as --cpu-prof
  * counts) beside --cpu-prof's odd rounds against its even rounds (the floor), the output sizes and
- * resolve's CPU against the program's.
+ * resolve's CPU against the program's; then each worker thread's agreement with its own `.cpuprofile`.
  * Run: node dist/bench/node-programs.js [rounds] [--install]   (default 2 rounds)
  */
 import { spawnSync } from 'node:child_process';
@@ -46,6 +46,8 @@ function row(out: string, label: string): string[] {
 const after = (out: string, prefix: string) => out.split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length).trim() ?? '?';
 
 const summary: string[] = [];
+/** The worker threads' agreement lines (bench/node-vs-cpuprof.ts compares each worker with its own .cpuprofile). */
+const workers: string[] = [];
 for (const [name, prog] of programs) {
   const r = spawnSync(
     process.execPath,
@@ -68,9 +70,10 @@ for (const [name, prog] of programs) {
   const all = sections.length > 1 ? sections[1] : r.stdout;
   const js = row(all, 'hyprof, by the innermost JavaScript frame');
   const floor = row(all, '--cpu-prof, odd rounds against even rounds (the floor)');
+  for (const l of r.stdout.split('\n')) if (/^\| worker \d+ \|/.test(l)) workers.push(`| ${name} ${l.slice(2)}`);
   const sizes = after(r.stdout, 'output:');
   const cpuprofMb = /\.cpuprofile ([\d.]+) MB/.exec(sizes)?.[1] ?? '?';
-  const profMb = /profile ([\d.]+) MB \(/.exec(sizes)?.[1] ?? '?';
+  const profMb = /, profile ([\d.]+) MB \(/.exec(sizes)?.[1] ?? '?';
   const ratio = (a: string, b: string) => (parseFloat(a) / parseFloat(b)).toFixed(2);
   summary.push(
     `| ${name} | ${plain[4] ?? '?'} | ${cpuprof[5] ?? '?'} | ${hyprof[5] ?? '?'} | ${after(r.stdout, 'unresolved samples by thread (last round):')} | ` +
@@ -83,3 +86,9 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const l of summary) console.log(l);
+if (workers.length > 0) {
+  console.log('\n## Worker threads, each against its own .cpuprofile (all rounds added up)\n');
+  console.log('| program | worker (threadId) | against --cpu-prof | rank correlation, top 20 | share correlation | mean share difference, points | largest |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const l of workers) console.log(l);
+}

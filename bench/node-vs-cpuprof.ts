@@ -20,7 +20,10 @@
  * Workloads: the default above, or `-- bench/node-idle.mjs`, a mostly idle timer-driven program
  * (about 3 s), where what a profiler costs is mostly its cost on the process's idle threads.
  * Also the unresolved share of every thread profile's samples (main thread and each worker), from the
- * last round. `--no-perf-map` leaves the perf-map configuration out (bench/node-programs.ts).
+ * last round. Each worker thread is compared with its own `.cpuprofile` (`--cpu-prof` writes one per
+ * thread; matched by Node's threadId) as the main thread is: all rounds added up against hyprof's
+ * thread of that worker, beside --cpu-prof's odd rounds against its even rounds for that worker.
+ * The `.cpuprofile` size is all the thread files of the last round. `--no-perf-map` leaves the perf-map configuration out (bench/node-programs.ts).
  * Run: node dist/bench/node-vs-cpuprof.js [rounds] [--no-perf-map] [-- node-args...]
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
@@ -31,7 +34,7 @@ import { removePerfMaps } from '../src/run/run-perf-maps.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { readStacksFiles, STACKS_FILE } from '../src/profile/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
-import { agreementLine, comparison, cpuprofSelf, hyprofSelf, sumHyprof, sumMaps } from './cpuprof-compare.js';
+import { agreementLine, comparison, cpuprofFilesByThread, cpuprofSelf, hyprofSelf, hyprofWorkers, sumHyprof, sumMaps } from './cpuprof-compare.js';
 import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib.js';
 
 const argv = process.argv.slice(2);
@@ -47,7 +50,10 @@ const configs: Config[] = ['plain node', 'node --cpu-prof', 'hyprof (preloaded)'
 const wall = new Samples();
 const cpu = new Samples();
 let cpuprofFile = '';
+let cpuprofDir = '';
 const cpuprofFiles: string[] = [];
+/** Each round's --cpu-prof directory: one file per thread that ran JavaScript (workers too). */
+const cpuprofDirs: string[] = [];
 const profDirs: string[] = [];
 let rawDir = '';
 let rawFile = '';
@@ -66,8 +72,11 @@ interleave(configs, rounds, (config, round) => {
   else if (config === 'node --cpu-prof') {
     const d = join(dir, `cpuprof-${round}`);
     cost = measureCommand(node, ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', d, ...nodeArgs], base, config);
-    cpuprofFile = join(d, readdirSync(d)[0]);
+    // the main thread's file (threadId 0); the workers' files are compared below, per worker
+    cpuprofFile = cpuprofFilesByThread(d).get(0) ?? join(d, readdirSync(d)[0]);
     cpuprofFiles.push(cpuprofFile);
+    cpuprofDir = d;
+    cpuprofDirs.push(d);
   } else if (config === 'hyprof, perf map') {
     const perfDir = join(dir, `raw-perf-map-${round}`);
     const env = childEnv({ ...base, HYPROF_V8_JIT: '0' }, requireRuntime(), perfDir, { sampling: true });
@@ -130,7 +139,7 @@ function unresolvedByThread(profDir: string): string {
   }
   return shares.join(', ');
 }
-const hs = profDirs.map(hyprofSelf);
+const hs = profDirs.map((d) => hyprofSelf(d));
 const h = hs[hs.length - 1];
 const cs = cpuprofFiles.map(cpuprofSelf);
 
@@ -145,7 +154,8 @@ for (const k of [...configs, 'hyprof resolve']) {
   const p = cpu.get(k);
   console.log(`| ${k} | ${fmt(w.min)} s | ${fmt(w.median)} s | ${fmt(p.min)} s | ${fmt(p.median)} s | ${k === 'hyprof resolve' ? '' : pct(p.median, plainCpu)} |`);
 }
-console.log(`\noutput: .cpuprofile ${(dirSize(cpuprofFile) / 1e6).toFixed(1)} MB; hyprof raw ${(dirSize(rawFile) / 1e6).toFixed(1)} MB, profile ${(dirSize(lastProf) / 1e6).toFixed(1)} MB (${h.threads} thread profiles)`);
+const cpuprofCount = cpuprofFilesByThread(cpuprofDir).size;
+console.log(`\noutput: .cpuprofile ${(dirSize(cpuprofDir) / 1e6).toFixed(1)} MB (${cpuprofCount} thread files, main thread's ${(dirSize(cpuprofFile) / 1e6).toFixed(1)} MB); hyprof raw ${(dirSize(rawFile) / 1e6).toFixed(1)} MB, profile ${(dirSize(lastProf) / 1e6).toFixed(1)} MB (${h.threads} thread profiles)`);
 console.log(`unresolved samples by thread (last round): ${unresolvedByThread(lastProf)}`);
 console.log('\n### The last round\n');
 console.log(comparison(cs[cs.length - 1], h, cs.length > 1 ? cs[cs.length - 2] : undefined));
@@ -159,12 +169,45 @@ if (rounds > 1) {
   console.log(comparison(sumMaps(cs), sumHyprof(hs)).split("\n").slice(0, 6).join("\n"));
   console.log(agreementLine('--cpu-prof, odd rounds against even rounds (the floor)', even, odd));
 }
-// The issue's targets: the profile directory within 2x of the .cpuprofile, resolve quicker than the run.
+// Each worker thread against its own .cpuprofile (matched by Node's threadId), as the main thread:
+// the last round, then every round added up beside --cpu-prof's odd rounds against its even rounds.
+const workerIds = [...cpuprofFilesByThread(cpuprofDir).keys()].filter((id) => id > 0).sort((a, b) => a - b);
+if (workerIds.length > 0) {
+  console.log('\n### Worker threads, each against its own .cpuprofile\n');
+  console.log('| worker (threadId) | against --cpu-prof | rank correlation, top 20 | share correlation | mean share difference, points | largest |');
+  console.log('|---|---|---|---|---|---|');
+  const label = (id: number, l: string) => `worker ${id} | ${l}`;
+  for (const id of workerIds) {
+    const cRounds: Array<Map<string, number>> = [];
+    const hRounds = [];
+    for (let i = 0; i < cpuprofDirs.length; i++) {
+      const c = cpuprofFilesByThread(cpuprofDirs[i]).get(id);
+      const thread = profDirs[i] ? hyprofWorkers(profDirs[i]).get(id) : undefined;
+      if (c) cRounds.push(cpuprofSelf(c));
+      if (thread !== undefined) hRounds.push(hyprofSelf(profDirs[i], thread));
+    }
+    if (cRounds.length === 0 || hRounds.length === 0) {
+      console.log(`| worker ${id} | no hyprof thread profile named worker ${id} | | | | |`);
+      continue;
+    }
+    const c = sumMaps(cRounds);
+    const h = sumHyprof(hRounds);
+    console.log(agreementLine(label(id, "hyprof, by the sample's leaf, all rounds"), c, h.leaf));
+    console.log(agreementLine(label(id, 'hyprof, by the innermost JavaScript frame, all rounds'), c, h.jsCaller));
+    if (cRounds.length > 1) {
+      const odd = sumMaps(cRounds.filter((_, i) => i % 2 === 1));
+      const even = sumMaps(cRounds.filter((_, i) => i % 2 === 0));
+      console.log(agreementLine(label(id, '--cpu-prof, odd rounds against even rounds (the floor)'), even, odd));
+    }
+    console.log(`| worker ${id} | unresolved (hyprof, all rounds): ${fmt((100 * h.unresolved) / h.total, 2)} % of ${fmt(h.total / 1000, 1)} s | | | | |`);
+  }
+}
+// The issue's targets: the profile directory within 1x of the .cpuprofiles (all threads), resolve quicker than the run.
 const stacksBytes = readdirSync(lastProf).filter((f) => STACKS_FILE.test(f)).reduce((a, f) => a + dirSize(join(lastProf, f)), 0);
 const mainMeta = readTauProfileDir(lastProf).threads[0].find((t) => t.thread === 0)!.metadata;
 const metaOf = (k: string) => mainMeta.find(([key]) => key === k)?.[1] ?? '0';
 console.log(
-  `profile directory / .cpuprofile: ${fmt(dirSize(lastProf) / dirSize(cpuprofFile), 2)} (stacks files ${(stacksBytes / 1e6).toFixed(2)} MB); ` +
+  `profile directory / .cpuprofile: ${fmt(dirSize(lastProf) / dirSize(cpuprofDir), 2)} (stacks files ${(stacksBytes / 1e6).toFixed(2)} MB); ` +
     `resolve / program wall (medians): ${fmt(wall.get('hyprof resolve').median / wall.get('hyprof (preloaded)').median, 2)}`,
 );
 console.log(
