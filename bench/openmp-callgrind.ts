@@ -10,22 +10,35 @@
  *    trace file's bytes per task;
  *  - per sample, the sampling handler with the tool off, basic and full on short parallel regions
  *    (2 threads, 1 kHz): its inclusive instructions and the unwinder's steps per sample.
- * Run: node dist/bench/openmp-callgrind.js   (needs valgrind)
+ * The per-task figures for the kernel built by clang and by gcc (run on libomp, as `hyprof run` runs
+ * it). Run: node dist/bench/openmp-callgrind.js   (needs valgrind)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { planOpenmpRuntime } from '../src/analysis/openmp-runtime.js';
 import { compileC, libPath, repoRoot } from '../test/helpers/native.js';
 
 const work = mkdtempSync(join(tmpdir(), 'hyprof-bench-ompcg-'));
-const exe = compileC('openmp-kernels', [join(repoRoot, 'bench', 'openmp-kernels.c')], {
-  cc: 'clang',
-  cflags: ['-O2', '-g', '-fopenmp'],
-  ldflags: ['-fopenmp'],
-  link: false,
-  outDir: work,
-});
+// The kernel built by both compilers; gcc's on libomp (libgomp calls no tool), as `hyprof run` runs
+// it (src/analysis/openmp-runtime.ts): every configuration of a compiler runs on the same runtime.
+const build = (cc: 'clang' | 'gcc') =>
+  compileC(`openmp-kernels-${cc}`, [join(repoRoot, 'bench', 'openmp-kernels.c')], {
+    cc,
+    cflags: ['-O2', '-g', '-fopenmp'],
+    ldflags: ['-fopenmp'],
+    link: false,
+    outDir: work,
+  });
+const exes = { clang: build('clang'), gcc: build('gcc') };
+const runtimeDir = join(work, 'runtime');
+mkdirSync(runtimeDir);
+const runtimeEnv = {
+  clang: {} as NodeJS.ProcessEnv,
+  gcc: planOpenmpRuntime(exes.gcc, runtimeDir, { ...process.env, HYPROF_OPENMP: 'full' }).env as NodeJS.ProcessEnv,
+};
+if (!runtimeEnv.gcc.LD_LIBRARY_PATH) throw new Error('gcc: no libomp to run the kernel on (libgomp calls no OpenMP tool)');
 const emptyTool = join(work, 'empty-tool.so');
 {
   const src = join(work, 'empty-tool.c');
@@ -69,20 +82,16 @@ result_t *ompt_start_tool(unsigned v, const char *r) { static result_t res = {in
 }
 const raw = join(work, 'raw');
 mkdirSync(raw);
-const callgrind = (env: NodeJS.ProcessEnv, args: string[], out: string) => {
-  const r = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, exe, ...args], {
+const callgrind = (env: NodeJS.ProcessEnv, args: string[], out: string, cc: 'clang' | 'gcc' = 'clang') => {
+  const r = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, exes[cc], ...args], {
     encoding: 'utf8',
-    env: { ...process.env, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw, ...env },
+    env: { ...process.env, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw, ...runtimeEnv[cc], ...env },
   });
   if (r.status !== 0) throw new Error(`valgrind ${args.join(' ')}: ${r.stderr.slice(-500)}`);
   return Number(/Collected : (\d+)/.exec(r.stderr)?.[1] ?? NaN);
 };
 
-console.log('Instructions per task, fib(22) - fib(18) (48952 tasks), 1 thread:');
-console.log('| configuration | instructions per task | over uninstrumented |');
-console.log('|---|---|---|');
 const tasks = 57313 - 8361;
-const perTask: Record<string, number> = {};
 const levels: Array<[string, NodeJS.ProcessEnv]> = [
   ['uninstrumented', {}],
   ['an OMPT tool that registers nothing', { LD_PRELOAD: emptyTool }],
@@ -95,20 +104,27 @@ const levels: Array<[string, NodeJS.ProcessEnv]> = [
 // The trace files of a traced run, in a directory of their own per run: their bytes per task.
 const traceBytes = (dir: string) =>
   readdirSync(dir).filter((f) => f.endsWith('.trace')).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
-let bytesPerTask = NaN;
-for (const [name, env] of levels) {
-  const e = { OMP_NUM_THREADS: '1', ...env };
-  const out = join(work, 'cg.out');
-  const dirs = ['22', '18'].map((n) => join(work, `raw-${name.length}-${n}`));
-  for (const d of dirs) mkdirSync(d);
-  const at = (i: number) => (env.HYPROF_TRACE ? { ...e, HYPROF_RAW_DIR: dirs[i] } : e);
-  perTask[name] = (callgrind(at(0), ['tasks', '22'], out) - callgrind(at(1), ['tasks', '18'], out)) / tasks;
-  if (env.HYPROF_TRACE) bytesPerTask = (traceBytes(dirs[0]) - traceBytes(dirs[1])) / tasks;
-  const d = Math.round(perTask[name] - perTask.uninstrumented);
-  const over = name === 'uninstrumented' ? '' : `${d < 0 ? '' : '+'}${d}`;
-  console.log(`| ${name} | ${perTask[name].toFixed(0)} | ${over} |`);
+for (const cc of ['clang', 'gcc'] as const) {
+  console.log(`\n${cc}: instructions per task, fib(22) - fib(18) (48952 tasks), 1 thread:`);
+  console.log('| configuration | instructions per task | over uninstrumented |');
+  console.log('|---|---|---|');
+  const perTask: Record<string, number> = {};
+  let bytesPerTask = NaN;
+  for (const [name, env] of levels) {
+    const e = { OMP_NUM_THREADS: '1', ...env };
+    const out = join(work, 'cg.out');
+    const dirs = ['22', '18'].map((n) => join(work, `raw-${cc}-${name.length}-${n}`));
+    for (const d of dirs) mkdirSync(d);
+    const at = (i: number) => (env.HYPROF_TRACE ? { ...e, HYPROF_RAW_DIR: dirs[i] } : e);
+    perTask[name] = (callgrind(at(0), ['tasks', '22'], out, cc) - callgrind(at(1), ['tasks', '18'], out, cc)) / tasks;
+    if (env.HYPROF_TRACE) bytesPerTask = (traceBytes(dirs[0]) - traceBytes(dirs[1])) / tasks;
+    const d = Math.round(perTask[name] - perTask.uninstrumented);
+    const pct = ((100 * d) / perTask.uninstrumented).toFixed(0);
+    const over = name === 'uninstrumented' ? '' : `${d < 0 ? '' : '+'}${d} (${d < 0 ? '' : '+'}${pct} %)`;
+    console.log(`| ${name} | ${perTask[name].toFixed(0)} | ${over} |`);
+  }
+  console.log(`\nTrace file bytes per task (level full, traced): ${bytesPerTask.toFixed(1)}`);
 }
-console.log(`\nTrace file bytes per task (level full, traced): ${bytesPerTask.toFixed(1)}`);
 
 console.log('\nThe sampling handler on 3000 short parallel regions (2 threads, 1 kHz), per sample:');
 console.log('| tool | instructions | unwind steps |');

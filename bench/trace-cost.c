@@ -8,29 +8,11 @@
  * Built with -falign-functions=64 -falign-loops=64, as bench/probe-cost.c. */
 #define _GNU_SOURCE
 #include <hyprof.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <x86intrin.h>
 
-static long pairs;
-static volatile unsigned long sink;
-
-__attribute__((noinline)) static void body(long i) { sink += (unsigned long)i; }
-
-static void loop_empty(void) {
-  for (long i = 0; i < pairs; i++) body(i);
-}
-
-static void loop_rdtsc(void) {
-  for (long i = 0; i < pairs; i++) {
-    uint64_t a = __rdtsc();
-    body(i);
-    sink += __rdtsc() - a;
-  }
-}
+#include "pair-loops.h"
 
 static void loop_clock_gettime(void) {
   struct timespec a, b;
@@ -49,12 +31,6 @@ static void loop_handle(void) {
     body(i);
     hyprof_stop(e);
   }
-}
-
-static double ns(clockid_t c) {
-  struct timespec t;
-  clock_gettime(c, &t);
-  return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
 int main(int argc, char **argv) {
@@ -78,17 +54,7 @@ int main(int argc, char **argv) {
     loop_handle();
     return 0;
   }
-  static const struct {
-    const char *name;
-    void (*fn)(void);
-  } cases[] = {{"empty_loop", loop_empty}, {"rdtsc_x2", loop_rdtsc}, {"clock_gettime_x2", loop_clock_gettime}, {"by_handle", loop_handle}};
-  int n = sizeof cases / sizeof *cases, round = argc > 3 ? atoi(argv[3]) : 0;
-  for (int k = 0; k < n; k++) {
-    int i = (k + round) % n;
-    double c0 = ns(CLOCK_THREAD_CPUTIME_ID), w0 = ns(CLOCK_MONOTONIC);
-    cases[i].fn();
-    double c1 = ns(CLOCK_THREAD_CPUTIME_ID), w1 = ns(CLOCK_MONOTONIC);
-    printf("%s %.2f %.2f\n", cases[i].name, (c1 - c0) / pairs, (w1 - w0) / pairs);
-  }
+  static const pair_case cases[] = {{"empty_loop", loop_empty}, {"rdtsc_x2", loop_rdtsc}, {"clock_gettime_x2", loop_clock_gettime}, {"by_handle", loop_handle}};
+  run_cases(cases, sizeof cases / sizeof *cases, argc > 3 ? atoi(argv[3]) : 0);
   return 0;
 }

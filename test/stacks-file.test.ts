@@ -30,6 +30,22 @@ test('identical stacks and prefixes are one node each', (t) => {
   t.deepEqual(d.values, [[0, 30, 5, 1]]);
 });
 
+test('frame ids past the numeric child key (2^24) are still one node per parent and frame', (t) => {
+  // The tree finds a child by one number of (parent, frame) while the id fits, by a string past it:
+  // both kinds side by side, and ids that would collide if the number wrapped (2^24 + 5 and 5).
+  const big = 2 ** 24 + 5;
+  const tree = new StackTree(1);
+  tree.add('ctx', [big, 5], 1, [1]);
+  tree.add('ctx', [5, big], 1, [2]);
+  tree.add('ctx', [big, 5], 2, [4]);
+  tree.add('ctx', [5, 5], 1, [8]);
+  const d = tree.data();
+  t.deepEqual(d.parent, [-1, 0, -1, 2, 2]);
+  t.deepEqual(d.frame, [big, 5, 5, big, 5]);
+  t.deepEqual(d.samples, [0, 3, 0, 1, 1]);
+  t.deepEqual(d.values, [[0, 5, 0, 2, 8]]);
+});
+
 test('beyond the bound, the rarest stacks fold into their caller under a counted marker', (t) => {
   const frames = new FrameTable();
   const root = frames.id(['main', 'm.js', 1, '']);

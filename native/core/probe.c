@@ -28,9 +28,11 @@
 
 static inline hp_event *handle_event(hyprof_event_t e) { return (hp_event *)e; }
 
-/* Returns the new frame's level, or -1 when it is beyond HP_MAX_FRAMES (counted, not kept). */
-static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
-  uint64_t now = hp_now_ns();
+/* Push a frame started at `now`; `anchor` >= 0 makes it a detached frame anchored there (flags hold
+ * HP_FRAME_DETACHED, and its call is counted on the anchor), -1 an ordinary one. Returns the new
+ * frame's level, or -1 when it is beyond HP_MAX_FRAMES (counted, not kept). */
+static inline __attribute__((always_inline)) int32_t push_frame_at(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa,
+                                                                   uint32_t flags, int32_t anchor, uint64_t now) {
   int32_t top = t->top;
   /* frame_cap is HP_MAX_FRAMES but on an ended thread, which keeps its open frames only (thread.h) */
   if (__builtin_expect(top + 1 >= t->frame_cap, 0) && !hp_thread_frames_regrow(t)) {
@@ -54,16 +56,23 @@ static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, ui
   HP_PUT(f->child_calls, 0);
   HP_PUT(f->stack_addr, cfa);
   HP_PUT(f->flags, flags);
-  HP_PUT(f->anchor, -1);
+  HP_PUT(f->anchor, anchor);
   HP_PUT(f->detached_at_push, t->detached_ns);
   HP_PUT(f->sub_ns, 0);
-  if (!(flags & HP_FRAME_NO_STATS)) HP_ADD(parent->child_calls, 1);
+  if (anchor >= 0)
+    HP_ADD(t->frames[anchor].child_calls, 1); /* a child call of its anchor, not of the frame below */
+  else if (!(flags & HP_FRAME_NO_STATS))
+    HP_ADD(parent->child_calls, 1);
   hp_write_end(t, seq);
   if (__builtin_expect(hp_n_metrics > 1, 0)) hp_metrics_push(t, top + 1); /* HYPROF_METRICS: metrics.h */
   HP_TRACE(t, HP_TREC_ENTER, event, now); /* HYPROF_TRACE: trace.h */
   __atomic_store_n(&t->top, top + 1, __ATOMIC_RELEASE);
   if (__builtin_expect(flags & HP_FRAME_FOLD, 0)) hp_fold_push(t, top + 1);
   return top + 1;
+}
+
+static inline __attribute__((always_inline)) int32_t push_frame(hp_thread *t, uint32_t event, const uint64_t *under, uintptr_t cfa, uint32_t flags) {
+  return push_frame_at(t, event, under, cfa, flags, -1, hp_now_ns());
 }
 
 /* TAU_DISABLE_INSTRUMENTATION: while non-zero, starts push nothing (each is counted on the running
@@ -494,8 +503,6 @@ HP_EXPORT uint64_t hyprof_ext_leave(uint32_t id) {
 
 /* ---- the internal stack API of stack.h (OpenMP tool, Node addon) ---- */
 
-uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
-
 int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, uint32_t flags) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
@@ -508,20 +515,19 @@ int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_contex
 }
 
 int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor) {
+  return hp_stack_push_detached_at(t, event, parent_context, cfa, anchor, hp_now_ns());
+}
+
+/* One pass over the new frame (an OpenMP task's, once per task at level full): flags and anchor are
+ * written with the rest, and the clock reading is the caller's. */
+int32_t hp_stack_push_detached_at(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor,
+                                  uint64_t now) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
   int32_t top = t->top;
   if (anchor < 0 || anchor > top) anchor = top;
   if (!cfa) cfa = t->frames[top].stack_addr; /* as hp_stack_push_under */
-  int32_t level = push_frame(t, event, &parent_context, cfa, HP_FRAME_DETACHED | HP_FRAME_NO_STATS);
-  if (level > 0) {
-    /* a child call of its anchor, not of the frame below (push_frame counted none: NO_STATS) */
-    uint32_t seq = hp_write_begin(t);
-    HP_PUT(t->frames[level].flags, HP_FRAME_DETACHED | (t->frames[level].flags & HP_FRAME_FOLD_BITS));
-    HP_PUT(t->frames[level].anchor, anchor);
-    HP_ADD(t->frames[anchor].child_calls, 1);
-    hp_write_end(t, seq);
-  }
+  int32_t level = push_frame_at(t, event, &parent_context, cfa, HP_FRAME_DETACHED, anchor, now);
   if (!was_in_tool) hp_tool_leave(t);
   return level;
 }
@@ -530,6 +536,21 @@ uint64_t hp_stack_pop_event(hp_thread *t, uint32_t event) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
   uint64_t incl = pop_in_tool(t, event, hp_now_ns());
+  if (!was_in_tool) hp_tool_leave(t);
+  return incl;
+}
+
+uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now) {
+  int was_in_tool = t->in_tool;
+  hp_tool_enter(t);
+  uint64_t incl;
+  /* the innermost frame, as pushed: what pop_in_tool would do, without its search */
+  if (__builtin_expect(!t->overflow_depth && level > 0 && level == t->top && t->frames[level].event == event, 1)) {
+    incl = close_frame(t, level, now, 0);
+    __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
+  } else {
+    incl = pop_in_tool(t, event, now);
+  }
   if (!was_in_tool) hp_tool_leave(t);
   return incl;
 }

@@ -8,7 +8,7 @@
 #include "thread.h"
 
 /* The innermost context of thread t (what a sample would be attributed to). */
-uint64_t hp_stack_context(hp_thread *t);
+static inline uint64_t hp_stack_context(hp_thread *t) { return t->frames[t->top].context; }
 /* Push `event` as a child of `parent_context` (which may belong to another thread's stack, e.g. the
  * encountering thread of an OpenMP parallel region). flags: HP_FRAME_NO_STATS or 0. cfa as in
  * thread.h (0 = unknown: samples unwind to the depth limit). Returns the new frame's level, or -1
@@ -20,6 +20,12 @@ int32_t hp_stack_push_under(hp_thread *t, uint32_t event, uint64_t parent_contex
  * a suspended task and its regions are not charged while another task runs on the thread). Returns
  * the new frame's level, or -1. */
 int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor);
+/* hp_stack_push_detached started at `now` (the caller's clock reading). */
+int32_t hp_stack_push_detached_at(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor,
+                                  uint64_t now);
+/* Stop `event`, pushed at `level`, at `now`: the innermost frame's stop without a search, else as
+ * hp_stack_pop_event. Returns the inclusive time of the frame closed (0 when none was). */
+uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now);
 /* Stop `event` as hyprof_stop does (misuse warned the same way). Returns the inclusive time of the
  * frame closed (0 when none was). */
 uint64_t hp_stack_pop_event(hp_thread *t, uint32_t event);

@@ -32,9 +32,6 @@ typedef struct wait_slot {
 static wait_slot waits[WAIT_SLOTS];
 volatile uint64_t hp_omp_wait_table_full;
 
-void hp_omp_set_working(hp_omp_thread *o, int working) {
-  if (o->index < HP_OMP_MAX_THREADS) hp_omp_flags[o->index].working = working;
-}
 
 static uint32_t count_working(void) {
   uint32_t n = __atomic_load_n(&hp_omp_nflags, __ATOMIC_RELAXED), w = 0;

@@ -158,11 +158,6 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   LEAVE(o);
 }
 
-int32_t hp_omp_region_level(const hp_omp_thread *o) {
-  const hp_omp_itask *it = o->nitasks > 0 ? &o->itasks[o->nitasks - 1] : NULL;
-  return it && it->level > 0 ? it->level : 0;
-}
-
 static int work_kind(ompt_work_t w) {
   switch (w) {
     case ompt_work_loop: return HP_OMP_LOOP;
@@ -238,7 +233,9 @@ uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_r
 
 static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                            ompt_data_t *task_data, const void *codeptr) {
-  int kind = sync_kind(k);
+  /* a taskwait comes here at level full only (basic's entry point leaves first): once per task in a
+   * recursive task program, so it is told apart before the general mapping */
+  int kind = k == ompt_sync_region_taskwait ? HP_OMP_TASKWAIT : sync_kind(k);
   if (kind < 0) return; /* level basic: taskwait / taskgroup / reduction regions are not recorded */
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
@@ -256,7 +253,7 @@ static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint,
 
 static void on_sync_region_wait(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                                 ompt_data_t *task_data, const void *codeptr) {
-  if (sync_kind(k) < 0) return;
+  if (k != ompt_sync_region_taskwait && sync_kind(k) < 0) return; /* a taskwait: level full, as above */
   hp_omp_thread *o = hp_omp_self();
   if (!o) return;
   ENTER(o);
@@ -290,7 +287,7 @@ static void on_sync_region_wait(ompt_sync_region_t k, ompt_scope_endpoint_t endp
     uint64_t tasks = o->task_ns - o->waits[w].task_ns_at_begin;
     d = d > tasks ? d - tasks : 0;
     hp_omp_region *r = cur_region(o);
-    uint64_t *cls = r ? hp_omp_wait_class(o, r, k) : NULL;
+    uint64_t *cls = !r ? NULL : k == ompt_sync_region_taskwait ? &r->sync_ns : hp_omp_wait_class(o, r, k);
     if (cls) *cls += d;
     if (k != ompt_sync_region_taskwait && k != ompt_sync_region_taskgroup) o->last_work = -1;
     __atomic_store_n(&o->in_wait, w, __ATOMIC_RELAXED);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/clock.h"
 #include "../core/events.h"
 #include "../core/objects.h"
 #include "../core/stack.h"
@@ -139,9 +140,8 @@ static const void *program_site(void) {
 }
 
 
-const hp_omp_cached *hp_omp_lookup(hp_omp_thread *o, int kind, const void *codeptr) {
-  hp_omp_cached *c = &o->cache[(((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u];
-  if (c->codeptr == codeptr && c->kind == (uint32_t)kind && c->event1) return c;
+const hp_omp_cached *hp_omp_lookup_slow(hp_omp_thread *o, int kind, const void *codeptr) {
+  hp_omp_cached *c = &o->cache[hp_omp_cache_slot(kind, codeptr)];
   uint32_t ev = intern(kind, codeptr);
   if (ev == HP_NO_EVENT) return NULL;
   c->codeptr = codeptr;
@@ -175,20 +175,13 @@ uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
   int32_t i = o->depth - 1;
   while (i >= 0 && o->stack[i].kind != kind) i--;
   if (i < 0) return HP_NO_EVENT;
-  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_event(o->t, o->stack[j].event);
+  uint64_t now = hp_now_ns();
+  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_level(o->t, o->stack[j].level, o->stack[j].event, now);
   o->depth = i;
   return o->stack[i].event;
 }
 
-const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk) {
-  /* The runtime's entry function set enter_frame to its frame address: the return address above it
-   * is the call in the program. Preferred to codeptr, which libomp takes from a per-thread slot that
-   * an earlier entry may have left set (a task then named after the parallel region around it). */
-  if (frame && frame->enter_frame.ptr && (frame->enter_frame_flags & 0x30) == ompt_frame_framepointer) {
-    const void *ra = ((void *const *)frame->enter_frame.ptr)[1];
-    if (ra && !hp_omp_in_runtime_code(ra)) return ra;
-  }
-  if (codeptr && !hp_omp_in_runtime_code(codeptr)) return codeptr;
+const void *hp_omp_user_codeptr_slow(const void *codeptr, const void *fallback, int walk) {
   /* none, or one inside the runtime (gcc-built code's GOMP_* entry points): the stack names the call,
    * at the price of a walk for those constructs only */
   const void *site = walk ? program_site() : NULL;

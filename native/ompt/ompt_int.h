@@ -157,7 +157,8 @@ typedef struct hp_omp_task {
   uint32_t event;
   int32_t level;             /* its frame's level on `thread`'s stack; -1 before its first run */
   hp_thread *thread;         /* thread whose stack holds its frame */
-  struct hp_omp_taskstat *stat;  /* its construct's statistics on `thread` */
+  struct hp_omp_taskstat *stat;  /* its construct's statistics on stat_owner's thread */
+  const struct hp_omp_thread *stat_owner; /* the creator's until its first run, then the runner's */
   struct hp_omp_task *next_free;
   uint64_t team;             /* its identity in the trace: team instance, creator's number in the */
   uint32_t creator_rank, gen;/* team, creator's count of tasks created (otrace.c) */
@@ -175,6 +176,8 @@ typedef struct hp_omp_cached {
 typedef struct hp_omp_thread {
   hp_thread *t;
   uint32_t index;            /* slot in the working-flag array */
+  volatile int32_t *working; /* its flag there (working_spare beyond the array): hp_omp_set_working */
+  int32_t working_spare;
   int kind;                  /* ompt_thread_t */
   /* OpenMP frames pushed by the tool, innermost last: pop what was pushed, whatever codeptr the end
    * event carries (workers get NULL at some ends). */
@@ -252,12 +255,28 @@ static inline int hp_omp_in_runtime_code(const void *pc) {
 }
 
 /* tool.c */
-hp_omp_thread *hp_omp_self(void);                 /* creates on first use (not signal-safe) */
+/* The calling thread's tool state (initial-exec: one instruction to read, so the sample hook can use
+ * it in the signal handler). Every callback starts with it: the test is inline. */
+extern __thread hp_omp_thread *hp_omp_tls __attribute__((tls_model("initial-exec")));
+hp_omp_thread *hp_omp_self_create(void);          /* not signal-safe */
+static inline hp_omp_thread *hp_omp_self(void) {  /* creates on first use (not signal-safe) */
+  hp_omp_thread *o = hp_omp_tls;
+  return __builtin_expect(o != 0, 1) ? o : hp_omp_self_create();
+}
 hp_omp_thread *hp_omp_current(void);              /* signal-safe; may be NULL */
 hp_omp_thread *hp_omp_thread_list(void);
 
 /* construct.c: the event of (kind, codeptr), interned once per process; its cache entry. */
-const hp_omp_cached *hp_omp_lookup(hp_omp_thread *o, int kind, const void *codeptr);
+static inline uint32_t hp_omp_cache_slot(int kind, const void *codeptr) {
+  return (uint32_t)((((uintptr_t)codeptr >> 2) ^ (uintptr_t)kind * 131u) & 255u);
+}
+const hp_omp_cached *hp_omp_lookup_slow(hp_omp_thread *o, int kind, const void *codeptr);
+/* Inline: once per construct instance, a task's included. */
+static inline const hp_omp_cached *hp_omp_lookup(hp_omp_thread *o, int kind, const void *codeptr) {
+  const hp_omp_cached *c = &o->cache[hp_omp_cache_slot(kind, codeptr)];
+  if (__builtin_expect(c->codeptr == codeptr && c->kind == (uint32_t)kind && c->event1, 1)) return c;
+  return hp_omp_lookup_slow(o, kind, codeptr);
+}
 static inline uint32_t hp_omp_event(hp_omp_thread *o, int kind, const void *codeptr) {
   const hp_omp_cached *c = hp_omp_lookup(o, kind, codeptr);
   return c ? c->event1 - 1 : HP_NO_EVENT;
@@ -279,7 +298,19 @@ void hp_omp_codeptr_get(uint32_t i, uint32_t *event, uint32_t *kind, uint64_t *c
  * address, else `codeptr`, else (both missing or inside the runtime: taskloop's tasks, some gcc entry
  * points) the first return address of the stack outside the runtime and hyprof (when `walk`), else
  * `fallback`. */
-const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk);
+const void *hp_omp_user_codeptr_slow(const void *codeptr, const void *fallback, int walk);
+static inline const void *hp_omp_user_codeptr(const void *codeptr, const ompt_frame_t *frame, const void *fallback, int walk) {
+  /* The runtime's entry function set enter_frame to its frame address: the return address above it
+   * is the call in the program. Preferred to codeptr, which libomp takes from a per-thread slot that
+   * an earlier entry may have left set (a task then named after the parallel region around it).
+   * Inline: once per construct instance, each task's creation included. */
+  if (frame && frame->enter_frame.ptr && (frame->enter_frame_flags & 0x30) == ompt_frame_framepointer) {
+    const void *ra = ((void *const *)frame->enter_frame.ptr)[1];
+    if (ra && !hp_omp_in_runtime_code(ra)) return ra;
+  }
+  if (codeptr && !hp_omp_in_runtime_code(codeptr)) return codeptr;
+  return hp_omp_user_codeptr_slow(codeptr, fallback, walk);
+}
 
 /* callbacks.c / tasks.c: register with the runtime. */
 void hp_omp_register_basic(ompt_set_callback_t set);
@@ -288,7 +319,10 @@ void hp_omp_register_tasks(ompt_set_callback_t set);
 /* The overhead class of region r a wait of this kind belongs to (seed 001), NULL for none. */
 uint64_t *hp_omp_wait_class(const hp_omp_thread *o, hp_omp_region *r, int sync_region_kind);
 /* The innermost region frame's level on this thread (0, the root, outside regions). */
-int32_t hp_omp_region_level(const hp_omp_thread *o);
+static inline int32_t hp_omp_region_level(const hp_omp_thread *o) {
+  const hp_omp_itask *it = o->nitasks > 0 ? &o->itasks[o->nitasks - 1] : NULL;
+  return it && it->level > 0 ? it->level : 0;
+}
 
 /* otrace.c: the OpenMP records of the event trace (HYPROF_TRACE; core/trace.h, HP_TREC_OMP_*), into
  * the calling thread's own buffer: lock-free and allocation-free as the core's records. Each is
@@ -306,7 +340,8 @@ void hp_omp_tr_lock(hp_omp_thread *o, uint32_t kind, int mutex_kind, uint64_t wa
 void hp_ompt_write_sections(hp_buf *b);
 
 /* blame.c */
-void hp_omp_set_working(hp_omp_thread *o, int working);
+/* Whether this thread works (samples of the others count working threads): its own flag's line. */
+static inline void hp_omp_set_working(hp_omp_thread *o, int working) { *o->working = working; }
 void hp_omp_release_blame(hp_omp_thread *o, uint64_t wait_id, const void *codeptr);
 uint64_t hp_omp_unreleased_wait_ns(void);
 extern volatile uint64_t hp_omp_wait_table_full;

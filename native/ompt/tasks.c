@@ -50,7 +50,8 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
     k->event = c->event1 - 1;
     k->level = -1;
     k->thread = NULL;
-    k->stat = NULL;
+    k->stat = c->task; /* the creator's record: its first run is mostly here */
+    k->stat_owner = o;
     k->next_free = NULL;
     if (c->task) c->task->created++;
     new_task->ptr = k;
@@ -83,7 +84,7 @@ static int32_t anchor_of(hp_omp_thread *o, uint64_t parent_context) {
 }
 
 static void record(hp_omp_thread *o, const hp_omp_task *k, uint64_t incl) {
-  hp_omp_taskstat *s = k->thread == o->t && k->stat ? k->stat : hp_omp_task_stat(o, k->event);
+  hp_omp_taskstat *s = k->stat_owner == o && k->stat ? k->stat : hp_omp_task_stat(o, k->event);
   if (!s) return;
   s->executed++;
   s->sum_ns += incl;
@@ -94,9 +95,14 @@ static void record(hp_omp_thread *o, const hp_omp_task *k, uint64_t incl) {
   s->hist[hp_omp_hist_bucket(incl)]++;
 }
 
-static void finish(hp_omp_thread *o, hp_omp_task *k) {
+static void finish(hp_omp_thread *o, hp_omp_task *k, uint64_t now) {
   uint64_t incl = 0;
-  if (k->thread == o->t && k->level > 0) {
+  int32_t d = o->depth - 1;
+  if (k->thread == o->t && k->level > 0 && d >= 0 && o->stack[d].kind == HP_OMP_TASK && o->stack[d].level == k->level) {
+    /* the innermost tool frame (always, for well-nested tasks): popped without a search */
+    o->depth = d;
+    incl = hp_stack_pop_level(o->t, k->level, k->event, now);
+  } else if (k->thread == o->t && k->level > 0) {
     int32_t i = o->depth - 1;
     while (i >= 0 && !(o->stack[i].kind == HP_OMP_TASK && o->stack[i].level == k->level)) i--;
     if (i >= 0) {
@@ -128,7 +134,7 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
   if (prior) {
     if (prior_status == ompt_task_complete || prior_status == ompt_task_cancel ||
         prior_status == ompt_task_late_fulfill) {
-      finish(o, prior);
+      finish(o, prior, now);
       /* after the task's Leave; the record is still whole (only queued for reuse on this thread) */
       if (hp_omp_tracing()) hp_omp_tr_task(o, HP_TREC_OMP_TASK_COMPLETE, prior);
       prior_data->ptr = NULL;
@@ -155,14 +161,18 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
        * task's exit frame: the sample hook knows it) */
       int32_t level = 0; /* 0: no frame (the tool's stack is full), -1: beyond the core's stack */
       if (o->depth < HP_OMP_STACK)
-        level = hp_stack_push_detached(o->t, next->event, next->parent_context, 0,
-                                       anchor_of(o, next->parent_context));
+        /* the Enter after the switch record, which read the clock itself: a traced run reads again */
+        level = hp_stack_push_detached_at(o->t, next->event, next->parent_context, 0, anchor_of(o, next->parent_context),
+                                          hp_omp_tracing() ? hp_now_ns() : now);
       else
         o->table_full++;
       if (level > 0) o->stack[o->depth++] = (hp_omp_frame){next->event, HP_OMP_TASK, level};
       next->level = level;
       next->thread = o->t;
-      next->stat = hp_omp_task_stat(o, next->event);
+      if (next->stat_owner != o) { /* run by another thread than its creator: this thread's record */
+        next->stat = hp_omp_task_stat(o, next->event);
+        next->stat_owner = o;
+      }
     }
     hp_omp_set_working(o, 1);
   }

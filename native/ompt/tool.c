@@ -29,15 +29,15 @@ char hp_omp_runtime[128];
 hp_omp_flag hp_omp_flags[HP_OMP_MAX_THREADS];
 
 /* initial-exec: one instruction to read, so the sample hook can use it in the signal handler. */
-static __thread hp_omp_thread *tls_omp __attribute__((tls_model("initial-exec")));
+__thread hp_omp_thread *hp_omp_tls __attribute__((tls_model("initial-exec")));
 static hp_omp_thread *omp_threads;
 uint32_t hp_omp_nflags;
 
-hp_omp_thread *hp_omp_current(void) { return tls_omp; }
+hp_omp_thread *hp_omp_current(void) { return hp_omp_tls; }
 hp_omp_thread *hp_omp_thread_list(void) { return __atomic_load_n(&omp_threads, __ATOMIC_ACQUIRE); }
 
-hp_omp_thread *hp_omp_self(void) {
-  hp_omp_thread *o = tls_omp;
+hp_omp_thread *hp_omp_self_create(void) {
+  hp_omp_thread *o = hp_omp_tls;
   if (o) return o;
   hp_thread *t = hp_thread_self();
   if (!t) return NULL;
@@ -48,6 +48,7 @@ hp_omp_thread *hp_omp_self(void) {
   for (int i = 0; i < HP_OMP_REGIONS; i++) o->regions[i].event = UINT32_MAX;
   for (int i = 0; i < HP_OMP_TASKS; i++) o->tasks[i].event = UINT32_MAX;
   o->index = __atomic_fetch_add(&hp_omp_nflags, 1, __ATOMIC_RELAXED);
+  o->working = o->index < HP_OMP_MAX_THREADS ? &hp_omp_flags[o->index].working : &o->working_spare;
   if (o->index < HP_OMP_MAX_THREADS) {
     hp_omp_flags[o->index].working = 1;
     __atomic_store_n(&hp_omp_flags[o->index].used, 1, __ATOMIC_RELEASE);
@@ -55,7 +56,7 @@ hp_omp_thread *hp_omp_self(void) {
   hp_omp_thread *head = __atomic_load_n(&omp_threads, __ATOMIC_RELAXED);
   do o->next = head;
   while (!__atomic_compare_exchange_n(&omp_threads, &head, o, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-  tls_omp = o;
+  hp_omp_tls = o;
   return o;
 }
 
@@ -86,7 +87,7 @@ static int runtime_initialised;
 static void fork_child(hp_thread *t) {
   (void)t;
   if (!runtime_initialised) return;
-  hp_omp_thread *self = tls_omp;
+  hp_omp_thread *self = hp_omp_tls;
   __atomic_store_n(&omp_threads, self, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < HP_OMP_MAX_THREADS; i++) hp_omp_flags[i].used = 0;
   __atomic_store_n(&hp_omp_in_use, 1, __ATOMIC_RELAXED);
@@ -218,7 +219,7 @@ HP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
 
 const hp_module hp_ompt_module = {
   .name = "OpenMP tool",
-  .thread_slot = HP_NO_SLOT, /* its per-thread state is found through its own TLS (tls_omp) */
+  .thread_slot = HP_NO_SLOT, /* its per-thread state is found through its own TLS (hp_omp_tls) */
 #ifndef HYPROF_ADDON
   .process_start = process_start,
   .fork_child = fork_child,

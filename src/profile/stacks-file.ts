@@ -77,22 +77,29 @@ export class StackTree {
   readonly samples: number[] = [];
   readonly values: number[][];
   private readonly contextIndex = new Map<string, number>();
-  private readonly child = new Map<string, number>();
+  /** Child node by (parent, frame) as one number (childKey); by string for ids beyond its range. */
+  private readonly child = new Map<number, number>();
+  private readonly childByText = new Map<string, number>();
 
   constructor(nMetrics: number) {
     this.values = Array.from({ length: nMetrics }, () => []);
   }
 
   private node(parent: number, frame: number): number {
-    const key = `${parent}:${frame}`;
-    let i = this.child.get(key);
+    // A number, not a string made and hashed per frame of every sample: exact while the frame id is
+    // under 2^24 and the parent between -2^28 and 2^28 (always, in practice), which keeps the key
+    // under 2^53; past that, a string.
+    const fits = frame < 2 ** 24 && parent < 2 ** 28 && parent > -(2 ** 28);
+    const key = fits ? (parent + 2 ** 28) * 2 ** 24 + frame : `${parent}:${frame}`;
+    const map = (fits ? this.child : this.childByText) as Map<number | string, number>;
+    let i = map.get(key);
     if (i === undefined) {
       i = this.parent.length;
       this.parent.push(parent);
       this.frame.push(frame);
       this.samples.push(0);
       for (const v of this.values) v.push(0);
-      this.child.set(key, i);
+      map.set(key, i);
     }
     return i;
   }

@@ -182,17 +182,13 @@ export function addSamples(
   const pcFrames = new PcFrames(opts);
   // Pass 1: every record's context and complete stack (innermost first), and the samples of each
   // chain of its innermost 1..chainDepth frames, to shorten rare chains in pass 2.
-  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; keys: string[] }> = [];
-  const chainCount = new Map<string, number>();
-  // The key of the chain of a record's innermost d frames: keys[d], `<context path>\0<id>,<id>...`,
-  // each made from the one before (one string per depth, not a slice and a join per depth and pass).
-  const chainKeys = (ctxPath: string, ids: number[], max: number): string[] => {
-    const keys: string[] = [];
-    if (ids.length === 0) return keys;
-    let k = `${ctxPath}\u0000${ids[0]}`;
-    for (let d = 2; d <= max; d++) keys[d] = k += `,${ids[d - 1]}`;
-    return keys;
-  };
+  const records: Array<{ r: RawSample; ctxPath: string; stack: Frame[]; values: number[]; nodes: ChainNode[] }> = [];
+  // The chains of each context path as a trie of frame ids: nodes[d] of a record is the node of its
+  // innermost d frames, holding the samples of every record that starts with them (numbers looked
+  // up per frame, not a string key per depth hashed whole).
+  const roots = new Map<string, ChainNode>();
+  // Each context's path, made once: a thread's records share a few contexts.
+  const ctxPaths = new Map<bigint, string>();
   for (const r of samples) {
     if (r.count === 0) continue;
     total += r.count;
@@ -200,56 +196,115 @@ export function addSamples(
     const values = f ? r.values.map((v, m) => v * f[m]) : r.values;
     // The specialised name under its timer's path: samples of "matrixMultiply  [ <size> = <512> ]  "
     // stay apart per size, as a [CONTEXT] child of matrixMultiply.
-    const ctxName = tree.name(tree.event(tree.row(r.context)));
     // Trailing spaces of a name ("...]  ") are not doubled before the joining "  => ".
-    const ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`;
+    let ctxPath = ctxPaths.get(r.context);
+    if (ctxPath === undefined) {
+      const ctxName = tree.name(tree.event(tree.row(r.context)));
+      ctxPaths.set(r.context, (ctxPath = `${opts.contextPath(r.context).trimEnd()}${CONTEXT_JOIN}[CONTEXT] ${ctxName}`));
+    }
     const stack = framesOf(r, opts, pcFrames);
     const ids = stack.map((fr) => (fr.id ??= frameTable.id(stackFrame(fr, opts.keepAddresses))));
     if (opts.stacks) opts.stacks.tree.add(ctxPath, ids.slice().reverse(), r.count, values);
     if (stack.length > opts.chainDepth) deeper = true;
-    const keys = Number.isFinite(opts.chainDepth) ? chainKeys(ctxPath, ids, Math.min(opts.chainDepth, ids.length)) : [];
-    for (let d = 2; d < keys.length; d++) chainCount.set(keys[d], (chainCount.get(keys[d]) ?? 0) + r.count);
-    records.push({ r, ctxPath, stack, values, keys });
+    let node: ChainNode | undefined = roots.get(ctxPath);
+    if (!node) roots.set(ctxPath, (node = newChainNode()));
+    const nodes: ChainNode[] = [node];
+    // At least the sample's own frame: every chain holds it (chainEntries).
+    const max = Math.min(Math.max(opts.chainDepth, 1), ids.length);
+    for (let d = 1; d <= max; d++) {
+      let next: ChainNode | undefined = node.next.get(ids[d - 1]);
+      if (!next) node.next.set(ids[d - 1], (next = newChainNode()));
+      next.count += r.count;
+      nodes.push((node = next));
+    }
+    records.push({ r, ctxPath, stack, values, nodes });
   }
   // A chain cut to TAU's depth is extended outward only while it holds RARE_CHAIN_SHARE of the
   // thread's samples: rarer chains keep fewer frames (what a flame graph would not draw), so the
   // number of entries stays bounded; each such sample is counted (docs/assembly.md).
   const minSamples = total * RARE_CHAIN_SHARE;
 
-  // Pass 2: the TAU entries.
-  for (const { r, ctxPath, stack, values, keys } of records) {
-    const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
-    table.add(ctxNode, 'TAU_SAMPLE_CONTEXT', Infinity, r.count, 0, zero, values);
-    table.add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
-
-    // TAU's chains: the innermost frames only (TAU_EBS_UNWIND_DEPTH), merged per identical chain.
-    let depth = Math.min(stack.length, opts.chainDepth);
-    if (Number.isFinite(opts.chainDepth)) {
-      let d = 1;
-      while (d < depth && (chainCount.get(keys[d + 1]) ?? 0) >= minSamples) d++;
-      if (d < depth) shortened += r.count;
-      depth = d;
-    }
-    const frames = stack.slice(0, Math.max(1, depth));
-    const leaf = sampleName(frames[0], opts.keepAddresses);
-    table.add(leaf, 'TAU_SAMPLE', Infinity, r.count, 0, values, values);
-
-    // Unwound callers, outermost first.
-    const unwinds: string[] = [];
-    for (let j = frames.length - 1; j >= 1; j--) unwinds.push(unwindName(frames[j], frames[j - 1], opts.keepAddresses));
-    let path = `${ctxPath.trimEnd()}${CONTEXT_JOIN}`;
-    const seen = new Set<string>();
-    unwinds.forEach((u, i) => {
-      path += i === 0 ? u : `${PATH_JOIN}${u}`;
-      table.add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, zero, values);
-      // A frame twice in one chain (recursion) counts once in its flat entry.
-      if (!seen.has(u)) {
-        seen.add(u);
-        table.add(u, 'TAU_UNWIND', Infinity, r.count, 0, zero, values);
-      }
-    });
-    const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
-    table.add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', Infinity, r.count, 0, values, values);
+  // Pass 2: the TAU entries. Records repeat the same chains (a Node thread's tens of thousands of
+  // records hold a few thousand), and naming a chain's entries is string work per frame: each
+  // distinct chain's entries are named once, and each record adds its values to them by number, in
+  // record order as before (so every sum is made in the same order and the profile is unchanged).
+  for (const { r, ctxPath, stack, values, nodes } of records) {
+    // The chain is known by its context and its innermost chainDepth frames: their trie node.
+    const last = nodes[nodes.length - 1];
+    const chain = (last.chain ??= chainEntries(ctxPath, stack, nodes, table, opts, minSamples));
+    if (chain.cut) shortened += r.count;
+    const { entries, own } = chain;
+    for (let k = 0; k < entries.length; k++) table.addAt(entries[k], r.count, 0, own[k] ? values : zero, values);
   }
   return { samples: total, deeper, shortened };
+}
+
+/** A node of a context's trie of chains (addSamples): the samples of the chains through it. */
+interface ChainNode {
+  count: number;
+  next: Map<number, ChainNode>;
+  /** The entries of the chain that ends here (a record's whole chain), once made. */
+  chain?: Chain;
+}
+
+function newChainNode(): ChainNode {
+  return { count: 0, next: new Map() };
+}
+
+/** The TAU entries a record of one chain adds to (addSamples, pass 2), in the order they are added. */
+interface Chain {
+  entries: number[];
+  /** Per entry: the sample is its own (exclusive) value, not only its inclusive one. */
+  own: boolean[];
+  /** The chain was cut shorter than TAU's depth (rare: RARE_CHAIN_SHARE). */
+  cut: boolean;
+}
+
+/** The entries of the chain of a record with context path `ctxPath` and frames `stack`. */
+function chainEntries(
+  ctxPath: string,
+  stack: Frame[],
+  nodes: ChainNode[],
+  table: EntryTable,
+  opts: SampleOptions,
+  minSamples: number,
+): Chain {
+  const chain: Chain = { entries: [], own: [], cut: false };
+  const add = (name: string, group: string, own: boolean): void => {
+    chain.entries.push(table.entryOf(name, group, Infinity));
+    chain.own.push(own);
+  };
+  const ctxNode = ctxPath.slice(ctxPath.lastIndexOf('[CONTEXT] '));
+  add(ctxNode, 'TAU_SAMPLE_CONTEXT', false);
+  add(ctxPath, 'TAU_SAMPLE_CONTEXT|TAU_CALLPATH', false);
+
+  // TAU's chains: the innermost frames only (TAU_EBS_UNWIND_DEPTH), merged per identical chain.
+  let depth = Math.min(stack.length, opts.chainDepth);
+  if (Number.isFinite(opts.chainDepth)) {
+    let d = 1;
+    while (d < depth && nodes[d + 1].count >= minSamples) d++;
+    chain.cut = d < depth;
+    depth = d;
+  }
+  const frames = stack.slice(0, Math.max(1, depth));
+  const leaf = sampleName(frames[0], opts.keepAddresses);
+  add(leaf, 'TAU_SAMPLE', true);
+
+  // Unwound callers, outermost first.
+  const unwinds: string[] = [];
+  for (let j = frames.length - 1; j >= 1; j--) unwinds.push(unwindName(frames[j], frames[j - 1], opts.keepAddresses));
+  let path = `${ctxPath.trimEnd()}${CONTEXT_JOIN}`;
+  const seen = new Set<string>();
+  unwinds.forEach((u, i) => {
+    path += i === 0 ? u : `${PATH_JOIN}${u}`;
+    add(path, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH', false);
+    // A frame twice in one chain (recursion) counts once in its flat entry.
+    if (!seen.has(u)) {
+      seen.add(u);
+      add(u, 'TAU_UNWIND', false);
+    }
+  });
+  const leafPath = unwinds.length > 0 ? `${path}${PATH_JOIN}${leaf}` : `${path}${leaf}`;
+  add(leafPath, unwinds.length > 0 ? 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH' : 'TAU_SAMPLE|TAU_CALLPATH', true);
+  return chain;
 }

@@ -99,6 +99,26 @@ export class EntryTable {
   }
 
   /**
+   * The entry `name`, created with `group` on first use as add() creates it, for adding to it by
+   * number (addAt): a caller that adds to the same entries over and over (a thread's records of the
+   * same sample chain) names them once.
+   */
+  entryOf(name: string, group: string, order: number): number {
+    let i = this.index.get(name);
+    if (i === undefined) {
+      i = this.newEntry(-1, group, order, false);
+      this.index.set(name, i);
+      this.names[i] = name;
+    }
+    return i;
+  }
+
+  /** add() to the entry numbered `i` (entryOf). */
+  addAt(i: number, calls: number, subrs: number, excl: ArrayLike<number> | null, incl: ArrayLike<number> | null): void {
+    this.addTo(i, calls, subrs, excl, incl, false, 0);
+  }
+
+  /**
    * The same for the flat entry of the timer `event`, whose name id is `nameId` (ContextTree.nameId,
    * with classifiable() true: no other entry has that name): looked up by number, and named from
    * the event when written.

@@ -36,6 +36,8 @@ interface Code {
   name: string;
   /** (pc offset, line) pairs, flat, offsets ascending. */
   lines: Uint32Array;
+  /** Its name parsed (jitFrame), once it was looked up: many sampled addresses share a code. */
+  frame?: SourceFrame;
 }
 
 interface Span {
@@ -122,7 +124,7 @@ export class JitCodeLog {
   lookup(address: bigint): SourceFrame[] | null {
     const code = this.find(address);
     if (!code) return null;
-    const frame = jitFrame(code.name);
+    const frame = (code.frame ??= jitFrame(code.name));
     const line = this.lineAt(code, address);
     if (line === 0 || line === frame.line) return [frame];
     const span = this.spans.get(functionKey(code.name));

@@ -34,15 +34,25 @@ export function jitFrame(name: string): SourceFrame {
   const m = /^([A-Za-z]+):([~^+*]?)(.*) (\S+):(\d+):(\d+)$/.exec(name);
   if (!m) return { function: name, file: '', line: 0 };
   const fn = m[3] || '(anonymous)';
-  let file = m[4];
-  if (file.startsWith('file://')) {
+  return { function: fn, file: sourcePath(m[4]), line: Number(m[5]) };
+}
+
+/** File URLs made paths, per URL: a run's thousands of code objects come from a few hundred files. */
+const paths = new Map<string, string>();
+
+/** A code name's file: a `file://` URL as a path (kept as it is when it is not a valid one). */
+function sourcePath(file: string): string {
+  if (!file.startsWith('file://')) return file;
+  let path = paths.get(file);
+  if (path === undefined) {
     try {
-      file = fileURLToPath(file);
+      path = fileURLToPath(file);
     } catch {
-      /* keep the URL */
+      path = file;
     }
+    paths.set(file, path);
   }
-  return { function: fn, file, line: Number(m[5]) };
+  return path;
 }
 
 export class PerfMap {

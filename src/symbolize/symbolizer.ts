@@ -227,8 +227,11 @@ export class Symbolizer {
           this.warnings.push(`${m.path}: module not found; its samples stay UNRESOLVED`);
         }
         addrs.forEach((a, i) => table!.set(a, symbols[i]));
-        // Symbols cached by an earlier version may name PLT stubs `_init`: every address is checked.
-        if (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId))) namePltStubs(m.path, [...m.addresses], table);
+        // PLT stubs among the addresses symbolized now (or left unknown without a tool). Those taken
+        // from the disk cache were named when they were stored (the line cache has always been
+        // written after this step), so node's thousands of line-less builtins, which look like
+        // stubs, do not make every resolve read node's PLT again.
+        if (addrs.length > 0 && (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId)))) namePltStubs(m.path, addrs, table);
         if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, new Map(addrs.map((a) => [a, table!.get(a) ?? null])), trusted);
         done += addrs.length;
         this.opts.onProgress?.(done, total, m.path);

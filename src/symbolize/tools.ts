@@ -3,7 +3,9 @@
  * inlined frames, demangled) or GNU addr2line (-a -f -i -C): every address of the module is streamed
  * into the same process, never one process per address.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
 import { FORTRAN_MAIN, fortranName } from './fortran-names.js';
 
@@ -12,15 +14,30 @@ export type ModuleSymbols = Array<SourceFrame[] | null>;
 
 const available = new Map<string, boolean>();
 
+/**
+ * Whether `tool` is an executable file on the PATH, found as the shell and spawn() find it. A search
+ * of the PATH, not a run of `tool --version`: every resolve asks, and starting llvm-symbolizer cost
+ * each one tens of milliseconds (a tool that is there but fails says so when it is run).
+ */
 export function toolAvailable(tool: SymbolizerTool): boolean {
   // Keyed by PATH too: the answer depends on it.
-  const key = `${tool}\0${process.env.PATH ?? ''}`;
+  const path = process.env.PATH ?? '';
+  const key = `${tool}\0${path}`;
   let ok = available.get(key);
   if (ok === undefined) {
-    ok = spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+    ok = path.split(delimiter).some((dir) => isExecutableFile(join(dir || '.', tool)));
     available.set(key, ok);
   }
   return ok;
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function argsFor(tool: SymbolizerTool, path: string, names: 'linkage' | 'short'): string[] {
