@@ -6,20 +6,26 @@
  *   resolve, workers          the default (one worker per core, up to 8)
  *   resolve --format merged   tauprofile.xml
  *   report                    hyprof report on the thread files (one pass, bounded memory)
- *   report --mpi              the MPI accounting
+ *   report --mpi              the MPI accounting (statistics over ranks folded rank by rank)
+ *   report --diagnose         the MPI imbalance diagnosis (and the two ranks it reads again)
+ *   export pprof / speedscope / collapsed   one thread at a time
+ *   TAU's reader              test/tools/tau-reader (TAU's own Java reader) on the same thread files
  * with wall time, CPU time (user + system, workers included) and peak resident memory from GNU
- * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds]
+ * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds] [all|reports]; `reports` resolves
+ * once (workers) and measures the reports, exports and TAU's reader only (large rank counts).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, tmpDir } from '../test/helpers/native.js';
+import { tauReaderPath } from '../test/helpers/tau-reader.js';
 import { generateRanks } from '../test/helpers/gen-ranks.js';
 
 const ranks = Number(process.argv[2] ?? 1024);
 const threads = Number(process.argv[3] ?? 4);
 const rounds = Number(process.argv[4] ?? 3);
+const reportsOnly = process.argv[5] === 'reports';
 const raw = tmpDir('bench-scale-raw');
 const t0 = Date.now();
 const files = generateRanks(raw, { ranks, threads });
@@ -32,13 +38,14 @@ interface Measure {
   rssMiB: number;
 }
 
-function timed(args: string[], env: Record<string, string> = {}): Measure {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', process.execPath, cliPath, ...args], {
+function timed(args: string[], env: Record<string, string> = {}, command = [process.execPath, cliPath]): Measure {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', ...command, ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     maxBuffer: 1 << 28,
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  if (r.status !== 0) throw new Error(`hyprof ${args.join(' ')} failed:\n${r.stderr.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`${command[command.length - 1]} ${args.join(' ')} failed:\n${r.stderr.slice(-2000)}`);
   const [wall, user, sys, rss] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
   return { wall, cpu: user + sys, rssMiB: rss / 1024 };
 }
@@ -48,18 +55,26 @@ const keep = (k: string, m: Measure) => results.set(k, [...(results.get(k) ?? []
 let outSize = '';
 for (let round = 0; round < rounds; round++) {
   const a = tmpDir('bench-scale-a');
-  keep('resolve, main thread', timed(['resolve', raw, '-o', a], { HYPROF_RESOLVE_WORKERS: '0' }));
+  if (!reportsOnly) keep('resolve, main thread', timed(['resolve', raw, '-o', a], { HYPROF_RESOLVE_WORKERS: '0' }));
   const b = tmpDir('bench-scale-b');
   keep('resolve, workers', timed(['resolve', raw, '-o', b]));
   const c = tmpDir('bench-scale-c');
-  keep('resolve --format merged', timed(['resolve', raw, '-o', c, '--format', 'merged']));
+  if (!reportsOnly) keep('resolve --format merged', timed(['resolve', raw, '-o', c, '--format', 'merged']));
   keep('report', timed(['report', b]));
   keep('report --mpi', timed(['report', b, '--mpi']));
-  keep('report (merged file)', timed(['report', c]));
+  keep('report --diagnose', timed(['report', b, '--diagnose']));
+  if (!reportsOnly) keep('report (merged file)', timed(['report', c]));
+  for (const f of ['pprof', 'speedscope', 'collapsed']) keep(`export --format ${f}`, timed(['export', b, '--format', f, '-o', join(a, `out.${f}`)]));
+  // TAU's own reader (Java) on the same files: it holds the whole profile; where it cannot, said.
+  try {
+    keep("TAU's reader (tau-reader --strict)", timed(['--strict', b], {}, [tauReaderPath]));
+  } catch (e) {
+    console.log(`TAU's reader did not finish: ${(e as Error).message.split('\n').slice(-3).join(' ')}`);
+  }
   if (round === 0) {
     const pf = readdirSync(b).filter((f) => f.startsWith('profile.'));
     const bytes = pf.reduce((n, f) => n + statSync(join(b, f)).size, 0);
-    outSize = `${pf.length} thread files, ${(bytes / 2 ** 20).toFixed(0)} MiB; tauprofile.xml ${(statSync(join(c, 'tauprofile.xml')).size / 2 ** 20).toFixed(0)} MiB`;
+    outSize = `${pf.length} thread files, ${(bytes / 2 ** 20).toFixed(0)} MiB` + (reportsOnly ? '' : `; tauprofile.xml ${(statSync(join(c, 'tauprofile.xml')).size / 2 ** 20).toFixed(0)} MiB`);
   }
   for (const d of [a, b, c]) rmSync(d, { recursive: true, force: true });
 }

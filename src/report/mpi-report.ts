@@ -12,6 +12,7 @@
  */
 import { rankList, rankNotes, summarizeRanks } from '../profile/mpi-ranks.js';
 import { meanStd, type RankAcc, type RankScan } from './rank-scan.js';
+import { type OverRanks, type SiteAgg } from './mpi-fold.js';
 import type { MpiShare } from '../analysis/mpi-share.js';
 import { displayName } from '../profile/tau-model.js';
 
@@ -116,12 +117,6 @@ export interface MpiDiagnosis {
 }
 
 const ROOT = '.TAU application';
-const COLLECTIVES = new Set(
-  [
-    'Barrier', 'Bcast', 'Reduce', 'Allreduce', 'Gather', 'Gatherv', 'Scatter', 'Scatterv', 'Allgather', 'Allgatherv',
-    'Alltoall', 'Alltoallv', 'Reduce_scatter', 'Reduce_scatter_block', 'Scan', 'Exscan',
-  ].map((c) => `MPI_${c}()`),
-);
 
 /** A caller path as the call sites name it: without the root. */
 function callerKey(path: string): string {
@@ -158,7 +153,12 @@ export function ranksReport(scan: RankScan, limit = 20): RanksReport {
     ranks: ranks.length,
     threads: scan.threads,
     ...(summary.worldSize !== undefined ? { worldSize: summary.worldSize } : {}),
-    notes: rankNotes(summary),
+    notes: [
+      ...rankNotes(summary),
+      ...(scan.split.length > 0
+        ? [`the threads of rank${scan.split.length > 1 ? 's' : ''} ${rankList(scan.split)} are not together in the profile (a merged file out of rank order): the MPI statistics over ranks count each part as a rank`]
+        : []),
+    ],
     ...(slow && ranks.length > 1 ? { slowest: { node: slow.node, total: slow.total, meanTotal } } : {}),
     ...(mpiShare ? { mpiShare } : {}),
     stats: stats.slice(0, limit),
@@ -166,19 +166,18 @@ export function ranksReport(scan: RankScan, limit = 20): RanksReport {
   };
 }
 
-function callRow(call: string, caller: string, per: Array<{ node: number; calls: number; incl: number }>, meanTotal: number): MpiCallRow {
-  const sorted = [...per].sort((a, b) => a.incl - b.incl || a.node - b.node);
-  const m = mean(per.map((p) => p.incl));
+function callRow(call: string, caller: string, o: OverRanks, meanTotal: number): MpiCallRow {
+  const m = o.sum / o.ranks;
   return {
     call,
     caller,
-    calls: per.reduce((n, p) => n + p.calls, 0),
+    calls: o.calls,
     mean: m,
-    min: sorted[0].incl,
-    minAt: sorted[0].node,
-    max: sorted[sorted.length - 1].incl,
-    maxAt: sorted[sorted.length - 1].node,
-    ranks: per.length,
+    min: o.min,
+    minAt: o.minAt,
+    max: o.max,
+    maxAt: o.maxAt,
+    ranks: o.ranks,
     share: meanTotal > 0 ? (100 * m) / meanTotal : 0,
   };
 }
@@ -201,39 +200,16 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
       received: r.bytesReceived,
       collective: r.bytesCollective,
     }));
-  const perCall = new Map<string, Array<{ node: number; calls: number; incl: number }>>();
-  const perCaller = new Map<string, Array<{ node: number; calls: number; incl: number }>>();
-  for (const r of ranks) {
-    for (const [call, c] of r.byCall) {
-      let l = perCall.get(call);
-      if (!l) perCall.set(call, (l = []));
-      l.push({ node: r.node, ...c });
-    }
-    for (const [caller, calls] of r.byCaller) {
-      for (const [call, c] of calls) {
-        const key = `${caller}\u0000${call}`;
-        let l = perCaller.get(key);
-        if (!l) perCaller.set(key, (l = []));
-        l.push({ node: r.node, ...c });
-      }
-    }
-  }
-  const byCall = [...perCall].map(([call, per]) => callRow(call, '', per, meanTotal)).sort((a, b) => b.mean - a.mean);
-  const byCaller = [...perCaller]
-    .map(([key, per]) => {
+  const fold = scan.fold;
+  const byCall = [...fold.byCall].map(([call, o]) => callRow(call, '', o, meanTotal)).sort((a, b) => b.mean - a.mean);
+  const byCaller = [...fold.byCaller]
+    .map(([key, o]) => {
       const [caller, call] = key.split('\u0000');
-      return callRow(call, caller, per, meanTotal);
+      return callRow(call, caller, o, meanTotal);
     })
     .sort((a, b) => b.mean - a.mean);
   // ompP's overhead class MPI: MPI time inside each OpenMP parallel region, and outside them.
-  const regionMpi = new Map<string, number>();
-  for (const r of ranks) {
-    for (const [caller, calls] of r.byCaller) {
-      const parts = displayName(caller).split(/\s+=>\s+/);
-      const region = [...parts].reverse().find((p) => p.startsWith('OpenMP_Parallel_Region')) ?? '(outside parallel regions)';
-      for (const c of calls.values()) regionMpi.set(region, (regionMpi.get(region) ?? 0) + c.incl);
-    }
-  }
+  const regionMpi = fold.regionMpi;
   const regions: MpiRegionRow[] = [...regionMpi]
     .map(([region, mpi]) => {
       const ev = [...scan.events.values()].find((e) => displayName(e.name) === region);
@@ -250,21 +226,7 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
     const mpi = per.reduce((n, r) => n + r.mpi - r.init - r.finalize, 0);
     regions.push({ region: 'whole program (threads that call MPI, MPI_Init to MPI_Finalize)', exec, mpi, share: share.mean });
   }
-  // A rank's sites come from all its threads (and a profile may list a line more than once): a row
-  // counts each rank once.
-  const siteMap = new Map<string, MpiSiteRow & { lastNode: number }>();
-  for (const r of ranks) {
-    for (const s of r.sites) {
-      const key = `${s.call}\u0000${s.caller}\u0000${s.location}`;
-      const row = siteMap.get(key) ?? { call: s.call, caller: s.caller, location: s.location, calls: 0, usec: 0, ranks: 0, lastNode: -1 };
-      row.calls += s.calls;
-      row.usec += s.usec;
-      if (row.lastNode !== r.node) row.ranks++;
-      row.lastNode = r.node;
-      siteMap.set(key, row);
-    }
-  }
-  const sites = [...siteMap.values()].map(({ lastNode: _, ...row }) => row).sort((a, b) => b.usec - a.usec);
+  const sites = [...fold.sites.values()].map((row) => ({ ...row })).sort((a, b) => b.usec - a.usec);
   return { ...(share ? { share } : {}), ranks: rankRows, byCall, byCaller, regions, sites };
 }
 
@@ -301,40 +263,11 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
   if (ranks.length < 2 || !/TIME/.test(scan.metric)) return [];
   const meanTotal = mean(ranks.map((r) => r.total));
   const out: MpiDiagnosis[] = [];
-  // A collective is judged per immediate caller: the same call in every iteration (phases, loops
-  // over contexts) adds up, as the waiting does.
-  const lastOf = (path: string) => displayName(path).split(/\s+=>\s+/).pop() ?? path;
-  const groups = new Map<string, { caller: string; call: string; paths: Set<string> }>();
-  for (const r of ranks) {
-    for (const [caller, calls] of r.byCaller) {
-      for (const call of calls.keys()) {
-        if (!COLLECTIVES.has(call)) continue;
-        const key = `${lastOf(caller)}\u0000${call}`;
-        let g = groups.get(key);
-        if (!g) groups.set(key, (g = { caller: lastOf(caller), call, paths: new Set() }));
-        g.paths.add(caller);
-      }
-    }
-  }
-  const found: Array<{ caller: string; call: string; paths: Set<string>; per: Array<{ r: RankAcc; t: number }> }> = [];
-  for (const { caller, call, paths } of groups.values()) {
-    const per = ranks
-      .map((r) => {
-        let t: number | undefined;
-        for (const p of paths) {
-          const c = r.byCaller.get(p)?.get(call);
-          if (c) t = (t ?? 0) + c.incl;
-        }
-        return { r, t };
-      })
-      .filter((x): x is { r: RankAcc; t: number } => x.t !== undefined)
-      .sort((a, b) => a.t - b.t || a.r.node - b.r.node);
-    if (per.length < 2) continue;
-    if (per[per.length - 1].t - per[0].t < Math.max(1000, 0.05 * meanTotal)) continue;
-    found.push({ caller, call, paths, per });
-  }
+  // A collective is judged per immediate caller (mpi-fold.ts): the same call in every iteration
+  // (phases, loops over contexts) adds up, as the waiting does.
+  const found = [...scan.fold.collectives.values()].filter((g) => g.time.ranks >= 2 && g.time.max - g.time.min >= Math.max(1000, 0.05 * meanTotal));
   // Only the late and the earliest rank of each imbalance are read again for their work.
-  const nodes = new Set(found.flatMap((f) => [f.per[0].r.node, f.per[f.per.length - 1].r.node]));
+  const nodes = new Set(found.flatMap((f) => [f.time.minAt, f.time.maxAt]));
   const contexts = new Set(found.flatMap((f) => [...f.paths]));
   const workByRank = found.length > 0 ? readWork(nodes, contexts) : new Map<number, Map<string, Map<string, number>>>();
   const workOn = (node: number, paths: Set<string>) => {
@@ -342,12 +275,12 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
     for (const p of paths) for (const [k, v] of workByRank.get(node)?.get(p) ?? []) w.set(k, (w.get(k) ?? 0) + v);
     return w;
   };
-  for (const { caller, call, paths, per } of found) {
-    const late = { ...per[0], work: workOn(per[0].r.node, paths) };
-    const early = { ...per[per.length - 1], work: workOn(per[per.length - 1].r.node, paths) };
+  for (const { caller, call, paths, time, nodes: having } of found) {
+    const late = { r: { node: time.minAt }, t: time.min, work: workOn(time.minAt, paths) };
+    const early = { r: { node: time.maxAt }, t: time.max, work: workOn(time.maxAt, paths) };
     const spreadT = early.t - late.t;
-    const m = mean(per.map((p) => p.t));
-    const site = siteOf(ranks, call, [...paths]);
+    const m = time.sum / time.ranks;
+    const site = siteOf(scan.fold.sites.values(), call, [...paths]);
     // Timers and sampled lines of the program's own sources name the work; lines in libraries
     // (the MPI library's progress thread polls in every rank) only when nothing else does, and a
     // context's own code last.
@@ -362,7 +295,7 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
     }
     const example = [...paths].sort((a, b) => a.length - b.length)[0];
     const where = paths.size > 1 ? `${caller} (${paths.size} calling contexts, e.g. ${callerKey(example)})` : callerKey(example) || ROOT;
-    const waiting = per.slice(1).map((p) => p.r.node);
+    const waiting = having.nodes().filter((n) => n !== late.r.node);
     const message =
       `ranks spend ${ms(late.t)} to ${ms(early.t)} in ${call} called from ${where} (mean ${ms(m)}, ` +
       `${meanTotal > 0 ? ((100 * m) / meanTotal).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
@@ -376,10 +309,10 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
 }
 
 /** Where the program calls `call` from the contexts `callers`: the busiest call site over ranks. */
-function siteOf(ranks: RankAcc[], call: string, callers: string[]): string {
+function siteOf(sites: Iterable<SiteAgg>, call: string, callers: string[]): string {
   const keys = new Set(callers.map(callerKey));
   const byLoc = new Map<string, number>();
-  for (const r of ranks) for (const s of r.sites) if (s.call === call && keys.has(callerKey(s.caller))) byLoc.set(s.location, (byLoc.get(s.location) ?? 0) + s.usec);
+  for (const s of sites) if (s.call === call && keys.has(callerKey(s.caller))) byLoc.set(s.location, (byLoc.get(s.location) ?? 0) + s.usec);
   const best = [...byLoc].sort((a, b) => b[1] - a[1])[0];
   return best ? best[0] : `${call} (call site not recorded)`;
 }

@@ -2,16 +2,19 @@
  * One pass over every thread file of a profile (one metric), keeping only what the cross-rank views
  * need, so that a profile of thousands of ranks is reported in bounded memory: per flat event the
  * statistics over threads (ParaProf's mean / std. dev. views), the mean thread (pprof's mean), and
- * per rank the MPI accounting, the call sites and, under the contexts that call MPI, the work that
- * may differ between ranks (child timers, sampled lines). Files are read one at a time.
+ * per rank a few numbers (run time, MPI time and calls, bytes), and the MPI accounting's statistics
+ * over ranks (mpi-fold.ts: per call, calling context, call site and collective), into which each
+ * rank's own maps are folded once its threads are read, so memory grows with the distinct events
+ * and MPI contexts, not with the ranks. Files are read one at a time, ranks in order.
  */
-import { callSitesOf, type MpiSiteRecord } from '../analysis/mpi-sites.js';
+import { callSitesOf } from '../analysis/mpi-sites.js';
 import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
 import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
 import { addMatrixEntry, type MatrixCell } from './comm-matrix.js';
+import { MpiFold, type OpenRank } from './mpi-fold.js';
 import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
@@ -34,7 +37,7 @@ export interface EventSpread {
   incl: Spread;
 }
 
-/** What the MPI analysis keeps of one rank (its threads summed). */
+/** What the MPI analysis keeps of one rank (its threads summed): a few numbers per rank. */
 export interface RankAcc {
   node: number;
   threads: number;
@@ -43,14 +46,9 @@ export interface RankAcc {
   /** Exclusive value in MPI calls, over the rank's threads. */
   mpi: number;
   mpiCalls: number;
-  /** Per MPI call: calls and inclusive value. */
-  byCall: Map<string, { calls: number; incl: number }>;
-  /** Per caller path (display form) and MPI call: calls and inclusive value (event paths needed). */
-  byCaller: Map<string, Map<string, { calls: number; incl: number }>>;
   bytesSent: number;
   bytesReceived: number;
   bytesCollective: number;
-  sites: MpiSiteRecord[];
   /** The communication matrix's row (TAU_COMM_MATRIX): per destination rank, messages and bytes sent
    * over the rank's threads; kept only when the scan is asked for it (ScanNeeds.matrix). */
   sentTo?: Map<number, MatrixCell>;
@@ -73,6 +71,11 @@ export interface RankScan {
   samples: { taken?: number; drops: Map<string, number> };
   /** The one MPI share (analysis/mpi-share.ts): over the threads that call MPI, Init and Finalize apart. */
   mpiShare: MpiShareAcc;
+  /** The MPI accounting over ranks (per call, calling context, call site, collective). */
+  fold: MpiFold;
+  /** Ranks whose threads were not together in the profile (a merged file out of rank order): each
+   * part was folded in as a rank of its own, and the report says so. */
+  split: number[];
 }
 
 const ROOT = '.TAU application';
@@ -96,12 +99,9 @@ function rankAcc(node: number): RankAcc {
     total: 0,
     mpi: 0,
     mpiCalls: 0,
-    byCall: new Map(),
-    byCaller: new Map(),
     bytesSent: 0,
     bytesReceived: 0,
     bytesCollective: 0,
-    sites: [],
   };
 }
 
@@ -183,6 +183,7 @@ export interface ScanNeeds {
 /** The scan's part of reading one thread's file. */
 class ThreadScan implements ThreadSink {
   private r!: RankAcc;
+  private o!: OpenRank;
   private at = '';
   private tally!: ReturnType<typeof threadTally>;
 
@@ -193,6 +194,8 @@ class ThreadScan implements ThreadSink {
     private readonly matrix: boolean,
     /** Also told every line (a thread the report prints in full). */
     private readonly also: ThreadSink | undefined,
+    /** The rank being read (its maps, folded in when the next rank starts). */
+    private readonly open: (node: number) => OpenRank,
   ) {}
 
   begin(t: ThreadHead): void {
@@ -202,15 +205,17 @@ class ThreadScan implements ThreadSink {
     let r = scan.ranks.get(t.node);
     if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
     this.r = r;
+    this.o = this.open(t.node);
     this.tally = threadTally(t.node);
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
       // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
-      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
+      // Own copies: a value cut from the file's text would keep the whole file alive.
+      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]): [string, string] => [ownString(k), ownString(v)]);
       scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     }
     // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
-    r.sites.push(...callSitesOf(t.metadata));
+    this.o.sites.push(...callSitesOf(t.metadata));
     if (scan.threads === 1) scan.metadataOfFirst = t.metadata;
     const c = sampleCounts(t);
     if (c.taken !== undefined) scan.samples.taken = (scan.samples.taken ?? 0) + c.taken;
@@ -225,6 +230,7 @@ class ThreadScan implements ThreadSink {
     this.mean?.add(name, calls, subrs, excl, incl, group);
     const r = this.r;
     const shown = displayName(name);
+
     const parts = pathPartsOf(shown);
     if (!parts) {
       if (isSampleEvent(name, group)) return;
@@ -232,7 +238,7 @@ class ThreadScan implements ThreadSink {
         let s = this.scan.events.get(name);
         if (!s) {
           const own = ownString(name);
-          this.scan.events.set(own, (s = { name: own, group, calls: 0, excl: spread(), incl: spread() }));
+          this.scan.events.set(own, (s = { name: own, group: ownString(group), calls: 0, excl: spread(), incl: spread() }));
         }
         s.calls += calls;
         add(s.excl, excl, this.at);
@@ -242,22 +248,23 @@ class ThreadScan implements ThreadSink {
       if (mpiGroup(group)) {
         r.mpi += excl;
         r.mpiCalls += calls;
-        const c = r.byCall.get(shown) ?? { calls: 0, incl: 0 };
+        const byCall = this.o.byCall;
+        const c = byCall.get(shown) ?? { calls: 0, incl: 0 };
         c.calls += calls;
         c.incl += incl;
-        r.byCall.set(ownString(shown), c);
+        byCall.set(shown, c);
       }
       return;
     }
     if (isSampleEvent(name, group) || !callpathGroup(group) || !mpiGroup(group)) return;
     const caller = parts.slice(0, -1).join(' => ');
     const last = parts[parts.length - 1];
-    let byCall = r.byCaller.get(caller);
-    if (!byCall) r.byCaller.set(caller, (byCall = new Map()));
+    let byCall = this.o.byCaller.get(caller);
+    if (!byCall) this.o.byCaller.set(caller, (byCall = new Map()));
     const c = byCall.get(last) ?? { calls: 0, incl: 0 };
     c.calls += calls;
     c.incl += incl;
-    byCall.set(ownString(last), c);
+    byCall.set(last, c);
   }
 
   userEvent(u: TauUserEvent): void {
@@ -297,15 +304,29 @@ export function scanRanks(
     metadataOfFirst: [],
     samples: { drops: new Map() },
     mpiShare: new MpiShareAcc(),
+    fold: new MpiFold(),
+    split: [],
   };
   const sums = needs.mean === false ? null : scan.meanSums;
+  // The rank being read: its threads come together (files sorted by rank; a merged file as written,
+  // by rank), so it is folded in and dropped when another rank starts. A rank met again after that
+  // is folded as a second part, and said (scan.split).
+  let open: OpenRank | undefined;
+  const folded = new Set<number>();
+  const openRank = (node: number): OpenRank => {
+    if (open?.node === node) return open;
+    if (open) scan.fold.add(open);
+    if (folded.has(node) && !scan.split.includes(node)) scan.split.push(node);
+    folded.add(node);
+    return (open = { node, byCall: new Map(), byCaller: new Map(), sites: [] });
+  };
   forEachThreadLines(set, (i) => {
     onFile?.(i, set.files.length);
     // The printing sink is chosen once the thread's first lines say which thread it is.
     let inner: ThreadScan | undefined;
     return {
       begin: (t) => {
-        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t));
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t), openRank);
         inner.begin(t);
       },
       event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),
@@ -313,6 +334,7 @@ export function scanRanks(
       end: () => inner!.end(),
     };
   });
+  if (open) scan.fold.add(open);
   return scan;
 }
 
