@@ -231,7 +231,9 @@ export function threadValues(proc: RawProcess, tree: ContextTree, t: RawThread, 
       const p = params.items[q];
       for (let m = 0; m < nm; m++) budget[m] -= excl[p * nm + m];
     }
-    const scale = v.map((x, m) => (x > budget[m] ? Math.max(0, budget[m]) / x : 1));
+    // A metric the samples hold none of (x = 0, a count such as page faults) has nothing to scale,
+    // also where the parameters' own counts exceed the timer's (budget < 0: 0 / 0 would be NaN).
+    const scale = v.map((x, m) => (x > 0 && x > budget[m] ? Math.max(0, budget[m]) / x : 1));
     if (scale.some((f) => f < 1)) sampleScale.set(r, scale);
   }
 
