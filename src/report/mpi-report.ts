@@ -87,14 +87,8 @@ export interface MpiRegionRow {
   share: number;
 }
 
-export interface MpiSiteRow {
-  call: string;
-  caller: string;
-  location: string;
-  calls: number;
-  usec: number;
-  ranks: number;
-}
+/** A call site's row: the fold's record of it (mpi-fold.ts), as the report gives it. */
+export type MpiSiteRow = SiteAgg;
 
 export interface MpiAccounting {
   /** The one MPI share, as RANKS gives it. */
