@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { cliPath, hyprof, repoRoot, run, tmpDir } from './helpers/native.js';
 import { compileMpiC, mpiMissing, mpirunArgs } from './helpers/mpi.js';
 import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
+import { stepProcess } from '../src/run/node-step.js';
 
 const execPath = join(repoRoot, 'bin', 'hyprof-exec');
 const RANKS = 8;
@@ -112,4 +113,12 @@ test.serial('resolve --per-node outside a job step: one clear line, nothing writ
   t.not(r.code, 0);
   t.regex(r.stderr, /^hyprof: hyprof resolve --per-node runs as a step of an MPI job, one process per node .*mpirun --map-by ppr:1:node hyprof resolve --per-node RAW -o DIR\n$/);
   t.false(existsSync(out));
+});
+
+test('resolve --per-node under a launcher that gives a rank but no job id: one line naming HYPROF_STEP_ID; the id is made a plain name', (t) => {
+  const e = t.throws(() => stepProcess({ PMI_RANK: '1', PMI_SIZE: '4' }));
+  t.regex(e!.message, /^hyprof resolve --per-node: PMI_RANK is set but the launcher gives no job id .*set HYPROF_STEP_ID to one name for the step$/);
+  t.deepEqual(stepProcess({ PMI_RANK: '1', PMI_SIZE: '4', HYPROF_STEP_ID: '../x y' }), { rank: 1, size: 4, job: '.._x_y' });
+  // a rank outside the size is no launcher's
+  t.throws(() => stepProcess({ PMI_RANK: '4', PMI_SIZE: '4', HYPROF_STEP_ID: 's' }), { message: /runs as a step of an MPI job/ });
 });
