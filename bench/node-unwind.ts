@@ -38,7 +38,7 @@ function buildRuntime(name: string, fill: string): string {
   const d = join(dir, name);
   execSync(`mkdir -p ${d} && ${fill}`, { cwd: repoRoot, stdio: 'inherit' });
   const srcs = execSync(
-    `find ${d}/native -name '*.c' -not -path '*/addon/*' -not -path '*/mpi/*' -not -path '*/otf2/*' | sort`,
+    `find ${d}/native -name '*.c' -not -path '*/addon/*' -not -path '*/mpi/*' -not -path '*/cuda/*' -not -path '*/otf2/*' | sort`,
     { encoding: 'utf8' },
   )
     .trim()
