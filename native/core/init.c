@@ -28,6 +28,7 @@
 #include "meta.h"
 #include "module.h"
 #include "rank.h"
+#include "rank_end.h"
 #include "runtime.h"
 #include "trace.h"
 
@@ -196,6 +197,9 @@ static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
     w = write(2, "\n", 1);
     (void)w;
   }
+  /* Written: wait for the other ranks of the node, so that the first to end does not get them
+   * SIGKILLed in the middle of their write (rank_end.c). */
+  hp_rank_end_wait();
   /* Let the default action (or the program's earlier handler) proceed: the dump lets go of the
    * signal first, so that the interposed sigaction installs `prev` for real. */
   struct sigaction *prev = sig == SIGINT ? &previous_int : &previous_term;
@@ -423,6 +427,7 @@ static void init_once_body(void) {
   hp_rt.root_event = root->id;
   collect_metadata();
   hp_rank_from_env();
+  hp_rank_end_init();
   hp_config_warn_unsupported();
   hp_trace_process_start();
   hp_modules_process_start();
