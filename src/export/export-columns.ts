@@ -18,6 +18,14 @@ export class Column<T extends Int32Array | Float64Array> {
   at(i: number): number {
     return this.data[i];
   }
+  /** Bytes held. */
+  get bytes(): number {
+    return this.data.byteLength;
+  }
+  /** Let go of the room past its length (a column kept long after it is filled). */
+  trim(): void {
+    if (this.data.length > this.length) this.data = this.data.slice(0, this.length) as T;
+  }
 }
 
 /** `a` with a[i] = v, grown (doubled, zeros) when i is past its end. */
