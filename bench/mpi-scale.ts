@@ -9,6 +9,8 @@
  *   report --mpi              the MPI accounting (statistics over ranks folded rank by rank)
  *   report --diagnose         the MPI imbalance diagnosis (and the two ranks it reads again)
  *   export pprof / speedscope / collapsed   one thread at a time
+ *   view, first page          hyprof view until the page's first answers (bench/view-first-page.ts:
+ *                             CPU and peak RSS of the server from /proc, wall to the last answer)
  *   TAU's reader              test/tools/tau-reader (TAU's own Java reader) on the same thread files
  * with wall time, CPU time (user + system, workers included) and peak resident memory from GNU
  * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds] [all|reports]; `reports` resolves
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { cliPath, tmpDir } from '../test/helpers/native.js';
 import { tauReaderPath } from '../test/helpers/tau-reader.js';
 import { generateRanks } from '../test/helpers/gen-ranks.js';
+import { viewFirstPage } from './view-first-page.js';
 
 const ranks = Number(process.argv[2] ?? 1024);
 const threads = Number(process.argv[3] ?? 4);
@@ -65,6 +68,7 @@ for (let round = 0; round < rounds; round++) {
   keep('report --diagnose', timed(['report', b, '--diagnose']));
   if (!reportsOnly) keep('report (merged file)', timed(['report', c]));
   for (const f of ['pprof', 'speedscope', 'collapsed']) keep(`export --format ${f}`, timed(['export', b, '--format', f, '-o', join(a, `out.${f}`)]));
+  keep('view, first page', await viewFirstPage(b));
   // TAU's own reader (Java) on the same files: it holds the whole profile; where it cannot, said.
   try {
     keep("TAU's reader (tau-reader --strict)", timed(['--strict', b], {}, [tauReaderPath]));

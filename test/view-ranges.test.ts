@@ -1,8 +1,10 @@
 /**
  * Profiles of many ranks, read without holding them: one generated run of 300 ranks (test/helpers/
  * gen-ranks.ts, resolved for real) for the speedscope export written in two walks (the frames, then
- * each thread read again: export-speedscope.ts) and for the viewer. The figures at 16,384 ranks are
- * measured in bench/mpi-scale.ts.
+ * each thread read again: export-speedscope.ts) and for the viewer of many threads (scaled-profile.ts:
+ * the statistics folded file by file, rank ranges in the main window, a thread read when it is
+ * opened), checked against the viewer holding the whole profile, and once in a real browser. The
+ * figures at 1,024 and 16,384 ranks are measured in bench/mpi-scale.ts.
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
@@ -12,6 +14,11 @@ import { generateRanks } from './helpers/gen-ranks.js';
 import { openExportSource } from '../src/export/export-source.js';
 import { speedscopePieces, type SpeedscopeFile } from '../src/export/export-speedscope.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
+import { ProfileApi } from '../src/view/api.js';
+import { ScaledProfile } from '../src/view/scaled-profile.js';
+import { displayName } from '../src/profile/tau-model.js';
+import { launchBrowser, openPage } from './helpers/view-browser.js';
+import { startView } from './helpers/view-server.js';
 
 const RANKS = 300;
 let dir = '';
@@ -47,4 +54,78 @@ test('speedscope: every thread walked again writes the bytes of every thread kep
     t.true(Math.abs(sum - root.incl) <= 1e-6 * root.incl, `rank ${th.node}: ${sum} against ${root.incl}`);
   });
   t.true(s.profiles.every((p) => p.samples.every((stack) => stack.every((f) => f >= 0 && f < s.shared.frames.length))), 'frames in the table');
+});
+
+const q = (o: Record<string, string> = {}) => new URLSearchParams(o);
+
+test('viewer of many threads: the same answers as the profile held whole, ranks in ranges, a thread read when opened', (t) => {
+  const whole = new ProfileApi(readTauProfileDir(dir));
+  const scaled = new ScaledProfile(dir);
+  const api = new ProfileApi(scaled.profile, [], scaled);
+  t.true(scaled.profile.threads[0].every((th) => th.events.length === 0), 'no thread\'s events held after opening');
+  const { ranges, ...summary } = api.summary() as Record<string, unknown>;
+  t.true(ranges);
+  t.deepEqual(summary, whole.summary());
+  t.regex(String((summary.ranks as { mpiShare?: string }).mpiShare), /MPI/);
+  // statistics over threads, and one thread (read from its file) in every view
+  for (const thread of ['mean', 'max', 'std', '7', '299']) {
+    for (const view of ['table', 'tree', 'flame', 'functions', 'userEvents', 'metadata'] as const) {
+      const o = { thread, ...(view === 'table' ? { paths: '1', limit: '2000' } : {}) };
+      t.deepEqual(api[view](q(o)), whole[view](q(o)), `${view} of ${thread}`);
+    }
+  }
+  t.true(scaled.profile.threads[0].every((th) => th.events.length === 0), 'threads are read for the page, not kept in the profile');
+  t.deepEqual(api.event(q()), whole.event(q()));
+  t.deepEqual(api.event(q({ name: 'compute_flux' })), whole.event(q({ name: 'compute_flux' })));
+  // the main window: a page of threads (read for it), and the ranges
+  const a = api.threads(q({ offset: '100', limit: '50' })) as { rows: unknown[]; stats: unknown[]; ranges: Ranges };
+  const b = whole.threads(q({ offset: '100', limit: '50' })) as { rows: unknown[]; stats: unknown[] };
+  t.deepEqual(a.rows, b.rows);
+  t.deepEqual(a.stats, b.stats);
+  const labels = api.threads(q({ limit: '1000', labels: '1' })) as { rows: Array<Record<string, unknown>> };
+  t.deepEqual(Object.keys(labels.rows[299]), ['key', 'label']);
+  t.is(a.ranges.block, 5); // 300 ranks in at most 64 blocks: 60 blocks of 5
+  t.is(a.ranges.blocks.length, 60);
+  t.is(a.ranges.blocks[1].label, 'ranks 5–9');
+  t.true(a.ranges.timers.includes('compute_flux'));
+  const held = readTauProfileDir(dir).threads[0];
+  const flux = (i: number) => held[i].events.find((e) => displayName(e.name) === 'compute_flux')!.excl;
+  const r = (api.threads(q({ timer: 'compute_flux' })) as { ranges: Ranges }).ranges;
+  for (const blk of [r.blocks[0], r.blocks[37], r.blocks[59]]) {
+    const v = Array.from({ length: blk.last - blk.first + 1 }, (_, k) => flux(blk.first + k));
+    t.is(blk.chosen.min, Math.min(...v));
+    t.is(blk.chosen.max, Math.max(...v));
+    t.true(Math.abs(blk.chosen.mean - v.reduce((x, y) => x + y, 0) / v.length) < 1e-9 * blk.chosen.mean);
+    // the generated ranks compute longer the higher the rank
+    t.is(blk.chosen.maxLabel, `rank ${held[blk.first + v.indexOf(Math.max(...v))].node} · thread 0`);
+  }
+  // the totals: a block's bar is its threads' mean total
+  const total = (i: number) => held[i].events.filter((e) => !e.name.includes('=>') && !/\[(CONTEXT|SAMPLE|UNWIND)\]/.test(e.name) && e.group !== 'TAU_PARAM').reduce((x, e) => x + e.excl, 0);
+  const blk = a.ranges.blocks[10];
+  const mean = Array.from({ length: 5 }, (_, k) => total(blk.first + k)).reduce((x, y) => x + y, 0) / 5;
+  t.true(Math.abs(blk.total - mean) < 1e-9 * mean, `${blk.total} against ${mean}`);
+  t.throws(() => api.threads(q({ timer: 'no such timer' })), { message: /no flat event "no such timer"/ });
+});
+
+interface Ranges {
+  block: number;
+  timers: string[];
+  blocks: Array<{ first: number; last: number; label: string; total: number; chosen: { min: number; max: number; mean: number; maxLabel?: string } }>;
+}
+
+test('the page shows the ranges and a click on one shows its threads', async (t) => {
+  const view = await startView([dir, '--ranges-above', '100']);
+  const browser = await launchBrowser();
+  try {
+    const page = await openPage(browser, view.url);
+    t.is(await page.locator('#ranges .row.range').count(), 60);
+    t.is(await page.textContent('#ranges .row.range:nth-child(2) .label'), 'ranks 5–9');
+    await page.click('#ranges .row.range[data-first="185"]');
+    await page.waitForSelector('.row[data-thread="185"]');
+    t.is(await page.textContent('.row[data-thread="185"] .label'), 'rank 185 · thread 0');
+    t.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+    view.child.kill('SIGTERM');
+  }
 });

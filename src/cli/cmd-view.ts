@@ -11,7 +11,8 @@ import { UserError } from '../base/errors.js';
 import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
 import { buildModel, traceNotes, type TraceModel } from '../trace/trace-model.js';
 import { bundledWebFiles } from './bundled-web.js';
-import { readProfileWithProgress } from '../view/read-profile.js';
+import { openProfileForView } from '../view/read-profile.js';
+import { RANGES_ABOVE } from '../view/scaled-profile.js';
 import { commonMetric } from '../report/diff.js';
 import { readRun } from './cmd-diff.js';
 
@@ -20,6 +21,7 @@ interface ViewCliOptions {
   host: string;
   open?: boolean;
   sourceDir: string[];
+  rangesAbove: number;
 }
 
 /** `--source-dir` may be given several times; each must be an existing directory. */
@@ -63,13 +65,22 @@ export function register(program: Command): void {
     .option('--host <addr>', 'loopback address to listen on', '127.0.0.1')
     .option('--open', 'open the page in the desktop browser (xdg-open)')
     .option(
+      '--ranges-above <n>',
+      'above this many threads, show rank ranges and read a thread from its file when it is opened',
+      (v: string) => {
+        if (!/^\d+$/.test(v.trim())) throw new InvalidArgumentError(`--ranges-above must be a whole number of threads, not '${v}'.`);
+        return Number(v);
+      },
+      RANGES_ABOVE,
+    )
+    .option(
       '--source-dir <dir>',
       "show source files under this directory (repeatable; other directories are shown once confirmed in the page; never /proc, /sys, /dev)",
       sourceDirs,
       [],
     )
     .action(async (dir: string, compare: string | undefined, opts: ViewCliOptions) => {
-      const profile = compare === undefined ? readProfileWithProgress(dir) : readRun(dir, 'A');
+      const { profile, scaled } = compare === undefined ? openProfileForView(dir, opts.rangesAbove) : { profile: readRun(dir, 'A'), scaled: undefined };
       const other = compare === undefined ? undefined : readRun(compare, 'B');
       if (other) commonMetric(profile, other);
       const trace = await traceForView(dir);
@@ -79,6 +90,7 @@ export function register(program: Command): void {
         port: opts.port,
         sourceDirs: opts.sourceDir,
         compare: other,
+        scaled,
         webFiles: bundledWebFiles(),
       });
       process.stdout.write(`hyprof: viewing ${dir}${compare !== undefined ? ` compared with ${compare}` : ''} at ${view.url}\n`);

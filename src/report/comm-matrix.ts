@@ -25,6 +25,11 @@ const SENT_TO = /^Message size sent to node (\d+)$/;
 export const SENT_BEYOND = 'Message size sent beyond the communication matrix row';
 
 /** Adds user event `u` of a sender's thread to its row when it is a matrix entry. */
+/** True for the user events a communication matrix is made of. */
+export function isMatrixEntry(name: string): boolean {
+  return name === SENT_BEYOND || SENT_TO.test(name);
+}
+
 export function addMatrixEntry(row: MatrixRow, u: TauUserEvent): void {
   const m = SENT_TO.exec(u.name);
   let cell: MatrixCell | undefined;

@@ -18,6 +18,7 @@ import { meanThread, userEventStats } from '../report/report-data.js';
 import { UserError } from '../base/errors.js';
 import { frameLabel, type FrameRole } from './labels.js';
 import { settleStatsOf, type SettleStats } from '../profile/settle-events.js';
+import { TOTAL, type ScaledProfile } from './scaled-profile.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -79,6 +80,8 @@ export class ProfileApi {
   constructor(
     readonly profile: TauProfile,
     sources: SourceAccess | string[] = [],
+    /** A profile of many threads, folded when opened: its threads' events are read on demand (scaled-profile.ts). */
+    private readonly scaled?: ScaledProfile,
   ) {
     this.access = sources instanceof SourceAccess ? sources : new SourceAccess(sources);
     const records = (profile.threads[0] ?? [])
@@ -90,6 +93,12 @@ export class ProfileApi {
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
   private label(t: Pick<TauThreadProfile, 'node' | 'context' | 'thread' | 'metadata'>): string {
     return threadWords(t, this.ranks !== undefined);
+  }
+
+  /** Thread `i` of a metric with its events: held, or read from its file (a ScaledProfile). */
+  private threadAt(metric: number, i: number): TauThreadProfile {
+    const t = this.profile.threads[metric][i];
+    return this.scaled ? this.scaled.load(t) : t;
   }
 
   private metricIndex(q: Query): number {
@@ -118,8 +127,10 @@ export class ProfileApi {
       return v;
     }
     const threads = this.profile.threads[metric];
-    const events = typeof thread === 'number' ? threads[thread].events : aggregateEvents(threads, thread);
-    const users = typeof thread === 'number' ? threads[thread].userEvents : meanThread(threads).userEvents;
+    const one = typeof thread === 'number' ? this.threadAt(metric, thread) : undefined;
+    const stat = (s: Stat): TauEvent[] => (this.scaled ? this.scaled.stat(metric, s) : aggregateEvents(threads, s));
+    const events = one ? one.events : stat(thread as Stat);
+    const users = one ? one.userEvents : this.scaled ? this.scaled.folds[metric].users : meanThread(threads).userEvents;
     const settle = new Map([...settleStatsOf(users).values()].map((s) => [displayName(s.region), s]));
     v = { events, settle, ...(typeof thread === 'number' && threads[thread].stacks ? { stacks: threads[thread].stacks } : {}) };
     this.cache.set(key, v);
@@ -159,17 +170,29 @@ export class ProfileApi {
   event(q: Query): unknown {
     const metric = this.metricIndex(q);
     const name = q.get('name');
-    if (!name) return { metric: this.profile.metrics[metric], ...eventChoices(this.profile.threads[metric]) };
-    const kind = q.get('kind');
+    const choices = () => (this.scaled ? this.scaled.folds[metric].choices : eventChoices(this.profile.threads[metric]));
+    if (!name) return { metric: this.profile.metrics[metric], ...choices() };
+    let kind = q.get('kind');
     if (kind !== null && kind !== '' && kind !== 'timer' && kind !== 'function') throw new ApiError(400, `unknown kind "${kind}"; use timer or function`);
+    // Many threads: each is read from its file once (the kind known beforehand from the names)
+    if (this.scaled && !kind) kind = choices().timers.includes(displayName(name)) ? 'timer' : choices().functions.includes(displayName(name)) ? 'function' : '';
     try {
-      const e = eventAcrossThreads(this.profile, metric, name, kind ? (kind as 'timer' | 'function') : undefined);
+      const e = eventAcrossThreads(this.readingProfile(), metric, name, kind ? (kind as 'timer' | 'function') : undefined);
       const threads = this.profile.threads[metric];
       return { ...e, threads: e.threads.map((t, i) => ({ ...t, key: String(i), label: this.label(threads[i]) })) };
     } catch (e) {
       if (e instanceof UserError) throw new ApiError(404, e.message);
       throw e;
     }
+  }
+
+  /** The profile whose threads have their events: this one, or a ScaledProfile's read a thread at a time as they are asked for. */
+  private readingProfile(): TauProfile {
+    const scaled = this.scaled;
+    if (!scaled) return this.profile;
+    const reading = (ts: TauThreadProfile[]): TauThreadProfile[] =>
+      new Proxy(ts, { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? scaled.load(target[+key]) : Reflect.get(target, key, receiver)) });
+    return { ...this.profile, threads: this.profile.threads.map(reading) };
   }
 
   /**
@@ -180,6 +203,20 @@ export class ProfileApi {
     const metric = this.metricIndex(q);
     const threads = this.profile.threads[metric];
     const thread = this.threadKey(q, metric);
+    if (this.scaled) {
+      // many threads: the chosen one read from its file, the rest from the fold
+      const fold = this.scaled.folds[metric];
+      const all = fold.users.map(userEventStats);
+      const across = all
+        .map((u) => {
+          const m = fold.userMeans.get(u.name)!;
+          const mean = m.sum / m.n;
+          return { ...u, threads: m.n, meanOfThreads: { mean, min: m.min, max: m.max, std: Math.sqrt(Math.max(0, m.sumsq / m.n - mean * mean)) } };
+        })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const chosen = typeof thread === 'number' ? this.threadAt(metric, thread) : undefined;
+      return { thread: chosen ? this.label(chosen) : 'all threads', events: chosen ? chosen.userEvents.map(userEventStats) : all, across, threadCount: threads.length };
+    }
     const rows = threads.map((t, i) => ({ key: String(i), label: this.label(t), events: t.userEvents.map(userEventStats) }));
     const all = meanThread(threads).userEvents.map(userEventStats);
     const across = all
@@ -207,6 +244,10 @@ export class ProfileApi {
 
   /** The one MPI share (analysis/mpi-share.ts) of the first metric, as `hyprof report` prints it. */
   private mpiShare(): { mpiShare?: string } {
+    if (this.scaled) {
+      const share = this.scaled.mpiShare.result();
+      return share ? { mpiShare: mpiShareLine(share) } : {};
+    }
     const acc = new MpiShareAcc();
     for (const t of this.profile.threads[0] ?? []) {
       const tally = threadTally(t.node);
@@ -219,17 +260,23 @@ export class ProfileApi {
 
   summary(): unknown {
     const p = this.profile;
-    const events0 = new Set<string>();
-    for (const t of p.threads[0]) for (const e of t.events) events0.add(e.name);
-    const names = [...events0];
+    let names = this.scaled?.eventNames0;
+    if (!names) {
+      const events0 = new Set<string>();
+      for (const t of p.threads[0]) for (const e of t.events) events0.add(e.name);
+      const list = [...events0];
+      names = { count: list.length, hasCallpaths: list.some((n) => n.includes('=>')), hasSamples: list.some((n) => kindOf(n) === 'sample') };
+    }
     return {
       dir: p.dir,
       metrics: p.metrics,
       threadCount: p.threads[0].length,
-      eventCount: names.length,
-      hasCallpaths: names.some((n) => n.includes('=>')),
-      hasSamples: names.some((n) => kindOf(n) === 'sample'),
+      eventCount: names.count,
+      hasCallpaths: names.hasCallpaths,
+      hasSamples: names.hasSamples,
       stats: STATS,
+      // a profile of many threads: the main window shows rank ranges, a thread is read when opened
+      ...(this.scaled ? { ranges: true } : {}),
       ...(this.ranks
         ? {
             ranks: {
@@ -272,6 +319,8 @@ export class ProfileApi {
     const threads = this.profile.threads[metric];
     const offset = clampInt(q.get('offset'), 0, 0, threads.length);
     const limit = clampInt(q.get('limit'), 100, 1, 1000);
+    // `labels=1`: the threads' names only (the thread selector), no thread read for its values
+    const labelsOnly = q.get('labels') === '1';
     return {
       metric: this.profile.metrics[metric],
       kind,
@@ -279,15 +328,58 @@ export class ProfileApi {
       total: threads.length,
       offset,
       stats: STATS.map((s) => ({ key: s, label: s, ...row(this.view(metric, s).events) })),
-      rows: threads.slice(offset, offset + limit).map((t, i) => ({ key: String(offset + i), label: this.label(t), ...row(t.events) })),
+      rows: threads
+        .slice(offset, offset + limit)
+        .map((t, i) => ({ key: String(offset + i), label: this.label(t), ...(labelsOnly ? {} : row(this.threadAt(metric, offset + i).events)) })),
+      ...(this.scaled ? { ranges: this.ranges(metric, wantKind, top, q.get('timer')) } : {}),
     };
+  }
+
+  /**
+   * The main window of many threads: blocks of consecutive threads (ranks), each with the mean of
+   * the top events (the bar) and the min, mean and max over its threads of one timer (`timer`, by
+   * its name as shown) or of the thread's total, and the threads that have the min and the max.
+   */
+  private ranges(metric: number, kind: 'timer' | 'sample', top: string[], timer: string | null): unknown {
+    const scaled = this.scaled!;
+    const fold = scaled.folds[metric];
+    const threads = this.profile.threads[metric];
+    const chosen = timer ? [...fold.blocks.keys()].find((n) => displayName(n) === timer) : TOTAL[kind];
+    if (chosen === undefined) throw new ApiError(404, `no flat event "${timer}" in this profile`);
+    const size = scaled.blockSize;
+    const ranks = this.ranks !== undefined && threads.every((t) => t.context === 0 && t.thread === 0);
+    const blocks = [];
+    for (let b = 0; b * size < threads.length; b++) {
+      const first = b * size;
+      const last = Math.min(threads.length, first + size) - 1;
+      const n = last - first + 1;
+      const values = top.map((name) => (fold.blocks.get(name)?.[b]?.sum ?? 0) / n);
+      const total = (fold.blocks.get(TOTAL[kind])?.[b]?.sum ?? 0) / n;
+      const other = Math.max(0, total - values.reduce((s, v) => s + v, 0));
+      const c = fold.blocks.get(chosen)?.[b];
+      const label = ranks ? `ranks ${threads[first].node}–${threads[last].node}` : `${this.label(threads[first])} – ${this.label(threads[last])}`;
+      blocks.push({
+        first,
+        last,
+        label: first === last ? this.label(threads[first]) : label,
+        threads: n,
+        values,
+        other,
+        total,
+        chosen: c
+          ? { threads: c.n, mean: c.sum / n, min: c.min, max: c.max, minAt: String(c.minAt), minLabel: this.label(threads[c.minAt]), maxAt: String(c.maxAt), maxLabel: this.label(threads[c.maxAt]) }
+          : { threads: 0, mean: 0, min: 0, max: 0 },
+      });
+    }
+    const timers = [...fold.blocks.keys()].filter((n) => !n.startsWith('\u0000') && kindOf(n) === kind).map(displayName).sort();
+    return { block: size, timer: timer ?? null, timers, blocks };
   }
 
   /** Metadata attributes of one thread's file (TAU's and hyprof's), in file order. */
   metadata(q: Query): unknown {
     const metric = this.metricIndex(q);
     const thread = this.threadKey(q, metric);
-    const t = this.profile.threads[metric][typeof thread === 'number' ? thread : 0];
+    const t = this.threadAt(metric, typeof thread === 'number' ? thread : 0);
     return { thread: this.label(t), attributes: t.metadata };
   }
 
@@ -418,8 +510,9 @@ export class ProfileApi {
   /** Files named by SAMPLE / UNWIND nodes of this profile or by its stacks file: the only files the viewer reads. */
   private sourceFiles(): Map<string, string> {
     if (this.sources) return this.sources;
-    const s = new Map<string, string>();
-    for (const threads of this.profile.threads)
+    // a ScaledProfile named them when it read its files (its threads hold no events)
+    const s = new Map<string, string>(this.scaled?.sourceFiles ?? []);
+    for (const threads of this.scaled ? [] : this.profile.threads)
       for (const t of threads)
         for (const e of t.events) {
           const last = splitPath(e.name).at(-1)!;

@@ -16,6 +16,7 @@ import { foldAnswer } from './fold-api.js';
 import { matrixAnswer, type MatrixAnswer } from './matrix-api.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
 import { TraceApi } from './trace-api.js';
+import type { ScaledProfile } from './scaled-profile.js';
 import type { TraceModel } from '../trace/trace-model.js';
 
 /** dist/web beside dist/src (this file is dist/src/view/server.js once built). */
@@ -52,6 +53,8 @@ export async function startViewServer(
     webFiles?: WebFiles;
     sourceDirs?: string[];
     compare?: TauProfile;
+    /** `profile` as a profile of many threads, read a thread at a time (scaled-profile.ts). */
+    scaled?: ScaledProfile;
     /** The run's trace (the timeline), or why there is none to show. */
     trace?: TraceModel | { none: string };
   },
@@ -72,7 +75,7 @@ export async function startViewServer(
     if (e instanceof RefusedDirectory) throw new UserError(`--source-dir ${e.message}`);
     throw e;
   }
-  const api = new ProfileApi(profile, sources);
+  const api = new ProfileApi(profile, sources, opts.scaled);
   // Run B of the compare mode: given on the command line, or opened from the page (/api/open).
   let compare: CompareApi | undefined;
   const setB = (b: TauProfile): void => {

@@ -13,6 +13,14 @@ interface Row {
   other: number;
   total: number;
 }
+/** A block of consecutive threads (ranks) of a profile of many threads. */
+interface Range extends Row {
+  first: number;
+  last: number;
+  threads: number;
+  /** The chosen timer (or the total) over the block's threads: min, mean, max and who has them. */
+  chosen: { threads: number; mean: number; min: number; max: number; minAt?: string; minLabel?: string; maxAt?: string; maxLabel?: string };
+}
 interface ThreadsAnswer {
   metric: string;
   top: string[];
@@ -20,7 +28,12 @@ interface ThreadsAnswer {
   offset: number;
   stats: Row[];
   rows: Row[];
+  /** Many threads: their ranges (the rows are one page of threads, read when asked for). */
+  ranges?: { block: number; timer: string | null; timers: string[]; blocks: Range[] };
 }
+
+/** The timer whose min / mean / max the ranges show ('' : the threads' totals). */
+let rangeTimer = '';
 
 const PAGE = 100;
 const palette = [...d3.schemeTableau10, ...d3.schemeSet3];
@@ -38,7 +51,14 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   const kind = (root.querySelector('select.kind') as HTMLSelectElement | null)?.value ?? 'timers';
   let a: ThreadsAnswer;
   try {
-    a = await getJson<ThreadsAnswer>('/api/threads', { metric: state.metric, kind, offset, limit: PAGE, ...(run === 'b' ? { run: 'b' } : {}) });
+    a = await getJson<ThreadsAnswer>('/api/threads', {
+      metric: state.metric,
+      kind,
+      offset,
+      limit: PAGE,
+      ...(run === 'b' ? { run: 'b' } : {}),
+      ...(rangeTimer ? { timer: rangeTimer } : {}),
+    });
   } catch (e) {
     return showError(e);
   }
@@ -62,6 +82,8 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
   o.append(el('i', { class: 'swatch', style: 'background:#c8ccd4' }), 'other');
   legend.append(o);
   root.append(legend);
+
+  if (a.ranges) root.append(renderRanges(a, kind, (first) => void renderBars(root, onPick, first, run, title)));
 
   const rows = [...a.stats.map((r) => ({ ...r, stat: true })), ...a.rows.map((r) => ({ ...r, stat: false }))];
   const max = d3.max(rows, (r) => r.total) ?? 1;
@@ -97,4 +119,51 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
     pager.append(prev, el('span', {}, `threads ${offset + 1}–${Math.min(a.total, offset + PAGE)} of ${a.total}`), next);
     root.append(pager);
   }
+}
+
+/**
+ * The ranges of a profile of many threads: one row per block of consecutive ranks, its bar the
+ * block's mean of the top events, beside it the min – max of the chosen timer (or total) over the
+ * block with the mean marked; a click shows the block's first page of threads below.
+ */
+function renderRanges(a: ThreadsAnswer, kind: string, onBlock: (first: number) => void): HTMLElement {
+  const r = a.ranges!;
+  const box = el('div', { class: 'ranges', id: 'ranges' });
+  const sel = el('select', { class: 'range-timer' });
+  sel.append(el('option', { value: '' }, kind === 'samples' ? 'sampled total' : 'total of the timers'));
+  for (const t of r.timers) sel.append(el('option', { value: t, ...(t === r.timer ? { selected: '' } : {}) }, t));
+  sel.onchange = () => {
+    rangeTimer = sel.value;
+    onBlock(a.offset);
+  };
+  const head = el('div', { class: 'controls' });
+  head.append(el('span', {}, `${a.total} threads in ranges of ${r.block}: bar = the range's mean; min · mean · max of `), sel, el('span', {}, ' (click a range for its threads)'));
+  box.append(head);
+  const max = d3.max(r.blocks, (b) => Math.max(b.total, b.chosen.max)) || 1;
+  const x = d3.scaleLinear().domain([0, max]).range([0, 100]);
+  const list = el('div', { class: 'bars' });
+  list.style.setProperty('--label-w', `${Math.max(8, ...r.blocks.map((b) => b.label.length)) + 1}ch`);
+  list.style.setProperty('--total-w', '34ch');
+  for (const b of r.blocks) {
+    const c = b.chosen;
+    const spread = `${val(c.min, a.metric)} · ${val(c.mean, a.metric)} · ${val(c.max, a.metric)}`;
+    const tip = `${b.label} (${b.threads} threads): ${sel.selectedOptions[0]?.textContent}: min ${val(c.min, a.metric)}${c.minLabel ? ` (${c.minLabel})` : ''}, mean ${val(c.mean, a.metric)}, max ${val(c.max, a.metric)}${c.maxLabel ? ` (${c.maxLabel})` : ''}`;
+    const row = el('div', { class: 'row range', 'data-first': String(b.first), title: tip });
+    row.append(el('span', { class: 'label' }, b.label), el('span', { class: 'total' }, spread));
+    const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
+    let at = 0;
+    const parts = [...b.values.map((v, i) => ({ v, c: colourOfName(a.top[i]), n: a.top[i] })), { v: b.other, c: '#c8ccd4', n: 'other' }];
+    for (const p of parts) {
+      if (p.v <= 0) continue;
+      svg.append('rect').attr('x', x(at)).attr('y', 2).attr('width', x(p.v)).attr('height', 6).attr('fill', p.c).append('title').text(`${p.n}: mean ${val(p.v, a.metric)}`);
+      at += p.v;
+    }
+    // the chosen value's spread over the block: a line from min to max, the mean as a tick
+    svg.append('line').attr('x1', x(c.min)).attr('x2', x(c.max)).attr('y1', 5).attr('y2', 5).attr('stroke', '#222').attr('stroke-width', 0.8);
+    svg.append('rect').attr('x', x(c.mean) - 0.25).attr('y', 0).attr('width', 0.5).attr('height', 10).attr('fill', '#222');
+    row.onclick = () => onBlock(b.first);
+    list.append(row);
+  }
+  box.append(list);
+  return box;
 }

@@ -137,7 +137,7 @@ async function start(): Promise<void> {
   const thread = document.getElementById('thread') as HTMLSelectElement;
   for (const st of s.stats) thread.append(el('option', { value: st }, st));
   // Thread labels come from /api/threads a page at a time; the selector lists indexes up to a bound.
-  const threads = await getJson<{ rows: Array<{ key: string; label: string }> }>('/api/threads', { limit: 1000 });
+  const threads = await getJson<{ rows: Array<{ key: string; label: string }> }>('/api/threads', { limit: 1000, labels: 1 });
   for (const r of threads.rows) thread.append(el('option', { value: r.key }, r.label));
   state.thread = s.threadCount === 1 ? '0' : 'mean';
   thread.value = state.thread;
