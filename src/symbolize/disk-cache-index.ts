@@ -85,37 +85,50 @@ export function readIndex(file: string, trusted: (st: Stats) => boolean): Index 
   }
 }
 
-/** An index's entries followed by the lines scanned after it. */
-export function mergeIndex(index: Index, tail: Lines): Lines {
-  return {
-    covered: tail.covered,
-    addresses: [...index.addresses, ...tail.addresses],
-    offsets: [...index.offsets, ...tail.offsets],
-    lengths: [...index.lengths, ...tail.lengths],
-  };
-}
-
-/** Write the index of `lines` (sorted by address, the last line of an address kept). Best effort. */
-export function writeIndex(file: string, lines: Lines): void {
+/**
+ * Write the index of `lines` (scanned lines, in file order), added to `index` when given (the lines
+ * then follow what it covers): sorted by address, the last line of an address kept. Best effort.
+ * The index's entries are sorted already, so only the new lines are sorted and the two merged
+ * (node's index holds tens of thousands of entries; a resolve that appended adds a few hundred).
+ */
+export function writeIndex(file: string, lines: Lines, index: Index | null = null): void {
   const order = lines.addresses.map((_, i) => i);
   // Stable sort: among lines of one address the last in file order stays last, and is kept.
   order.sort((x, y) => (lines.addresses[x] < lines.addresses[y] ? -1 : lines.addresses[x] > lines.addresses[y] ? 1 : 0));
-  const kept = order.filter((i, k) => k === order.length - 1 || lines.addresses[order[k + 1]] !== lines.addresses[i]);
-  const count = kept.length;
-  const bytes = new Uint8Array(HEADER + count * PER_ENTRY);
-  new Uint32Array(bytes.buffer, 0, 2).set([MAGIC, VERSION]);
-  new Float64Array(bytes.buffer, 8, 2).set([lines.covered, count]);
-  const addresses = new BigUint64Array(bytes.buffer, HEADER, count);
-  const offsets = new Float64Array(bytes.buffer, HEADER + 8 * count, count);
-  const lengths = new Uint32Array(bytes.buffer, HEADER + 16 * count, count);
-  kept.forEach((i, k) => {
-    addresses[k] = lines.addresses[i];
-    offsets[k] = lines.offsets[i];
-    lengths[k] = lines.lengths[i];
-  });
+  const added = order.filter((i, k) => k === order.length - 1 || lines.addresses[order[k + 1]] !== lines.addresses[i]);
+  const old = index ? index.addresses.length : 0;
+  const bytes = new Uint8Array(HEADER + (old + added.length) * PER_ENTRY);
+  const capacity = old + added.length;
+  const addresses = new BigUint64Array(bytes.buffer, HEADER, capacity);
+  const offsets = new Float64Array(bytes.buffer, HEADER + 8 * capacity, capacity);
+  const lengths = new Uint32Array(bytes.buffer, HEADER + 16 * capacity, capacity);
+  let count = 0;
+  let i = 0;
+  let k = 0;
+  while (i < old || k < added.length) {
+    const a = i < old ? index!.addresses[i] : undefined;
+    const b = k < added.length ? lines.addresses[added[k]] : undefined;
+    if (b === undefined || (a !== undefined && a < b)) {
+      addresses[count] = a!;
+      offsets[count] = index!.offsets[i];
+      lengths[count++] = index!.lengths[i++];
+    } else {
+      if (a === b) i++; // a later line of the same address: it wins
+      addresses[count] = b;
+      offsets[count] = lines.offsets[added[k]];
+      lengths[count++] = lines.lengths[added[k++]];
+    }
+  }
+  // Entries replaced by later lines leave the arrays shorter than made: moved up to close the gaps.
+  const out = new Uint8Array(HEADER + count * PER_ENTRY);
+  new Uint32Array(out.buffer, 0, 2).set([MAGIC, VERSION]);
+  new Float64Array(out.buffer, 8, 2).set([lines.covered, count]);
+  new BigUint64Array(out.buffer, HEADER, count).set(addresses.subarray(0, count));
+  new Float64Array(out.buffer, HEADER + 8 * count, count).set(offsets.subarray(0, count));
+  new Uint32Array(out.buffer, HEADER + 16 * count, count).set(lengths.subarray(0, count));
   const tmp = `${file}.tmp.${process.pid}`;
   try {
-    writeFileSync(tmp, bytes, { mode: 0o644 });
+    writeFileSync(tmp, out, { mode: 0o644 });
     renameSync(tmp, file);
   } catch {
     /* a read-only cache: the next resolve scans the file again */

@@ -10,7 +10,7 @@ import { makeDirs } from '../base/make-dirs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
-import { indexOf, mergeIndex, readIndex, writeIndex, type Index, type Lines } from './disk-cache-index.js';
+import { indexOf, readIndex, writeIndex, type Index, type Lines } from './disk-cache-index.js';
 
 const YES = ['1', 'on', 'true', 'yes', 'enable', 'enabled'];
 const NO = ['0', 'off', 'false', 'no', 'disable', 'disabled'];
@@ -86,7 +86,7 @@ export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, 
       // Lines appended since the index was written: scanned, and then indexed.
       const tail = scan(readRange(fd, index!.covered, st.size - index!.covered), index!.covered, wanted, out);
       if (!tail) return none();
-      if (tail.addresses.length > 0) writeIndex(indexOf(file), mergeIndex(index!, tail));
+      if (tail.addresses.length > 0) writeIndex(indexOf(file), tail, index);
       return { symbols: out, trusted: true };
     }
     const all = new Map<bigint, SourceFrame[] | null>();
