@@ -264,27 +264,35 @@ function cWrapper(c) {
   return lines.join('\n');
 }
 
-function fortranWrapper(c, f08 = false) {
-  const lower = `mpi_${c.name.toLowerCase()}${f08 ? '_f08' : ''}`;
+/**
+ * The Fortran entries of a call: one body, inlined into each entry (mpi_x_ and its spellings, and
+ * mpi_x_f08_ for `use mpi_f08`), which differ only in the library entry they call and in mpi_f08's
+ * OPTIONAL ierror. Each entry passes its own return address and frame, so a call is charged to the
+ * program's call site whichever entry it came through.
+ */
+function fortranWrapper(c) {
+  const lower = `mpi_${c.name.toLowerCase()}`;
   const fparams = [...c.params.map((p) => `${fortranType(p)}f_${p.name}`), 'MPI_Fint *ierr', ...hiddenLengths(c)];
   const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr', ...hiddenArgs(c)].join(', ');
+  const f08 = c.flags.includes('f08');
   const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
   const blocking = !c.params.some((p) => p.name === 'request');
   const lines = [];
   lines.push(`void p${lower}_(${fparams.join(', ')}) __attribute__((weak));`);
-  lines.push(f08 ? `HP_MPI_EXPORT void ${lower}_(${fparams.join(', ')}) {` : `static void ${lower}_f(${fparams.join(', ')}) {`);
-  // mpi_f08's ierror is OPTIONAL: absent, gfortran passes NULL (the library writes none then either)
-  if (f08) lines.push('  MPI_Fint hp_ierr = MPI_SUCCESS;\n  if (!ierr) ierr = &hp_ierr;');
-  lines.push(`  if (!p${lower}_) {\n    *ierr = MPI_ERR_INTERN;\n    return;\n  }`);
+  if (f08) lines.push(`void p${lower}_f08_(${fparams.join(', ')}) __attribute__((weak));`);
+  lines.push(
+    `static inline __attribute__((always_inline)) void ${lower}_body(void (*pmpi)(${fparams.join(', ')}), uintptr_t ra, uintptr_t cfa, ${fparams.join(', ')}) {`,
+  );
+  lines.push(`  if (!pmpi) {\n    *ierr = MPI_ERR_INTERN;\n    return;\n  }`);
   lines.push('  hp_mpi_call c;');
-  lines.push(`  if (!hp_mpi_begin(&c, HP_MPI_${c.name}, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {\n    p${lower}_(${fargs});\n    return;\n  }`);
+  lines.push(`  if (!hp_mpi_begin(&c, HP_MPI_${c.name}, ra, cfa)) {\n    pmpi(${fargs});\n    return;\n  }`);
   if (c.flags.includes('status')) {
     lines.push('  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];');
     lines.push('  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;');
   }
   if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(fortranTrace(c, c.pre, false));
-  lines.push(`  p${lower}_(${fargs});`);
+  lines.push(`  pmpi(${fargs});`);
   const body = [];
   const conv = used(c).map((p) => {
     const type = p.array ? 'const int *' : isBuffer(p) ? 'const void *' : `${p.type.replace(/^const /, '')} `;
@@ -301,7 +309,17 @@ function fortranWrapper(c, f08 = false) {
   if (c.post) lines.push(fortranTrace(c, c.post, true));
   lines.push('  hp_mpi_end(&c);');
   lines.push('}');
-  if (!f08) lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
+  lines.push(`static void ${lower}_f(${fparams.join(', ')}) {`);
+  lines.push(`  ${lower}_body(p${lower}_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), ${fargs});`);
+  lines.push('}');
+  lines.push(`HP_MPI_FORTRAN(${lower}, ${lower.toUpperCase()}, ${lower}_f, (${fparams.join(', ')}))`);
+  if (f08) {
+    lines.push(`HP_MPI_EXPORT void ${lower}_f08_(${fparams.join(', ')}) {`);
+    // mpi_f08's ierror is OPTIONAL: absent, gfortran passes NULL (the library writes none then either)
+    lines.push('  MPI_Fint hp_ierr = MPI_SUCCESS;\n  if (!ierr) ierr = &hp_ierr;');
+    lines.push(`  ${lower}_body(p${lower}_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), ${fargs});`);
+    lines.push('}');
+  }
   return lines.join('\n');
 }
 
@@ -359,7 +377,7 @@ const wrappers = [
   '',
   `const char *const hp_mpi_event_names[HP_MPI_N] = {\n${calls.map((c) => `  "MPI_${c.name}()",`).join('\n')}\n};`,
   '',
-  ...generated.map((c) => `${cWrapper(c)}\n\n${fortranWrapper(c)}\n${c.flags.includes('f08') ? `\n${fortranWrapper(c, true)}\n` : ''}`),
+  ...generated.map((c) => `${cWrapper(c)}\n\n${fortranWrapper(c)}\n`),
 ].join('\n');
 writeFileSync(join(out, 'wrappers.c'), wrappers);
 process.stdout.write(`wrote ${calls.length} events, ${generated.length} C and Fortran wrappers\n`);

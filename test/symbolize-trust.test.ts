@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { perfMapPath, PerfMap } from '../src/symbolize/perf-map.js';
 import { readBuildId } from '../src/symbolize/elf-build-id.js';
@@ -142,4 +142,49 @@ test('the symbol cache: each resolve appends the addresses it symbolized, and re
   writeFileSync(file, `${other.toString(16)}\t[{"function":\n${planted}${address.toString(16)}\t[{"function":"half"`);
   const [cached] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
   t.is(cached?.[0].function, 'planted');
+});
+
+test('the symbol cache index: a resolve reads the lines it needs through it, and a stale one is not used', async (t) => {
+  const { exe, buildId, address } = program();
+  const nm = spawnSync('nm', ['--defined-only', exe], { encoding: 'utf8' }).stdout;
+  const other = BigInt(`0x${/^([0-9a-f]+) [tT] main$/m.exec(nm)![1]}`);
+  const cacheDir = join(tmpDir('symcache-index'), 'symbols');
+  const first = new Symbolizer({ cacheDir });
+  await first.symbolizeModule(exe, buildId, [address]);
+  const file = join(cacheDir, `${buildId}.${first.tool}.lines`);
+  const index = join(cacheDir, `${buildId}.${first.tool}.index`);
+  // A cache without an index (as earlier versions kept it) is scanned, and its index written.
+  t.false(existsSync(index));
+  const planted = `${address.toString(16)}\t${JSON.stringify([{ function: 'planted', file: '/x.c', line: 1 }])}\n`;
+  const otherLine = `${other.toString(16)}\t${JSON.stringify([{ function: 'main', file: '/x.c', line: 2 }])}\n`;
+  writeFileSync(file, planted + otherLine);
+  const [scanned] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(scanned?.[0].function, 'planted');
+  t.true(existsSync(index));
+  // Through the index only the wanted line is read: the other line, spoilt in place (no tab, which a
+  // scan refuses, the file then rebuilt), is not looked at.
+  writeFileSync(file, planted + `${'x'.repeat(otherLine.length - 1)}\n`);
+  const [indexed] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(indexed?.[0].function, 'planted');
+  // Lines appended after the index was written are scanned and then indexed.
+  writeFileSync(file, planted + otherLine);
+  await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  writeFileSync(file, planted + otherLine + `${(address + 1n).toString(16)}\tnull\n`);
+  const sizeBefore = statSync(index).size;
+  const sizeOfLines = statSync(file).size;
+  const [still] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(still?.[0].function, 'planted');
+  t.true(statSync(index).size > sizeBefore, 'the appended line is in the index');
+  // A stale index (the file replaced: its offsets point at other lines) is not used: the file is
+  // scanned, and the line of the address found where it now is.
+  const moved = `${address.toString(16)}\t${JSON.stringify([{ function: 'moved', file: '/x.c', line: 1 }])}\n`;
+  const filler = `${(address + 2n).toString(16)}\tnull\n${(address + 3n).toString(16)}\tnull\n`;
+  writeFileSync(file, otherLine + moved + filler);
+  t.true(statSync(file).size >= sizeOfLines, 'the index covers no more than the new file: its offsets are checked');
+  const [rescanned] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(rescanned?.[0].function, 'moved');
+  // A spoilt index (cut short) is ignored the same way.
+  writeFileSync(index, 'HYIX');
+  const [again] = await new Symbolizer({ cacheDir }).symbolizeModule(exe, buildId, [address]);
+  t.is(again?.[0].function, 'moved');
 });

@@ -127,14 +127,15 @@ HP_MPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, in
 }
 
 void pmpi_send_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_send_) {
+void pmpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_send_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Send, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
@@ -145,7 +146,7 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, tag, comm, count, datatype);
   }
-  pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -155,38 +156,14 @@ static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   }
   hp_mpi_end(&c);
 }
+static void mpi_send_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_send_body(pmpi_send_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_send, MPI_SEND, mpi_send_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
-
-void pmpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_send_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_send_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Send, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-    return;
-  }
-  if (hp_tr_on()) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int dest = (int)*f_dest;
-    int tag = (int)*f_tag;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_tr_send(dest, tag, comm, count, datatype);
-  }
-  pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int dest = (int)*f_dest;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_sent_to(count, datatype, dest, comm);
-  }
-  hp_mpi_end(&c);
+  mpi_send_body(pmpi_send_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
@@ -201,14 +178,14 @@ HP_MPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, i
 }
 
 void pmpi_bsend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_bsend_) {
+static inline __attribute__((always_inline)) void mpi_bsend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Bsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Bsend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
@@ -219,7 +196,7 @@ static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, tag, comm, count, datatype);
   }
-  pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -228,6 +205,9 @@ static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_bsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_bsend_body(pmpi_bsend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_bsend, MPI_BSEND, mpi_bsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -243,14 +223,14 @@ HP_MPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, i
 }
 
 void pmpi_ssend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_ssend_) {
+static inline __attribute__((always_inline)) void mpi_ssend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ssend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ssend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
@@ -261,7 +241,7 @@ static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, tag, comm, count, datatype);
   }
-  pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -270,6 +250,9 @@ static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ssend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_ssend_body(pmpi_ssend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_ssend, MPI_SSEND, mpi_ssend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -285,14 +268,14 @@ HP_MPI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, i
 }
 
 void pmpi_rsend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_rsend_) {
+static inline __attribute__((always_inline)) void mpi_rsend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Rsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Rsend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
@@ -303,7 +286,7 @@ static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, tag, comm, count, datatype);
   }
-  pmpi_rsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -312,6 +295,9 @@ static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
     hp_acc_sent_to(count, datatype, dest, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_rsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_rsend_body(pmpi_rsend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_rsend, MPI_RSEND, mpi_rsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -329,19 +315,20 @@ HP_MPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int sour
 }
 
 void pmpi_recv_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_recv_) {
+void pmpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_recv_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Recv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_recv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Recv, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
     return;
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
-  pmpi_recv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
@@ -355,36 +342,14 @@ static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI
   }
   hp_mpi_end(&c);
 }
+static void mpi_recv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_recv_body(pmpi_recv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+}
 HP_MPI_FORTRAN(mpi_recv, MPI_RECV, mpi_recv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
-
-void pmpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_recv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_recv_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Recv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
-    return;
-  }
-  MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
-  if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
-  pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    MPI_Status status;
-    if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
-  }
-  if (hp_tr_on()) {
-    int rc = *ierr;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    MPI_Status status_c;
-    MPI_Status *status = PMPI_Status_f2c(f_status, &status_c) == MPI_SUCCESS ? &status_c : NULL;
-    if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
-  }
-  hp_mpi_end(&c);
+  mpi_recv_body(pmpi_recv_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
@@ -405,14 +370,14 @@ HP_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 void pmpi_sendrecv_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_sendrecv_) {
+static inline __attribute__((always_inline)) void mpi_sendrecv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Sendrecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Sendrecv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
     return;
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
@@ -425,7 +390,7 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, sendtag, comm, sendcount, sendtype);
   }
-  pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -443,6 +408,9 @@ static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     if (rc == MPI_SUCCESS) hp_tr_recv(status, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_sendrecv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_sendrecv_body(pmpi_sendrecv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_sendrecv, MPI_SENDRECV, mpi_sendrecv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -464,14 +432,14 @@ HP_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dataty
 }
 
 void pmpi_sendrecv_replace_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_sendrecv_replace_) {
+static inline __attribute__((always_inline)) void mpi_sendrecv_replace_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Sendrecv_replace, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Sendrecv_replace, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
     return;
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
@@ -484,7 +452,7 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     hp_tr_send(dest, sendtag, comm, count, datatype);
   }
-  pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -503,6 +471,9 @@ static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_d
   }
   hp_mpi_end(&c);
 }
+static void mpi_sendrecv_replace_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_sendrecv_replace_body(pmpi_sendrecv_replace_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
+}
 HP_MPI_FORTRAN(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, mpi_sendrecv_replace_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_sendtag, MPI_Fint *f_source, MPI_Fint *f_recvtag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
@@ -515,18 +486,21 @@ HP_MPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *stat
 }
 
 void pmpi_probe_(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_probe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_probe_) {
+static inline __attribute__((always_inline)) void mpi_probe_body(void (*pmpi)(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Probe, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_probe_(f_source, f_tag, f_comm, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Probe, ra, cfa)) {
+    pmpi(f_source, f_tag, f_comm, f_status, ierr);
     return;
   }
-  pmpi_probe_(f_source, f_tag, f_comm, f_status, ierr);
+  pmpi(f_source, f_tag, f_comm, f_status, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_probe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_probe_body(pmpi_probe_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_source, f_tag, f_comm, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_probe, MPI_PROBE, mpi_probe_f, (MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -540,18 +514,21 @@ HP_MPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_
 }
 
 void pmpi_iprobe_(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iprobe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_iprobe_) {
+static inline __attribute__((always_inline)) void mpi_iprobe_body(void (*pmpi)(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iprobe, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iprobe_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iprobe, ra, cfa)) {
+    pmpi(f_source, f_tag, f_comm, f_flag, f_status, ierr);
     return;
   }
-  pmpi_iprobe_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
+  pmpi(f_source, f_tag, f_comm, f_flag, f_status, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_iprobe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_iprobe_body(pmpi_iprobe_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_source, f_tag, f_comm, f_flag, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_iprobe, MPI_IPROBE, mpi_iprobe_f, (MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -565,18 +542,21 @@ HP_MPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *me
 }
 
 void pmpi_mprobe_(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_mprobe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_mprobe_) {
+static inline __attribute__((always_inline)) void mpi_mprobe_body(void (*pmpi)(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Mprobe, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_mprobe_(f_source, f_tag, f_comm, f_message, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Mprobe, ra, cfa)) {
+    pmpi(f_source, f_tag, f_comm, f_message, f_status, ierr);
     return;
   }
-  pmpi_mprobe_(f_source, f_tag, f_comm, f_message, f_status, ierr);
+  pmpi(f_source, f_tag, f_comm, f_message, f_status, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_mprobe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_mprobe_body(pmpi_mprobe_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_source, f_tag, f_comm, f_message, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_mprobe, MPI_MPROBE, mpi_mprobe_f, (MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -590,18 +570,21 @@ HP_MPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI
 }
 
 void pmpi_improbe_(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_improbe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_improbe_) {
+static inline __attribute__((always_inline)) void mpi_improbe_body(void (*pmpi)(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Improbe, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_improbe_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Improbe, ra, cfa)) {
+    pmpi(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
     return;
   }
-  pmpi_improbe_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
+  pmpi(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_improbe_f(MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_improbe_body(pmpi_improbe_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_improbe, MPI_IMPROBE, mpi_improbe_f, (MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_flag, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -618,24 +601,27 @@ HP_MPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message
 }
 
 void pmpi_mrecv_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_mrecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_mrecv_) {
+static inline __attribute__((always_inline)) void mpi_mrecv_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Mrecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_mrecv_(f_buf, f_count, f_type, f_message, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Mrecv, ra, cfa)) {
+    pmpi(f_buf, f_count, f_type, f_message, f_status, ierr);
     return;
   }
   MPI_Fint hp_fstatus[HP_F_STATUS_SIZE];
   if (hp_mpi_f_status_ignore(f_status)) f_status = hp_fstatus;
-  pmpi_mrecv_(f_buf, f_count, f_type, f_message, f_status, ierr);
+  pmpi(f_buf, f_count, f_type, f_message, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     MPI_Status status;
     if (PMPI_Status_f2c(f_status, &status) == MPI_SUCCESS) hp_acc_received(&status);
   }
   hp_mpi_end(&c);
+}
+static void mpi_mrecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_mrecv_body(pmpi_mrecv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_type, f_message, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_mrecv, MPI_MRECV, mpi_mrecv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -650,21 +636,24 @@ HP_MPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Messag
 }
 
 void pmpi_imrecv_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_imrecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_imrecv_) {
+static inline __attribute__((always_inline)) void mpi_imrecv_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Imrecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_imrecv_(f_buf, f_count, f_type, f_message, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Imrecv, ra, cfa)) {
+    pmpi(f_buf, f_count, f_type, f_message, f_request, ierr);
     return;
   }
-  pmpi_imrecv_(f_buf, f_count, f_type, f_message, f_request, ierr);
+  pmpi(f_buf, f_count, f_type, f_message, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_recv(PMPI_Request_f2c(*f_request), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_imrecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_imrecv_body(pmpi_imrecv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_type, f_message, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_imrecv, MPI_IMRECV, mpi_imrecv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_type, MPI_Fint *f_message, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -680,17 +669,18 @@ HP_MPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, i
 }
 
 void pmpi_isend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_isend_) {
+void pmpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_isend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Isend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -711,41 +701,14 @@ static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   }
   hp_mpi_end(&c);
 }
+static void mpi_isend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_isend_body(pmpi_isend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
 HP_MPI_FORTRAN(mpi_isend, MPI_ISEND, mpi_isend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
-
-void pmpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_isend_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_isend_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Isend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-    return;
-  }
-  pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int dest = (int)*f_dest;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_sent_to(count, datatype, dest, comm);
-  }
-  if (hp_tr_on()) {
-    int rc = *ierr;
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int dest = (int)*f_dest;
-    int tag = (int)*f_tag;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    MPI_Request request_c = PMPI_Request_f2c(*f_request);
-    MPI_Request *request = &request_c;
-    if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
-  }
-  hp_mpi_end(&c);
+  mpi_isend_body(pmpi_isend_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
@@ -760,17 +723,17 @@ HP_MPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 void pmpi_ibsend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ibsend_) {
+static inline __attribute__((always_inline)) void mpi_ibsend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ibsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ibsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ibsend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ibsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -790,6 +753,9 @@ static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ibsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ibsend_body(pmpi_ibsend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ibsend, MPI_IBSEND, mpi_ibsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -805,17 +771,17 @@ HP_MPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 void pmpi_issend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_issend_) {
+static inline __attribute__((always_inline)) void mpi_issend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Issend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_issend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Issend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_issend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -835,6 +801,9 @@ static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
     if (rc == MPI_SUCCESS) hp_tr_isend(dest, tag, comm, count, datatype, *request);
   }
   hp_mpi_end(&c);
+}
+static void mpi_issend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_issend_body(pmpi_issend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_issend, MPI_ISSEND, mpi_issend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -850,17 +819,17 @@ HP_MPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, 
 }
 
 void pmpi_irsend_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_irsend_) {
+static inline __attribute__((always_inline)) void mpi_irsend_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Irsend, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_irsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Irsend, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_irsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -881,6 +850,9 @@ static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, M
   }
   hp_mpi_end(&c);
 }
+static void mpi_irsend_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_irsend_body(pmpi_irsend_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
 HP_MPI_FORTRAN(mpi_irsend, MPI_IRSEND, mpi_irsend_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
@@ -895,17 +867,18 @@ HP_MPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int sou
 }
 
 void pmpi_irecv_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_irecv_) {
+void pmpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_irecv_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Irecv, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_recv(PMPI_Request_f2c(*f_request), 0);
   }
@@ -918,33 +891,14 @@ static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MP
   }
   hp_mpi_end(&c);
 }
+static void mpi_irecv_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_irecv_body(pmpi_irecv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+}
 HP_MPI_FORTRAN(mpi_irecv, MPI_IRECV, mpi_irecv_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
-
-void pmpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_irecv_f08_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_irecv_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Irecv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-    return;
-  }
-  pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    hp_req_recv(PMPI_Request_f2c(*f_request), 0);
-  }
-  if (hp_tr_on()) {
-    int rc = *ierr;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    MPI_Request request_c = PMPI_Request_f2c(*f_request);
-    MPI_Request *request = &request_c;
-    if (rc == MPI_SUCCESS) hp_tr_irecv(comm, *request);
-  }
-  hp_mpi_end(&c);
+  mpi_irecv_body(pmpi_irecv_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
@@ -958,21 +912,24 @@ HP_MPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatyp
 }
 
 void pmpi_send_init_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_send_init_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_send_init_) {
+static inline __attribute__((always_inline)) void mpi_send_init_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Send_init, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_send_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Send_init, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_send_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_send_persistent(PMPI_Request_f2c(*f_request), hp_bytes((int)*f_count, PMPI_Type_f2c(*f_datatype)), hp_cm_peer((int)*f_dest, PMPI_Comm_f2c(*f_comm)));
   }
   hp_mpi_end(&c);
+}
+static void mpi_send_init_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_send_init_body(pmpi_send_init_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_send_init, MPI_SEND_INIT, mpi_send_init_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_dest, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -987,21 +944,24 @@ HP_MPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int
 }
 
 void pmpi_recv_init_(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_recv_init_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_recv_init_) {
+static inline __attribute__((always_inline)) void mpi_recv_init_body(void (*pmpi)(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Recv_init, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_recv_init_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Recv_init, ra, cfa)) {
+    pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
     return;
   }
-  pmpi_recv_init_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+  pmpi(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_req_recv(PMPI_Request_f2c(*f_request), 1);
   }
   hp_mpi_end(&c);
+}
+static void mpi_recv_init_f(void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_recv_init_body(pmpi_recv_init_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_recv_init, MPI_RECV_INIT, mpi_recv_init_f, (void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_source, MPI_Fint *f_tag, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -1015,18 +975,21 @@ HP_MPI_EXPORT int MPI_Cancel(MPI_Request *request) {
 }
 
 void pmpi_cancel_(MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_cancel_f(MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_cancel_) {
+static inline __attribute__((always_inline)) void mpi_cancel_body(void (*pmpi)(MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Cancel, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_cancel_(f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Cancel, ra, cfa)) {
+    pmpi(f_request, ierr);
     return;
   }
-  pmpi_cancel_(f_request, ierr);
+  pmpi(f_request, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_cancel_f(MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_cancel_body(pmpi_cancel_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_cancel, MPI_CANCEL, mpi_cancel_f, (MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -1042,50 +1005,35 @@ HP_MPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
 }
 
 void pmpi_barrier_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_barrier_) {
+void pmpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_barrier_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_barrier_(f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Barrier, ra, cfa)) {
+    pmpi(f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_barrier_(f_comm, ierr);
+  pmpi(f_comm, ierr);
   if (hp_tr_on()) {
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
 }
+static void mpi_barrier_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_barrier_body(pmpi_barrier_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_barrier, MPI_BARRIER, mpi_barrier_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
-
-void pmpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_barrier_f08_(MPI_Fint *f_comm, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_barrier_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Barrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_barrier_f08_(f_comm, ierr);
-    return;
-  }
-  if (hp_tr_on()) {
-    hp_tr_coll_begin();
-  }
-  pmpi_barrier_f08_(f_comm, ierr);
-  if (hp_tr_on()) {
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BARRIER, comm, -1, 0, 0);
-  }
-  hp_mpi_end(&c);
+  mpi_barrier_body(pmpi_barrier_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -1104,20 +1052,21 @@ HP_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
 }
 
 void pmpi_bcast_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_bcast_) {
+void pmpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_bcast_body(void (*pmpi)(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Bcast, ra, cfa)) {
+    pmpi(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+  pmpi(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1134,40 +1083,14 @@ static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype,
   }
   hp_mpi_end(&c);
 }
+static void mpi_bcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_bcast_body(pmpi_bcast_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_bcast, MPI_BCAST, mpi_bcast_f, (void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
-
-void pmpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_bcast_f08_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_bcast_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Bcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-    return;
-  }
-  if (hp_tr_on()) {
-    hp_tr_coll_begin();
-  }
-  pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int root = (int)*f_root;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
-  }
-  if (hp_tr_on()) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int root = (int)*f_root;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_BCAST, comm, root, hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * (hp_tr_comm_size(comm) - 1) : 0, hp_tr_is_root(root, comm) ? 0 : hp_bytes(count, datatype));
-  }
-  hp_mpi_end(&c);
+  mpi_bcast_body(pmpi_bcast_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
@@ -1186,20 +1109,21 @@ HP_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_
 }
 
 void pmpi_reduce_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_reduce_) {
+void pmpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_reduce_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Reduce, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1216,40 +1140,14 @@ static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
   }
   hp_mpi_end(&c);
 }
+static void mpi_reduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_reduce_body(pmpi_reduce_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_reduce, MPI_REDUCE, mpi_reduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
-
-void pmpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_reduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_reduce_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Reduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-    return;
-  }
-  if (hp_tr_on()) {
-    hp_tr_coll_begin();
-  }
-  pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int root = (int)*f_root;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
-  }
-  if (hp_tr_on()) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    int root = (int)*f_root;
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE, comm, root, hp_bytes(count, datatype), hp_tr_is_root(root, comm) ? hp_bytes(count, datatype) * hp_tr_comm_size(comm) : 0);
-  }
-  hp_mpi_end(&c);
+  mpi_reduce_body(pmpi_reduce_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
@@ -1265,20 +1163,21 @@ HP_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, M
 }
 
 void pmpi_allreduce_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_allreduce_) {
+void pmpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_allreduce_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Allreduce, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1292,37 +1191,14 @@ static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count,
   }
   hp_mpi_end(&c);
 }
+static void mpi_allreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_allreduce_body(pmpi_allreduce_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_allreduce, MPI_ALLREDUCE, mpi_allreduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
-
-void pmpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
 HP_MPI_EXPORT void mpi_allreduce_f08_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
   MPI_Fint hp_ierr = MPI_SUCCESS;
   if (!ierr) ierr = &hp_ierr;
-  if (!pmpi_allreduce_f08_) {
-    *ierr = MPI_ERR_INTERN;
-    return;
-  }
-  hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Allreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-    return;
-  }
-  if (hp_tr_on()) {
-    hp_tr_coll_begin();
-  }
-  pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-  if (*ierr == MPI_SUCCESS) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    hp_acc_allreduce(count, datatype);
-  }
-  if (hp_tr_on()) {
-    int count = (int)*f_count;
-    MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
-    MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLREDUCE, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
-  }
-  hp_mpi_end(&c);
+  mpi_allreduce_body(pmpi_allreduce_f08_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 
 HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -1341,20 +1217,20 @@ HP_MPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype se
 }
 
 void pmpi_gather_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_gather_) {
+static inline __attribute__((always_inline)) void mpi_gather_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Gather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Gather, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -1376,6 +1252,9 @@ static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sen
   }
   hp_mpi_end(&c);
 }
+static void mpi_gather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_gather_body(pmpi_gather_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_gather, MPI_GATHER, mpi_gather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -1394,20 +1273,20 @@ HP_MPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 }
 
 void pmpi_gatherv_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_gatherv_) {
+static inline __attribute__((always_inline)) void mpi_gatherv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Gatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Gatherv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -1425,6 +1304,9 @@ static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_GATHERV, comm, root, hp_bytes(sendcount, sendtype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_gatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_gatherv_body(pmpi_gatherv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_gatherv, MPI_GATHERV, mpi_gatherv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1444,20 +1326,20 @@ HP_MPI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype s
 }
 
 void pmpi_scatter_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_scatter_) {
+static inline __attribute__((always_inline)) void mpi_scatter_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Scatter, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1479,6 +1361,9 @@ static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
   }
   hp_mpi_end(&c);
 }
+static void mpi_scatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_scatter_body(pmpi_scatter_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_scatter, MPI_SCATTER, mpi_scatter_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -1497,20 +1382,20 @@ HP_MPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], cons
 }
 
 void pmpi_scatterv_(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_scatterv_) {
+static inline __attribute__((always_inline)) void mpi_scatterv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Scatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Scatterv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *sendcounts = (const int *)f_sendcounts;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1530,6 +1415,9 @@ static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_
   }
   hp_mpi_end(&c);
 }
+static void mpi_scatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_scatterv_body(pmpi_scatterv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_scatterv, MPI_SCATTERV, mpi_scatterv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -1545,20 +1433,20 @@ HP_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype
 }
 
 void pmpi_allgather_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_allgather_) {
+static inline __attribute__((always_inline)) void mpi_allgather_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Allgather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Allgather, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -1577,6 +1465,9 @@ static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
   }
   hp_mpi_end(&c);
 }
+static void mpi_allgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_allgather_body(pmpi_allgather_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_allgather, MPI_ALLGATHER, mpi_allgather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
@@ -1592,20 +1483,20 @@ HP_MPI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatyp
 }
 
 void pmpi_allgatherv_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_allgatherv_) {
+static inline __attribute__((always_inline)) void mpi_allgatherv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Allgatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Allgatherv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -1620,6 +1511,9 @@ static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLGATHERV, comm, -1, hp_bytes(sendcount, sendtype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_allgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_allgatherv_body(pmpi_allgatherv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_allgatherv, MPI_ALLGATHERV, mpi_allgatherv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1639,20 +1533,20 @@ HP_MPI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 void pmpi_alltoall_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_alltoall_) {
+static inline __attribute__((always_inline)) void mpi_alltoall_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Alltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Alltoall, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -1672,6 +1566,9 @@ static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
   }
   hp_mpi_end(&c);
 }
+static void mpi_alltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_alltoall_body(pmpi_alltoall_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_alltoall, MPI_ALLTOALL, mpi_alltoall_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
@@ -1690,20 +1587,20 @@ HP_MPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], con
 }
 
 void pmpi_alltoallv_(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_alltoallv_) {
+static inline __attribute__((always_inline)) void mpi_alltoallv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Alltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Alltoallv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+  pmpi(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     const int *sendcounts = (const int *)f_sendcounts;
@@ -1718,6 +1615,9 @@ static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_ALLTOALLV, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_alltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_alltoallv_body(pmpi_alltoallv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_alltoallv, MPI_ALLTOALLV, mpi_alltoallv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1734,20 +1634,20 @@ HP_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const i
 }
 
 void pmpi_reduce_scatter_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_reduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_reduce_scatter_) {
+static inline __attribute__((always_inline)) void mpi_reduce_scatter_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1759,6 +1659,9 @@ static void mpi_reduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_r
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER, comm, -1, 0, 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_reduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_reduce_scatter_body(pmpi_reduce_scatter_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_reduce_scatter, MPI_REDUCE_SCATTER, mpi_reduce_scatter_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1775,20 +1678,20 @@ HP_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, i
 }
 
 void pmpi_reduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_reduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_reduce_scatter_block_) {
+static inline __attribute__((always_inline)) void mpi_reduce_scatter_block_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter_block, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Reduce_scatter_block, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int recvcount = (int)*f_recvcount;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1802,6 +1705,9 @@ static void mpi_reduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fin
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_REDUCE_SCATTER_BLOCK, comm, -1, hp_bytes(recvcount, datatype) * hp_tr_comm_size(comm), hp_bytes(recvcount, datatype));
   }
   hp_mpi_end(&c);
+}
+static void mpi_reduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_reduce_scatter_block_body(pmpi_reduce_scatter_block_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, mpi_reduce_scatter_block_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1818,20 +1724,20 @@ HP_MPI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Da
 }
 
 void pmpi_scan_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_scan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_scan_) {
+static inline __attribute__((always_inline)) void mpi_scan_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Scan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Scan, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1844,6 +1750,9 @@ static void mpi_scan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_
     if (hp_tr_on()) hp_tr_coll_end(HP_COLL_SCAN, comm, -1, hp_bytes(count, datatype), hp_bytes(count, datatype));
   }
   hp_mpi_end(&c);
+}
+static void mpi_scan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_scan_body(pmpi_scan_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_scan, MPI_SCAN, mpi_scan_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -1860,20 +1769,20 @@ HP_MPI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_
 }
 
 void pmpi_exscan_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_exscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_exscan_) {
+static inline __attribute__((always_inline)) void mpi_exscan_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Exscan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Exscan, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
     hp_tr_coll_begin();
   }
-  pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1887,6 +1796,9 @@ static void mpi_exscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MP
   }
   hp_mpi_end(&c);
 }
+static void mpi_exscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_exscan_body(pmpi_exscan_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+}
 HP_MPI_FORTRAN(mpi_exscan, MPI_EXSCAN, mpi_exscan_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
@@ -1899,18 +1811,21 @@ HP_MPI_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
 }
 
 void pmpi_ibarrier_(MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ibarrier_f(MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ibarrier_) {
+static inline __attribute__((always_inline)) void mpi_ibarrier_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ibarrier, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ibarrier_(f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ibarrier, ra, cfa)) {
+    pmpi(f_comm, f_request, ierr);
     return;
   }
-  pmpi_ibarrier_(f_comm, f_request, ierr);
+  pmpi(f_comm, f_request, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_ibarrier_f(MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ibarrier_body(pmpi_ibarrier_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ibarrier, MPI_IBARRIER, mpi_ibarrier_f, (MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -1928,17 +1843,17 @@ HP_MPI_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int
 }
 
 void pmpi_ibcast_(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ibcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ibcast_) {
+static inline __attribute__((always_inline)) void mpi_ibcast_body(void (*pmpi)(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ibcast, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ibcast_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ibcast, ra, cfa)) {
+    pmpi(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ibcast_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+  pmpi(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1947,6 +1862,9 @@ static void mpi_ibcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype
     hp_acc_bcast(count, datatype); hp_cm_bcast(count, datatype, root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ibcast_f(void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ibcast_body(pmpi_ibcast_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ibcast, MPI_IBCAST, mpi_ibcast_f, (void *f_buffer, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -1964,17 +1882,17 @@ HP_MPI_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI
 }
 
 void pmpi_ireduce_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ireduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ireduce_) {
+static inline __attribute__((always_inline)) void mpi_ireduce_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ireduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ireduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ireduce, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ireduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -1983,6 +1901,9 @@ static void mpi_ireduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, M
     hp_acc_reduce(count, datatype); hp_cm_to_root(hp_bytes(count, datatype), root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ireduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ireduce_body(pmpi_ireduce_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ireduce, MPI_IREDUCE, mpi_ireduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -1997,23 +1918,26 @@ HP_MPI_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, 
 }
 
 void pmpi_iallreduce_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iallreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iallreduce_) {
+static inline __attribute__((always_inline)) void mpi_iallreduce_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iallreduce, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iallreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iallreduce, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iallreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_allreduce(count, datatype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iallreduce_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iallreduce_body(pmpi_iallreduce_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iallreduce, MPI_IALLREDUCE, mpi_iallreduce_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2031,17 +1955,17 @@ HP_MPI_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype s
 }
 
 void pmpi_igather_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_igather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_igather_) {
+static inline __attribute__((always_inline)) void mpi_igather_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Igather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_igather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Igather, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_igather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -2053,6 +1977,9 @@ static void mpi_igather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_se
     hp_acc_gather(sendbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_igather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_igather_body(pmpi_igather_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_igather, MPI_IGATHER, mpi_igather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2070,17 +1997,17 @@ HP_MPI_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 void pmpi_igatherv_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_igatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_igatherv_) {
+static inline __attribute__((always_inline)) void mpi_igatherv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Igatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_igatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Igatherv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_igatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -2091,6 +2018,9 @@ static void mpi_igatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     hp_acc_gather(sendbuf, sendcount, sendtype, 0, recvtype); hp_cm_to_root(hp_bytes(sendcount, sendtype), root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_igatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_igatherv_body(pmpi_igatherv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_igatherv, MPI_IGATHERV, mpi_igatherv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2108,17 +2038,17 @@ HP_MPI_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 void pmpi_iscatter_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iscatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iscatter_) {
+static inline __attribute__((always_inline)) void mpi_iscatter_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iscatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iscatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iscatter, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iscatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int sendcount = (int)*f_sendcount;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2130,6 +2060,9 @@ static void mpi_iscatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_s
     hp_acc_scatter(recvbuf, sendcount, sendtype, recvcount, recvtype); hp_cm_scatter(sendcount, sendtype, root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iscatter_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iscatter_body(pmpi_iscatter_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iscatter, MPI_ISCATTER, mpi_iscatter_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2147,17 +2080,17 @@ HP_MPI_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], con
 }
 
 void pmpi_iscatterv_(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iscatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iscatterv_) {
+static inline __attribute__((always_inline)) void mpi_iscatterv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iscatterv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iscatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iscatterv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iscatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *sendcounts = (const int *)f_sendcounts;
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2169,6 +2102,9 @@ static void mpi_iscatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f
     hp_acc_scatter(recvbuf, 0, sendtype, recvcount, recvtype); hp_cm_scatterv(sendcounts, sendtype, root, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iscatterv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iscatterv_body(pmpi_iscatterv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iscatterv, MPI_ISCATTERV, mpi_iscatterv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_displs, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_root, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2183,17 +2119,17 @@ HP_MPI_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatyp
 }
 
 void pmpi_iallgather_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iallgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iallgather_) {
+static inline __attribute__((always_inline)) void mpi_iallgather_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iallgather, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iallgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iallgather, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iallgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -2203,6 +2139,9 @@ static void mpi_iallgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f
     hp_acc_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iallgather_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iallgather_body(pmpi_iallgather_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iallgather, MPI_IALLGATHER, mpi_iallgather_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2217,17 +2156,17 @@ HP_MPI_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Dataty
 }
 
 void pmpi_iallgatherv_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iallgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iallgatherv_) {
+static inline __attribute__((always_inline)) void mpi_iallgatherv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iallgatherv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iallgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iallgatherv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iallgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -2236,6 +2175,9 @@ static void mpi_iallgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *
     hp_acc_allgather(sendbuf, sendcount, sendtype, 0, recvtype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iallgatherv_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iallgatherv_body(pmpi_iallgatherv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iallgatherv, MPI_IALLGATHERV, mpi_iallgatherv_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_displs, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2253,17 +2195,17 @@ HP_MPI_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype
 }
 
 void pmpi_ialltoall_(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ialltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ialltoall_) {
+static inline __attribute__((always_inline)) void mpi_ialltoall_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ialltoall, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ialltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ialltoall, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ialltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     int sendcount = (int)*f_sendcount;
@@ -2274,6 +2216,9 @@ static void mpi_ialltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_
     hp_acc_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm); hp_cm_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ialltoall_f(void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ialltoall_body(pmpi_ialltoall_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ialltoall, MPI_IALLTOALL, mpi_ialltoall_f, (void *f_sendbuf, MPI_Fint *f_sendcount, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2291,17 +2236,17 @@ HP_MPI_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], co
 }
 
 void pmpi_ialltoallv_(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ialltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ialltoallv_) {
+static inline __attribute__((always_inline)) void mpi_ialltoallv_body(void (*pmpi)(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ialltoallv, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ialltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ialltoallv, ra, cfa)) {
+    pmpi(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ialltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const void *sendbuf = hp_mpi_fbuf(f_sendbuf);
     const int *sendcounts = (const int *)f_sendcounts;
@@ -2312,6 +2257,9 @@ static void mpi_ialltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *
     hp_acc_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm); hp_cm_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ialltoallv_f(void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ialltoallv_body(pmpi_ialltoallv_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ialltoallv, MPI_IALLTOALLV, mpi_ialltoallv_f, (void *f_sendbuf, MPI_Fint *f_sendcounts, MPI_Fint *f_sdispls, MPI_Fint *f_sendtype, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_rdispls, MPI_Fint *f_recvtype, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2326,17 +2274,17 @@ HP_MPI_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const 
 }
 
 void pmpi_ireduce_scatter_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ireduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ireduce_scatter_) {
+static inline __attribute__((always_inline)) void mpi_ireduce_scatter_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ireduce_scatter, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ireduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ireduce_scatter, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     const int *recvcounts = (const int *)f_recvcounts;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -2344,6 +2292,9 @@ static void mpi_ireduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_
     hp_acc_reduce_scatter(recvcounts, datatype, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ireduce_scatter_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ireduce_scatter_body(pmpi_ireduce_scatter_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, mpi_ireduce_scatter_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcounts, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2358,17 +2309,17 @@ HP_MPI_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, 
 }
 
 void pmpi_ireduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_ireduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_ireduce_scatter_block_) {
+static inline __attribute__((always_inline)) void mpi_ireduce_scatter_block_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Ireduce_scatter_block, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_ireduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Ireduce_scatter_block, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
     return;
   }
-  pmpi_ireduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int recvcount = (int)*f_recvcount;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -2376,6 +2327,9 @@ static void mpi_ireduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fi
     hp_acc_reduce_scatter_block(recvcount, datatype, comm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_ireduce_scatter_block_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_ireduce_scatter_block_body(pmpi_ireduce_scatter_block_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_recvcount, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2390,23 +2344,26 @@ HP_MPI_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_D
 }
 
 void pmpi_iscan_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iscan_) {
+static inline __attribute__((always_inline)) void mpi_iscan_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iscan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iscan, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iscan_body(pmpi_iscan_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iscan, MPI_ISCAN, mpi_iscan_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2421,23 +2378,26 @@ HP_MPI_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI
 }
 
 void pmpi_iexscan_(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_iexscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_iexscan_) {
+static inline __attribute__((always_inline)) void mpi_iexscan_body(void (*pmpi)(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Iexscan, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_iexscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Iexscan, ra, cfa)) {
+    pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
     return;
   }
-  pmpi_iexscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+  pmpi(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     int count = (int)*f_count;
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     hp_acc_scan(count, datatype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_iexscan_f(void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_iexscan_body(pmpi_iexscan_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_iexscan, MPI_IEXSCAN, mpi_iexscan_f, (void *f_sendbuf, void *f_recvbuf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_op, MPI_Fint *f_comm, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -2451,18 +2411,21 @@ HP_MPI_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank) {
 }
 
 void pmpi_comm_rank_(MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_rank_f(MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr) {
-  if (!pmpi_comm_rank_) {
+static inline __attribute__((always_inline)) void mpi_comm_rank_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_rank, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_rank_(f_comm, f_rank, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_rank, ra, cfa)) {
+    pmpi(f_comm, f_rank, ierr);
     return;
   }
-  pmpi_comm_rank_(f_comm, f_rank, ierr);
+  pmpi(f_comm, f_rank, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_comm_rank_f(MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr) {
+  mpi_comm_rank_body(pmpi_comm_rank_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_rank, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_rank, MPI_COMM_RANK, mpi_comm_rank_f, (MPI_Fint *f_comm, MPI_Fint *f_rank, MPI_Fint *ierr))
 
@@ -2476,18 +2439,21 @@ HP_MPI_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size) {
 }
 
 void pmpi_comm_size_(MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_size_f(MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr) {
-  if (!pmpi_comm_size_) {
+static inline __attribute__((always_inline)) void mpi_comm_size_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_size, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_size_(f_comm, f_size, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_size, ra, cfa)) {
+    pmpi(f_comm, f_size, ierr);
     return;
   }
-  pmpi_comm_size_(f_comm, f_size, ierr);
+  pmpi(f_comm, f_size, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_comm_size_f(MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr) {
+  mpi_comm_size_body(pmpi_comm_size_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_size, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_size, MPI_COMM_SIZE, mpi_comm_size_f, (MPI_Fint *f_comm, MPI_Fint *f_size, MPI_Fint *ierr))
 
@@ -2502,17 +2468,17 @@ HP_MPI_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *ne
 }
 
 void pmpi_comm_split_(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_split_f(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
-  if (!pmpi_comm_split_) {
+static inline __attribute__((always_inline)) void mpi_comm_split_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_split, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_split_(f_comm, f_color, f_key, f_newcomm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_split, ra, cfa)) {
+    pmpi(f_comm, f_color, f_key, f_newcomm, ierr);
     return;
   }
-  pmpi_comm_split_(f_comm, f_color, f_key, f_newcomm, ierr);
+  pmpi(f_comm, f_color, f_key, f_newcomm, ierr);
   if (hp_tr_on()) {
     int rc = *ierr;
     MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
@@ -2520,6 +2486,9 @@ static void mpi_comm_split_f(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_ke
     if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_comm_split_f(MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  mpi_comm_split_body(pmpi_comm_split_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_color, f_key, f_newcomm, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_split, MPI_COMM_SPLIT, mpi_comm_split_f, (MPI_Fint *f_comm, MPI_Fint *f_color, MPI_Fint *f_key, MPI_Fint *f_newcomm, MPI_Fint *ierr))
 
@@ -2534,17 +2503,17 @@ HP_MPI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MP
 }
 
 void pmpi_comm_split_type_(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_split_type_f(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
-  if (!pmpi_comm_split_type_) {
+static inline __attribute__((always_inline)) void mpi_comm_split_type_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_split_type, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_split_type_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_split_type, ra, cfa)) {
+    pmpi(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
     return;
   }
-  pmpi_comm_split_type_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
+  pmpi(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
   if (hp_tr_on()) {
     int rc = *ierr;
     MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
@@ -2552,6 +2521,9 @@ static void mpi_comm_split_type_f(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_
     if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_comm_split_type_f(MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  mpi_comm_split_type_body(pmpi_comm_split_type_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE, mpi_comm_split_type_f, (MPI_Fint *f_comm, MPI_Fint *f_split_type, MPI_Fint *f_key, MPI_Fint *f_info, MPI_Fint *f_newcomm, MPI_Fint *ierr))
 
@@ -2566,17 +2538,17 @@ HP_MPI_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
 }
 
 void pmpi_comm_dup_(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_dup_f(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
-  if (!pmpi_comm_dup_) {
+static inline __attribute__((always_inline)) void mpi_comm_dup_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_dup, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_dup_(f_comm, f_newcomm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_dup, ra, cfa)) {
+    pmpi(f_comm, f_newcomm, ierr);
     return;
   }
-  pmpi_comm_dup_(f_comm, f_newcomm, ierr);
+  pmpi(f_comm, f_newcomm, ierr);
   if (hp_tr_on()) {
     int rc = *ierr;
     MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
@@ -2584,6 +2556,9 @@ static void mpi_comm_dup_f(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr
     if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_comm_dup_f(MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  mpi_comm_dup_body(pmpi_comm_dup_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_newcomm, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_dup, MPI_COMM_DUP, mpi_comm_dup_f, (MPI_Fint *f_comm, MPI_Fint *f_newcomm, MPI_Fint *ierr))
 
@@ -2598,17 +2573,17 @@ HP_MPI_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newc
 }
 
 void pmpi_comm_create_(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_create_f(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
-  if (!pmpi_comm_create_) {
+static inline __attribute__((always_inline)) void mpi_comm_create_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_create_(f_comm, f_group, f_newcomm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_create, ra, cfa)) {
+    pmpi(f_comm, f_group, f_newcomm, ierr);
     return;
   }
-  pmpi_comm_create_(f_comm, f_group, f_newcomm, ierr);
+  pmpi(f_comm, f_group, f_newcomm, ierr);
   if (hp_tr_on()) {
     int rc = *ierr;
     MPI_Comm newcomm_c = PMPI_Comm_f2c(*f_newcomm);
@@ -2616,6 +2591,9 @@ static void mpi_comm_create_f(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_n
     if (rc == MPI_SUCCESS) hp_tr_comm_new(*newcomm);
   }
   hp_mpi_end(&c);
+}
+static void mpi_comm_create_f(MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr) {
+  mpi_comm_create_body(pmpi_comm_create_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_group, f_newcomm, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_create, MPI_COMM_CREATE, mpi_comm_create_f, (MPI_Fint *f_comm, MPI_Fint *f_group, MPI_Fint *f_newcomm, MPI_Fint *ierr))
 
@@ -2630,14 +2608,14 @@ HP_MPI_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
 }
 
 void pmpi_comm_free_(MPI_Fint *f_comm, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_comm_free_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
-  if (!pmpi_comm_free_) {
+static inline __attribute__((always_inline)) void mpi_comm_free_body(void (*pmpi)(MPI_Fint *f_comm, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Comm_free, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_comm_free_(f_comm, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Comm_free, ra, cfa)) {
+    pmpi(f_comm, ierr);
     return;
   }
   if (hp_tr_on()) {
@@ -2645,8 +2623,11 @@ static void mpi_comm_free_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
     MPI_Comm *comm = &comm_c;
     hp_tr_comm_free(*comm);
   }
-  pmpi_comm_free_(f_comm, ierr);
+  pmpi(f_comm, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_comm_free_f(MPI_Fint *f_comm, MPI_Fint *ierr) {
+  mpi_comm_free_body(pmpi_comm_free_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, ierr);
 }
 HP_MPI_FORTRAN(mpi_comm_free, MPI_COMM_FREE, mpi_comm_free_f, (MPI_Fint *f_comm, MPI_Fint *ierr))
 
@@ -2661,17 +2642,17 @@ HP_MPI_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[]
 }
 
 void pmpi_cart_create_(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr) {
-  if (!pmpi_cart_create_) {
+static inline __attribute__((always_inline)) void mpi_cart_create_body(void (*pmpi)(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Cart_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_cart_create_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Cart_create, ra, cfa)) {
+    pmpi(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
     return;
   }
-  pmpi_cart_create_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
+  pmpi(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
   if (hp_tr_on()) {
     int rc = *ierr;
     MPI_Comm comm_cart_c = PMPI_Comm_f2c(*f_comm_cart);
@@ -2679,6 +2660,9 @@ static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint 
     if (rc == MPI_SUCCESS) hp_tr_comm_new(*comm_cart);
   }
   hp_mpi_end(&c);
+}
+static void mpi_cart_create_f(MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr) {
+  mpi_cart_create_body(pmpi_cart_create_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 }
 HP_MPI_FORTRAN(mpi_cart_create, MPI_CART_CREATE, mpi_cart_create_f, (MPI_Fint *f_old_comm, MPI_Fint *f_ndims, MPI_Fint *f_dims, MPI_Fint *f_periods, MPI_Fint *f_reorder, MPI_Fint *f_comm_cart, MPI_Fint *ierr))
 
@@ -2692,18 +2676,21 @@ HP_MPI_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, 
 }
 
 void pmpi_file_open_(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) __attribute__((weak));
-static void mpi_file_open_f(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) {
-  if (!pmpi_file_open_) {
+static inline __attribute__((always_inline)) void mpi_file_open_body(void (*pmpi)(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_open, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+  if (!hp_mpi_begin(&c, HP_MPI_File_open, ra, cfa)) {
+    pmpi(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
     return;
   }
-  pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
+  pmpi(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
   hp_mpi_end(&c);
+}
+static void mpi_file_open_f(MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len) {
+  mpi_file_open_body(pmpi_file_open_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
 }
 HP_MPI_FORTRAN(mpi_file_open, MPI_FILE_OPEN, mpi_file_open_f, (MPI_Fint *f_comm, char *f_filename, MPI_Fint *f_amode, MPI_Fint *f_info, MPI_Fint *f_fh, MPI_Fint *ierr, size_t f_filename_len))
 
@@ -2717,18 +2704,21 @@ HP_MPI_EXPORT int MPI_File_close(MPI_File *fh) {
 }
 
 void pmpi_file_close_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_close_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
-  if (!pmpi_file_close_) {
+static inline __attribute__((always_inline)) void mpi_file_close_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_close, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_close_(f_fh, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_close, ra, cfa)) {
+    pmpi(f_fh, ierr);
     return;
   }
-  pmpi_file_close_(f_fh, ierr);
+  pmpi(f_fh, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_file_close_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  mpi_file_close_body(pmpi_file_close_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_close, MPI_FILE_CLOSE, mpi_file_close_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
 
@@ -2744,22 +2734,25 @@ HP_MPI_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype 
 }
 
 void pmpi_file_read_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_read_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_read_) {
+static inline __attribute__((always_inline)) void mpi_file_read_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_read, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_read, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_read_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_body(pmpi_file_read_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_read, MPI_FILE_READ, mpi_file_read_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2775,22 +2768,25 @@ HP_MPI_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datat
 }
 
 void pmpi_file_read_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_read_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_read_all_) {
+static inline __attribute__((always_inline)) void mpi_file_read_all_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_read_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_all_body(pmpi_file_read_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_read_all, MPI_FILE_READ_ALL, mpi_file_read_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2806,22 +2802,25 @@ HP_MPI_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, in
 }
 
 void pmpi_file_read_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_read_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_read_at_) {
+static inline __attribute__((always_inline)) void mpi_file_read_at_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_read_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_at_body(pmpi_file_read_at_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_read_at, MPI_FILE_READ_AT, mpi_file_read_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2837,22 +2836,25 @@ HP_MPI_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf
 }
 
 void pmpi_file_read_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_read_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_read_at_all_) {
+static inline __attribute__((always_inline)) void mpi_file_read_at_all_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_read_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_at_all_body(pmpi_file_read_at_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, mpi_file_read_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2868,22 +2870,25 @@ HP_MPI_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Da
 }
 
 void pmpi_file_write_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_write_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_write_) {
+static inline __attribute__((always_inline)) void mpi_file_write_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_write, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_write, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_write_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_body(pmpi_file_write_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_write, MPI_FILE_WRITE, mpi_file_write_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2899,22 +2904,25 @@ HP_MPI_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MP
 }
 
 void pmpi_file_write_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_write_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_write_all_) {
+static inline __attribute__((always_inline)) void mpi_file_write_all_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_write_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_all_body(pmpi_file_write_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_write_all, MPI_FILE_WRITE_ALL, mpi_file_write_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2930,22 +2938,25 @@ HP_MPI_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *
 }
 
 void pmpi_file_write_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_write_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_write_at_) {
+static inline __attribute__((always_inline)) void mpi_file_write_at_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_write_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_at_body(pmpi_file_write_at_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_write_at, MPI_FILE_WRITE_AT, mpi_file_write_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2961,22 +2972,25 @@ HP_MPI_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const vo
 }
 
 void pmpi_file_write_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_write_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
-  if (!pmpi_file_write_at_all_) {
+static inline __attribute__((always_inline)) void mpi_file_write_at_all_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
     return;
   }
   uint64_t hp_io_t0 = hp_io_start();
-  pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_write_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_at_all_body(pmpi_file_write_at_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, mpi_file_write_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
 
@@ -2991,21 +3005,24 @@ HP_MPI_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype
 }
 
 void pmpi_file_iread_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_iread_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_file_iread_) {
+static inline __attribute__((always_inline)) void mpi_file_iread_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_iread, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
     return;
   }
-  pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_iread_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iread_body(pmpi_file_iread_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_iread, MPI_FILE_IREAD, mpi_file_iread_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -3020,21 +3037,24 @@ HP_MPI_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_D
 }
 
 void pmpi_file_iwrite_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_iwrite_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_file_iwrite_) {
+static inline __attribute__((always_inline)) void mpi_file_iwrite_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
     return;
   }
-  pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_iwrite_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iwrite_body(pmpi_file_iwrite_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_iwrite, MPI_FILE_IWRITE, mpi_file_iwrite_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -3049,21 +3069,24 @@ HP_MPI_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, i
 }
 
 void pmpi_file_iread_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_iread_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_file_iread_at_) {
+static inline __attribute__((always_inline)) void mpi_file_iread_at_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
     return;
   }
-  pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_iread_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iread_at_body(pmpi_file_iread_at_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_iread_at, MPI_FILE_IREAD_AT, mpi_file_iread_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -3078,21 +3101,24 @@ HP_MPI_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void 
 }
 
 void pmpi_file_iwrite_at_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_iwrite_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
-  if (!pmpi_file_iwrite_at_) {
+static inline __attribute__((always_inline)) void mpi_file_iwrite_at_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
     return;
   }
-  pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
   if (*ierr == MPI_SUCCESS) {
     hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
   }
   hp_mpi_end(&c);
+}
+static void mpi_file_iwrite_at_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iwrite_at_body(pmpi_file_iwrite_at_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT, mpi_file_iwrite_at_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
 
@@ -3106,18 +3132,21 @@ HP_MPI_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
 }
 
 void pmpi_file_seek_(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_seek_f(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
-  if (!pmpi_file_seek_) {
+static inline __attribute__((always_inline)) void mpi_file_seek_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_seek, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_whence, ierr);
     return;
   }
-  pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
+  pmpi(f_fh, f_offset, f_whence, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_file_seek_f(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  mpi_file_seek_body(pmpi_file_seek_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_whence, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_seek, MPI_FILE_SEEK, mpi_file_seek_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr))
 
@@ -3131,18 +3160,21 @@ HP_MPI_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype e
 }
 
 void pmpi_file_set_view_(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) __attribute__((weak));
-static void mpi_file_set_view_f(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) {
-  if (!pmpi_file_set_view_) {
+static inline __attribute__((always_inline)) void mpi_file_set_view_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+  if (!hp_mpi_begin(&c, HP_MPI_File_set_view, ra, cfa)) {
+    pmpi(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
     return;
   }
-  pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
+  pmpi(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
   hp_mpi_end(&c);
+}
+static void mpi_file_set_view_f(MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len) {
+  mpi_file_set_view_body(pmpi_file_set_view_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
 }
 HP_MPI_FORTRAN(mpi_file_set_view, MPI_FILE_SET_VIEW, mpi_file_set_view_f, (MPI_Fint *f_fh, MPI_Offset *f_disp, MPI_Fint *f_etype, MPI_Fint *f_filetype, char *f_datarep, MPI_Fint *f_info, MPI_Fint *ierr, size_t f_datarep_len))
 
@@ -3156,18 +3188,21 @@ HP_MPI_EXPORT int MPI_File_sync(MPI_File fh) {
 }
 
 void pmpi_file_sync_(MPI_Fint *f_fh, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_file_sync_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
-  if (!pmpi_file_sync_) {
+static inline __attribute__((always_inline)) void mpi_file_sync_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_File_sync, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_file_sync_(f_fh, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_File_sync, ra, cfa)) {
+    pmpi(f_fh, ierr);
     return;
   }
-  pmpi_file_sync_(f_fh, ierr);
+  pmpi(f_fh, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_file_sync_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
+  mpi_file_sync_body(pmpi_file_sync_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_sync, MPI_FILE_SYNC, mpi_file_sync_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
 
@@ -3181,18 +3216,21 @@ HP_MPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_I
 }
 
 void pmpi_win_create_(void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_create_f(void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_create_) {
+static inline __attribute__((always_inline)) void mpi_win_create_body(void (*pmpi)(void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_create, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_create_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_create, ra, cfa)) {
+    pmpi(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
     return;
   }
-  pmpi_win_create_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+  pmpi(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_create_f(void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_create_body(pmpi_win_create_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_create, MPI_WIN_CREATE, mpi_win_create_f, (void *f_base, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3206,18 +3244,21 @@ HP_MPI_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, 
 }
 
 void pmpi_win_allocate_(MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_allocate_f(MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_allocate_) {
+static inline __attribute__((always_inline)) void mpi_win_allocate_body(void (*pmpi)(MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_allocate, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_allocate_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_allocate, ra, cfa)) {
+    pmpi(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
     return;
   }
-  pmpi_win_allocate_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+  pmpi(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_allocate_f(MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_allocate_body(pmpi_win_allocate_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_allocate, MPI_WIN_ALLOCATE, mpi_win_allocate_f, (MPI_Aint *f_size, MPI_Fint *f_disp_unit, MPI_Fint *f_info, MPI_Fint *f_comm, void *f_baseptr, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3231,18 +3272,21 @@ HP_MPI_EXPORT int MPI_Win_free(MPI_Win *win) {
 }
 
 void pmpi_win_free_(MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_free_f(MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_free_) {
+static inline __attribute__((always_inline)) void mpi_win_free_body(void (*pmpi)(MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_free, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_free_(f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_free, ra, cfa)) {
+    pmpi(f_win, ierr);
     return;
   }
-  pmpi_win_free_(f_win, ierr);
+  pmpi(f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_free_f(MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_free_body(pmpi_win_free_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_free, MPI_WIN_FREE, mpi_win_free_f, (MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3256,18 +3300,21 @@ HP_MPI_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
 }
 
 void pmpi_win_fence_(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_fence_f(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_fence_) {
+static inline __attribute__((always_inline)) void mpi_win_fence_body(void (*pmpi)(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_fence, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_fence_(f_assert, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_fence, ra, cfa)) {
+    pmpi(f_assert, f_win, ierr);
     return;
   }
-  pmpi_win_fence_(f_assert, f_win, ierr);
+  pmpi(f_assert, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_fence_f(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_fence_body(pmpi_win_fence_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_assert, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_fence, MPI_WIN_FENCE, mpi_win_fence_f, (MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3281,18 +3328,21 @@ HP_MPI_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 }
 
 void pmpi_win_lock_(MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_lock_f(MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_lock_) {
+static inline __attribute__((always_inline)) void mpi_win_lock_body(void (*pmpi)(MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_lock, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_lock_(f_lock_type, f_rank, f_assert, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_lock, ra, cfa)) {
+    pmpi(f_lock_type, f_rank, f_assert, f_win, ierr);
     return;
   }
-  pmpi_win_lock_(f_lock_type, f_rank, f_assert, f_win, ierr);
+  pmpi(f_lock_type, f_rank, f_assert, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_lock_f(MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_lock_body(pmpi_win_lock_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_lock_type, f_rank, f_assert, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_lock, MPI_WIN_LOCK, mpi_win_lock_f, (MPI_Fint *f_lock_type, MPI_Fint *f_rank, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3306,18 +3356,21 @@ HP_MPI_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
 }
 
 void pmpi_win_unlock_(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_unlock_f(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_unlock_) {
+static inline __attribute__((always_inline)) void mpi_win_unlock_body(void (*pmpi)(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_unlock, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_unlock_(f_rank, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_unlock, ra, cfa)) {
+    pmpi(f_rank, f_win, ierr);
     return;
   }
-  pmpi_win_unlock_(f_rank, f_win, ierr);
+  pmpi(f_rank, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_unlock_f(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_unlock_body(pmpi_win_unlock_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_rank, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_unlock, MPI_WIN_UNLOCK, mpi_win_unlock_f, (MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3331,18 +3384,21 @@ HP_MPI_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
 }
 
 void pmpi_win_lock_all_(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_lock_all_f(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_lock_all_) {
+static inline __attribute__((always_inline)) void mpi_win_lock_all_body(void (*pmpi)(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_lock_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_lock_all_(f_assert, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_lock_all, ra, cfa)) {
+    pmpi(f_assert, f_win, ierr);
     return;
   }
-  pmpi_win_lock_all_(f_assert, f_win, ierr);
+  pmpi(f_assert, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_lock_all_f(MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_lock_all_body(pmpi_win_lock_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_assert, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_lock_all, MPI_WIN_LOCK_ALL, mpi_win_lock_all_f, (MPI_Fint *f_assert, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3356,18 +3412,21 @@ HP_MPI_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
 }
 
 void pmpi_win_unlock_all_(MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_unlock_all_f(MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_unlock_all_) {
+static inline __attribute__((always_inline)) void mpi_win_unlock_all_body(void (*pmpi)(MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_unlock_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_unlock_all_(f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_unlock_all, ra, cfa)) {
+    pmpi(f_win, ierr);
     return;
   }
-  pmpi_win_unlock_all_(f_win, ierr);
+  pmpi(f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_unlock_all_f(MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_unlock_all_body(pmpi_win_unlock_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL, mpi_win_unlock_all_f, (MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3381,18 +3440,21 @@ HP_MPI_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
 }
 
 void pmpi_win_flush_(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_win_flush_f(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_win_flush_) {
+static inline __attribute__((always_inline)) void mpi_win_flush_body(void (*pmpi)(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Win_flush, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_win_flush_(f_rank, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Win_flush, ra, cfa)) {
+    pmpi(f_rank, f_win, ierr);
     return;
   }
-  pmpi_win_flush_(f_rank, f_win, ierr);
+  pmpi(f_rank, f_win, ierr);
   hp_mpi_end(&c);
+}
+static void mpi_win_flush_f(MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_win_flush_body(pmpi_win_flush_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_rank, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_win_flush, MPI_WIN_FLUSH, mpi_win_flush_f, (MPI_Fint *f_rank, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3407,23 +3469,26 @@ HP_MPI_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatyp
 }
 
 void pmpi_put_(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_put_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_put_) {
+static inline __attribute__((always_inline)) void mpi_put_body(void (*pmpi)(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Put, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_put_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Put, ra, cfa)) {
+    pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
     return;
   }
-  pmpi_put_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+  pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
   if (*ierr == MPI_SUCCESS) {
     int origin_count = (int)*f_origin_count;
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
     hp_acc_sent(origin_count, origin_datatype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_put_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_put_body(pmpi_put_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_put, MPI_PUT, mpi_put_f, (void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3438,23 +3503,26 @@ HP_MPI_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype orig
 }
 
 void pmpi_get_(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_get_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_get_) {
+static inline __attribute__((always_inline)) void mpi_get_body(void (*pmpi)(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Get, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_get_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Get, ra, cfa)) {
+    pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
     return;
   }
-  pmpi_get_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+  pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
   if (*ierr == MPI_SUCCESS) {
     int origin_count = (int)*f_origin_count;
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
     hp_acc_received_bytes(hp_bytes(origin_count, origin_datatype));
   }
   hp_mpi_end(&c);
+}
+static void mpi_get_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_get_body(pmpi_get_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_get, MPI_GET, mpi_get_f, (void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_win, MPI_Fint *ierr))
 
@@ -3469,22 +3537,25 @@ HP_MPI_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_
 }
 
 void pmpi_accumulate_(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr) __attribute__((weak));
-static void mpi_accumulate_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr) {
-  if (!pmpi_accumulate_) {
+static inline __attribute__((always_inline)) void mpi_accumulate_body(void (*pmpi)(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr) {
+  if (!pmpi) {
     *ierr = MPI_ERR_INTERN;
     return;
   }
   hp_mpi_call c;
-  if (!hp_mpi_begin(&c, HP_MPI_Accumulate, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) {
-    pmpi_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+  if (!hp_mpi_begin(&c, HP_MPI_Accumulate, ra, cfa)) {
+    pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
     return;
   }
-  pmpi_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+  pmpi(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
   if (*ierr == MPI_SUCCESS) {
     int origin_count = (int)*f_origin_count;
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
     hp_acc_sent(origin_count, origin_datatype);
   }
   hp_mpi_end(&c);
+}
+static void mpi_accumulate_f(void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr) {
+  mpi_accumulate_body(pmpi_accumulate_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 }
 HP_MPI_FORTRAN(mpi_accumulate, MPI_ACCUMULATE, mpi_accumulate_f, (void *f_origin_addr, MPI_Fint *f_origin_count, MPI_Fint *f_origin_datatype, MPI_Fint *f_target_rank, MPI_Aint *f_target_disp, MPI_Fint *f_target_count, MPI_Fint *f_target_datatype, MPI_Fint *f_op, MPI_Fint *f_win, MPI_Fint *ierr))

@@ -202,6 +202,22 @@ export function abandonResolve(): string {
   return `${what}; no profile written to ${current.outDir}`;
 }
 
+/** The resolve's modules, loaded once. */
+let loading: Promise<typeof import('../resolve/resolve.js')> | undefined;
+const resolveModule = () => (loading ??= import('../resolve/resolve.js'));
+
+/**
+ * Start loading the resolve's modules now, without waiting (loaded on use: `report` and `config`
+ * never pay for the symbolization machinery). `hyprof run` calls this once its program has
+ * started, so that a program stopped by a signal has its profile sooner: loading and compiling them
+ * (about 0.1 s of CPU) is done while the program runs, not after it ended.
+ */
+export function preloadResolve(): void {
+  resolveModule().catch(() => {
+    loading = undefined; /* said when the resolve itself loads them */
+  });
+}
+
 export async function resolveStep(files: string[], outDir: string, opts: ResolveStepOptions): Promise<ResolveSummary> {
   checkOutputDir(outDir);
   const existed = existsSync(outDir);
@@ -209,8 +225,7 @@ export async function resolveStep(files: string[], outDir: string, opts: Resolve
   const before = profileFilesIn(outDir);
   const progress = createProgress();
   try {
-    // Loaded on use: `report` and `config` never pay for the symbolization machinery.
-    const { resolveRawFiles } = await import('../resolve/resolve.js');
+    const { resolveRawFiles } = await resolveModule();
     const result = await resolveRawFiles(files, {
       ...opts,
       outDir,

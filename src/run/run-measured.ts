@@ -17,7 +17,7 @@ import { mpiRuntime, requireRuntime } from '../base/package-root.js';
 import { applyVars, measuredVars } from './measured-env.js';
 import { cudaDriverNote } from './run-cuda.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
-import { abandonResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
+import { abandonResolve, preloadResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
 import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
 
 export { threadPreload };
@@ -172,6 +172,8 @@ interface ChildEnd {
 function runChild(program: string, args: string[], env: NodeJS.ProcessEnv, ownSession = false): Promise<ChildEnd> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(program, args, { stdio: 'inherit', env, detached: ownSession });
+    // The resolve's modules load while the program runs (resolve-step.ts): not after it ended.
+    preloadResolve();
     const handlers = new Map<NodeJS.Signals, () => void>();
     // Every signal is passed on, Ctrl-C too: the terminal also sends that to the program (same process
     // group), but hyprof cannot tell it from `kill -INT <hyprof>`, which must reach the program; a copy

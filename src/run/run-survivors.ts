@@ -5,9 +5,11 @@
  *
  * Every measured process inherits HYPROF_RUN_PARENT=<pid of hyprof> (cmd-run.ts); /proc/<pid>/environ
  * holds the environment a process started with, also after forks, and is readable for one's own
- * processes.
+ * processes. Only the environment of a process that can be the run's is read: one of this user's,
+ * started no earlier than hyprof itself (/proc/<pid>/stat, readable by anyone), so that hyprof does
+ * not read the environment of every other process on the machine (all of them, run as root).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 export interface Survivor {
   pid: number;
@@ -15,8 +17,33 @@ export interface Survivor {
   command: string;
 }
 
+/** A process's start, in clock ticks since boot (field 22 of /proc/<pid>/stat); null when unreadable. */
+export function startTicks(pid: number | 'self'): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // "pid (comm) state ppid ...": comm may hold spaces and ')', so fields count from the last ')'.
+    const x = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isFinite(x) ? x : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process may be one of the run's: this user's, started at or after the run's parent. */
+export function mayBeOfRun(pid: number, since: number | null, uid: number): boolean {
+  try {
+    if (statSync(`/proc/${pid}`).uid !== uid) return false;
+  } catch {
+    return false;
+  }
+  const start = startTicks(pid);
+  return since === null || start === null || start >= since;
+}
+
 export function runSurvivors(runParent: number = process.pid): Survivor[] {
   const mark = `HYPROF_RUN_PARENT=${runParent}`;
+  const since = startTicks(runParent);
+  const uid = process.getuid?.() ?? 0;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -25,7 +52,7 @@ export function runSurvivors(runParent: number = process.pid): Survivor[] {
   }
   const found: Survivor[] = [];
   for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
+    if (!/^\d+$/.test(name) || !mayBeOfRun(Number(name), since, uid)) continue;
     try {
       const env = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
       if (!env.includes(mark)) continue;

@@ -5,11 +5,12 @@
  * a temporary name and renamed, and later resolves append whole lines to it, so concurrent resolves
  * never read half an entry.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import { makeDirs } from '../base/make-dirs.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SourceFrame, SymbolizerTool } from './frames.js';
+import { indexOf, readIndex, writeIndex, type Index, type Lines } from './disk-cache-index.js';
 
 const YES = ['1', 'on', 'true', 'yes', 'enable', 'enabled'];
 const NO = ['0', 'off', 'false', 'no', 'disable', 'disabled'];
@@ -56,48 +57,124 @@ export interface LoadedSymbols {
  * The stored symbols of the addresses `wanted` of one module. The file is one line per address,
  * `<hex address>\t<frames as JSON, or null>`, appended to by each resolve that symbolized new
  * addresses: a module's file grows with every address ever sampled in it (node's holds tens of
- * thousands), and a resolve wants a few thousand, so only their lines are parsed (parsing and
- * checking the whole file was a tenth of the resolve of a Node run). A line not ended by a newline
- * (a resolve still appending) is not read. Nothing (the module is symbolized afresh and the file
- * replaced) when there is no file or it cannot be trusted: not a regular file of this user's,
- * writable by every user, a line of another shape, or a wanted line that is not valid JSON of the
- * stored shape. A cache must never change what a profile says.
+ * thousands of lines, about 10 MB), and a resolve wants a few thousand. So the file has an index
+ * beside it (`index.ts`): the lines it covers are found by binary search and read one by one; only
+ * the lines appended since it was written are scanned, and the index is then rewritten to cover
+ * them (no index, as in caches kept by earlier versions: the whole file is scanned once and the
+ * index written). A line not ended by a newline (a resolve still appending) is not read. Nothing
+ * (the module is symbolized afresh and the file replaced) when there is no file or it cannot be
+ * trusted: not a regular file of this user's, writable by every user, a scanned line of another
+ * shape, or a wanted line that is not valid JSON of the stored shape. An index that does not match
+ * its file (a line it points to is not the line of its address) is not used: the file is scanned.
+ * A cache must never change what a profile says: the frames always come from the lines file.
  */
 export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, wanted: Set<bigint>): LoadedSymbols {
   const none = (): LoadedSymbols => ({ symbols: new Map(), trusted: false });
+  const file = fileOf(dir, buildId, tool);
   let fd: number;
   try {
-    fd = openSync(fileOf(dir, buildId, tool), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return none(); /* no cache yet, or unreadable: symbolize afresh */
   }
   try {
     const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o002) !== 0) return none();
-    const text = readFileSync(fd, 'utf8');
-    const out = new Map<bigint, SourceFrame[] | null>();
-    const end = text.lastIndexOf('\n');
-    for (let at = 0; at < end; ) {
-      const nl = text.indexOf('\n', at);
-      const tab = text.indexOf('\t', at);
-      if (tab < 0 || tab > nl) return none();
-      const hex = text.slice(at, tab);
-      if (!ADDRESS.test(hex)) return none();
-      const address = BigInt(`0x${hex}`);
-      if (wanted.has(address)) {
-        const frames = JSON.parse(text.slice(tab + 1, nl)) as unknown;
-        if (!isFrames(frames)) return none();
-        out.set(address, frames);
-      }
-      at = nl + 1;
+    if (!ownFile(st)) return none();
+    const index = readIndex(indexOf(file), ownFile);
+    const out = index && index.covered <= st.size ? fromIndex(fd, index, wanted) : null;
+    if (out) {
+      // Lines appended since the index was written: scanned, and then indexed.
+      const tail = scan(readRange(fd, index!.covered, st.size - index!.covered), index!.covered, wanted, out);
+      if (!tail) return none();
+      if (tail.addresses.length > 0) writeIndex(indexOf(file), tail, index);
+      return { symbols: out, trusted: true };
     }
-    return { symbols: out, trusted: true };
+    const all = new Map<bigint, SourceFrame[] | null>();
+    const whole = scan(readRange(fd, 0, st.size), 0, wanted, all);
+    if (!whole) return none();
+    writeIndex(indexOf(file), whole);
+    return { symbols: all, trusted: true };
   } catch {
     return none();
   } finally {
     closeSync(fd);
   }
+}
+
+/** Only this user's regular files, not writable by every user, are believed (cache and index). */
+function ownFile(st: Stats): boolean {
+  const uid = process.getuid?.();
+  return st.isFile() && (uid === undefined || st.uid === uid) && (st.mode & 0o002) === 0;
+}
+
+/** `length` bytes of the file from `at`. */
+function readRange(fd: number, at: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+/** The frames stored on one line's text after its tab, or undefined when they are not of the stored shape. */
+function framesOf(json: string): SourceFrame[] | null | undefined {
+  const frames = JSON.parse(json) as unknown;
+  return isFrames(frames) ? frames : undefined;
+}
+
+/**
+ * The lines of `buf` (the file's bytes from `base`), each checked for shape, the wanted ones parsed
+ * into `out`; what they hold, for the index (a later line of the same address wins, as it always
+ * did). Null when a line is of another shape. The part after the last newline is left out.
+ */
+function scan(buf: Buffer, base: number, wanted: Set<bigint>, out: Map<bigint, SourceFrame[] | null>): Lines | null {
+  const lines: Lines = { covered: base, addresses: [], offsets: [], lengths: [] };
+  const end = buf.lastIndexOf(0x0a);
+  for (let at = 0; at < end; ) {
+    const nl = buf.indexOf(0x0a, at);
+    const tab = buf.indexOf(0x09, at);
+    if (tab < 0 || tab > nl) return null;
+    const hex = buf.toString('latin1', at, tab);
+    if (!ADDRESS.test(hex)) return null;
+    const address = BigInt(`0x${hex}`);
+    if (wanted.has(address)) {
+      const frames = framesOf(buf.toString('utf8', tab + 1, nl));
+      if (frames === undefined) return null;
+      out.set(address, frames);
+    }
+    lines.addresses.push(address);
+    lines.offsets.push(base + at);
+    lines.lengths.push(nl + 1 - at);
+    at = nl + 1;
+  }
+  lines.covered = base + end + 1;
+  return lines;
+}
+
+/**
+ * The wanted addresses the index holds, each read from its line (which must be the line of that
+ * address: `<hex>\t…\n`, at the place and of the length the index says). Null when a line is not
+ * (the index is stale: the file was replaced), or a wanted line is not of the stored shape.
+ */
+function fromIndex(fd: number, index: Index, wanted: Set<bigint>): Map<bigint, SourceFrame[] | null> | null {
+  const out = new Map<bigint, SourceFrame[] | null>();
+  let buf = Buffer.allocUnsafe(4096);
+  for (const address of wanted) {
+    const i = index.find(address);
+    if (i < 0) continue;
+    const length = index.lengths[i];
+    if (length > buf.length) buf = Buffer.allocUnsafe(length * 2);
+    if (readSync(fd, buf, 0, length, index.offsets[i]) !== length) return null;
+    const head = `${address.toString(16)}\t`;
+    if (buf[length - 1] !== 0x0a || buf.toString('latin1', 0, head.length) !== head) return null;
+    const frames = framesOf(buf.toString('utf8', head.length, length - 1));
+    if (frames === undefined) return null;
+    out.set(address, frames);
+  }
+  return out;
 }
 
 /**
@@ -122,6 +199,8 @@ export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, 
     }
     const tmp = `${file}.tmp.${process.pid}`;
     writeFileSync(tmp, lines);
+    // The old file's index would point into the new one: gone first (the next resolve writes one).
+    rmSync(indexOf(file), { force: true });
     renameSync(tmp, file);
   } catch {
     /* a read-only home: no cache */
