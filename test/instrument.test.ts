@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import type { TauEvent, TauThreadProfile } from '../src/profile/tau-model.js';
@@ -13,9 +13,33 @@ import { haveTool, hyprof, includeDir, libDir, run, testNativeDir, tmpDir } from
 
 const LINK = [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof'];
 
+/** What `hyprof config --instrument --compiler X` printed, asked once per compiler in this file. */
+const instrumentFlags = new Map<string, Promise<string[]>>();
+/** Programs built by `build`, by compiler, sources and options: most tests build the same program
+ * with the same flags, and a copy of the first build is that program (the compiler's output does not
+ * depend on the output's name). */
+const builds = new Map<string, Promise<string>>();
+
 /** Compile with the flags `hyprof config --instrument` prints (plus `extra`); returns the program. */
 async function build(compiler: string, sources: string[], out: string, opts: { link?: boolean; extra?: string[] } = {}): Promise<string> {
-  const flags = (await hyprof(['config', '--instrument', '--compiler', compiler])).stdout.trim().split(' ');
+  const key = JSON.stringify([compiler, sources, opts.link !== false, opts.extra ?? []]);
+  let first = builds.get(key);
+  if (!first) {
+    first = compile(compiler, sources, out, opts);
+    builds.set(key, first);
+    return first;
+  }
+  copyFileSync(await first, out);
+  return out;
+}
+
+async function compile(compiler: string, sources: string[], out: string, opts: { link?: boolean; extra?: string[] }): Promise<string> {
+  let asked = instrumentFlags.get(compiler);
+  if (!asked) {
+    asked = hyprof(['config', '--instrument', '--compiler', compiler]).then((r) => r.stdout.trim().split(' '));
+    instrumentFlags.set(compiler, asked);
+  }
+  const flags = await asked;
   const args = ['-O1', ...flags, ...(opts.extra ?? []), `-I${includeDir}`, ...sources.map((s) => join(testNativeDir, s)), '-o', out, ...(opts.link === false ? [] : LINK)];
   const r = spawnSync(compiler, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${compiler} ${args.join(' ')}:\n${r.stderr}`);

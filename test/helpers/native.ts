@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertConformant, holdsProfile } from './conformance.js';
@@ -100,26 +100,47 @@ export interface CompileOptions {
 }
 
 /**
+ * Programs this test process has built, by compiler, arguments and the sources' contents: several
+ * tests of a file build the same source with the same flags under different names (one compile of a
+ * dozen in fold.test.ts, three in core-probes.test.ts), and the compiler gives the same program for
+ * the same input, whatever the output is called. Per process (one test file) only, so that nothing
+ * outlives the file that built it; each caller still gets a copy of its own, under its own name.
+ */
+const built = new Map<string, string>();
+
+/** The key of a compile: the compiler, its arguments but the output, and every source's contents. */
+function compileKey(cc: string, args: string[], sources: string[]): string {
+  const hash = createHash('sha256').update(JSON.stringify([cc, args]));
+  for (const s of sources) hash.update(s).update(readFileSync(s));
+  return hash.digest('hex');
+}
+
+/**
  * Compile C sources (paths relative to test/native/ unless absolute) into an executable; returns its
- * path. Throws with the compiler's output on failure.
+ * path. Throws with the compiler's output on failure. A program built before in this process from
+ * the same sources and arguments is copied instead of compiled again (`built`).
  */
 export function compileC(name: string, sources: string[], opts: CompileOptions = {}): string {
   const cc = opts.cc ?? 'gcc';
   const out = join(opts.outDir ?? tmpDir(`cc-${name}`), name);
   const srcs = sources.map((s) => (s.startsWith('/') ? s : join(testNativeDir, s)));
   const link = opts.link ?? true;
-  const args = [
-    ...(opts.cflags ?? ['-O1', '-g']),
-    `-I${includeDir}`,
-    ...srcs,
-    '-o',
-    out,
-    ...(link ? [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof'] : []),
-    '-lpthread',
-    ...(opts.ldflags ?? []),
-  ];
+  const flags = [...(opts.cflags ?? ['-O1', '-g']), `-I${includeDir}`, ...srcs];
+  const libs = [...(link ? [`-L${libDir}`, `-Wl,-rpath,${libDir}`, '-lhyprof'] : []), '-lpthread', ...(opts.ldflags ?? [])];
+  const key = compileKey(cc, [...flags, ...libs], srcs);
+  const earlier = built.get(key);
+  if (earlier && existsSync(earlier)) {
+    rmSync(out, { force: true }); // as the linker does: a new file, never one written in place
+    copyFileSync(earlier, out); // keeps the mode: executable
+    return out;
+  }
+  const args = [...flags, '-o', out, ...libs];
   const r = spawnSync(cc, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cc} ${args.join(' ')} failed:\n${r.stderr}`);
+  // The copy kept is one of this process's own, which no test writes to or removes.
+  const kept = join(tmpDir(`cc-built-${name}`), name);
+  copyFileSync(out, kept);
+  built.set(key, kept);
   return out;
 }
 
