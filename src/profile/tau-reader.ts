@@ -165,6 +165,24 @@ export function ownString(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/**
+ * Adds one thread's user event to a pool of the same events over threads (by name): counts and sums of
+ * squares add, min and max widen, and `mean` holds the sum of the values until the caller divides it
+ * by the pooled count. The pool keeps its own copy of the name (ownString).
+ */
+export function poolUserEvent(pool: Map<string, TauUserEvent>, u: TauUserEvent): void {
+  const p = pool.get(u.name);
+  if (!p) {
+    pool.set(ownString(u.name), { ...u, name: ownString(u.name), mean: u.mean * u.count });
+    return;
+  }
+  p.count += u.count;
+  p.max = Math.max(p.max, u.max);
+  p.min = Math.min(p.min, u.min);
+  p.mean += u.mean * u.count;
+  p.sumsqr += u.sumsqr;
+}
+
 /** Parse one profile file's lines, handing each to `sink` (and failing on the first bad line). */
 function parseLines(file: string, lines: Lines, ids: { node: number; context: number; thread: number }, sink: ThreadSink): void {
   const { n, metric, metadata } = parseHeader(file, lines.get(0), lines.get(1));

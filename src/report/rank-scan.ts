@@ -15,7 +15,7 @@ import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
 import { addMatrixEntry, type MatrixCell } from './comm-matrix.js';
 import { MpiFold, type OpenRank } from './mpi-fold.js';
-import { forEachThreadLines, ownString, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
+import { forEachThreadLines, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {
@@ -147,15 +147,7 @@ export class MeanSums {
   }
 
   addUser(u: TauUserEvent): void {
-    const mu = this.users.get(u.name);
-    if (!mu) this.users.set(ownString(u.name), { ...u, name: ownString(u.name), mean: u.mean * u.count });
-    else {
-      mu.count += u.count;
-      mu.max = Math.max(mu.max, u.max);
-      mu.min = Math.min(mu.min, u.min);
-      mu.mean += u.mean * u.count;
-      mu.sumsqr += u.sumsqr;
-    }
+    poolUserEvent(this.users, u);
   }
 
   /** The mean over `threads` threads, handed to `sink` line by line (in the order names came). */

@@ -11,7 +11,7 @@
  */
 import { attachStacks } from '../profile/stacks-file.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile, type TauUserEvent } from '../profile/tau-model.js';
-import { listProfileFiles, ownString, readThreadFile } from '../profile/tau-reader.js';
+import { listProfileFiles, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
 import { isParamEvent, kindOf, sourceOf, splitPath } from '../profile/event-tree.js';
 import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { isMatrixEntry } from '../report/comm-matrix.js';
@@ -94,15 +94,7 @@ export class ScaledProfile {
         fold.aggregate.add(whole.events);
         this.foldBlock(fold, Math.floor(i / this.blockSize), i, whole.events);
         for (const u of whole.userEvents) {
-          const p = users.get(u.name);
-          if (!p) users.set(ownString(u.name), { ...u, name: ownString(u.name), mean: u.mean * u.count });
-          else {
-            p.count += u.count;
-            p.max = Math.max(p.max, u.max);
-            p.min = Math.min(p.min, u.min);
-            p.mean += u.mean * u.count;
-            p.sumsqr += u.sumsqr;
-          }
+          poolUserEvent(users, u);
           let s = fold.userMeans.get(u.name);
           if (!s) fold.userMeans.set(ownString(u.name), (s = { n: 0, sum: 0, sumsq: 0, min: Infinity, max: -Infinity }));
           s.n++;
