@@ -173,6 +173,7 @@ static int run_parent_gone(void) {
 
 static void dump_on_signal(int sig, siginfo_t *info, void *uc) {
   int saved = errno;
+  hp_rank_end_mark();
   hp_thread *t = hp_thread_current();
   if (t) t->in_tool = 1;
   /* Another thread may be writing the file (a flush, or exit): let it finish (bounded) rather than

@@ -9,9 +9,9 @@
  * So each rank, once its measurements are written on that signal, adds one byte to a tally file of
  * its node and its job in the raw directory, and waits until the tally holds every rank of the node
  * (OMPI_COMM_WORLD_LOCAL_SIZE); then they all end within a few milliseconds of each other, each
- * after its write. The wait is bounded (WAIT_NS): under mpirun's default of 3 s before SIGKILL
- * (src/run/mpi-launchers.ts), so a rank that never writes (it ended before the signal, or crashed)
- * delays the others by that bound and costs none of them. The last rank in removes the file, or, when
+ * after its write. The wait is bounded (wait_ns): well under mpirun's time before SIGKILL, so a rank
+ * that never writes (it ended before the signal, or crashed) delays the others by that bound and
+ * costs none of them. The last rank in removes the file, or, when
  * one never comes, each rank whose wait ran out.
  * Other launchers send SIGKILL after a fixed time (Slurm's KillWait, MPICH's Hydra), and their
  * ranks end as soon as they have written.
@@ -31,11 +31,18 @@
 #include "config.h"
 #include "runtime.h"
 
-#define WAIT_NS (2000ull * 1000 * 1000)
 #define POLL_NS (5 * 1000 * 1000)
 
 static char tally_path[4400];
 static long local_size;
+/* How long after the signal a rank may wait: 0.6 of mpirun's time between SIGTERM and SIGKILL
+ * (odls_base_sigkill_timeout, inherited by the ranks when set: `hyprof run -- mpirun` sets 3 s; 1 s
+ * by default), at most 2 s, so that even a rank that waited for one that never comes ends before the
+ * launcher's SIGKILL (under `mpirun hyprof run -- app`, its hyprof process must get to say where the
+ * rank's measurements are). */
+static unsigned long long wait_ns;
+/* When the first signal of the dump arrived (hp_rank_end_mark). */
+static unsigned long long signalled_ns;
 
 /* Appends `s` to `out` (cap bytes, NUL-terminated), keeping only [A-Za-z0-9._-] so that a job id or
  * a host name never makes a path of its own. 0 when it did not fit. */
@@ -73,12 +80,26 @@ void hp_rank_end_init(void) {
     return;
   }
   local_size = n;
+  long timeout = 1;
+  const char *kill_after = getenv("OMPI_MCA_odls_base_sigkill_timeout");
+  if (kill_after && *kill_after) {
+    long x = strtol(kill_after, &end, 10);
+    if (!*end && x >= 0) timeout = x;
+  }
+  wait_ns = (unsigned long long)timeout * 600ull * 1000 * 1000;
+  if (wait_ns > 2000ull * 1000 * 1000) wait_ns = 2000ull * 1000 * 1000;
 }
 
 static unsigned long long now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+void hp_rank_end_mark(void) {
+  if (!tally_path[0]) return;
+  unsigned long long none = 0;
+  __atomic_compare_exchange_n(&signalled_ns, &none, now_ns(), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 /* Set by the first dump on a signal: a second signal, on another thread, waits without a tally of
@@ -98,7 +119,8 @@ void hp_rank_end_wait(void) {
   if (first && at >= local_size) {
     unlink(tally_path); /* the last rank of the node: nobody else opens it */
   } else if (at > 0) {
-    unsigned long long until = now_ns() + WAIT_NS;
+    unsigned long long since = __atomic_load_n(&signalled_ns, __ATOMIC_ACQUIRE);
+    unsigned long long until = (since ? since : now_ns()) + wait_ns;
     struct stat st;
     int full = 0;
     while (fstat(fd, &st) == 0 && !(full = st.st_size >= local_size) && now_ns() < until) {
