@@ -97,7 +97,7 @@ test('view of a file TAU\'s reader rejects names the file and the line', async (
   t.false(r.stderr.includes('    at '));
 });
 
-test('view refuses a non-loopback host and a bad port', async (t) => {
+test('view refuses a non-loopback host, a bad port and a bad --ranges-above', async (t) => {
   const fx = profileCopy('probes');
   const r = await hyprof(['view', fx.dir, '--host', '0.0.0.0']);
   t.is(r.code, 2);
@@ -105,6 +105,10 @@ test('view refuses a non-loopback host and a bad port', async (t) => {
   const p = await hyprof(['view', fx.dir, '--port', 'eighty']);
   t.is(p.code, 2);
   t.regex(p.stderr, /--port must be a whole number from 0 to 65535 \(0 = a free port\), not 'eighty'/);
+  const q = await hyprof(['view', fx.dir, '--ranges-above', 'abc']);
+  t.is(q.code, 2);
+  t.regex(q.stderr, /--ranges-above must be a whole number of threads, not 'abc'/);
+  t.false(q.stderr.includes('    at '));
 });
 
 test('view --open launches xdg-open with the URL, or says it could not', async (t) => {
