@@ -359,6 +359,39 @@ test('SIGTERM then SIGINT while the first dump is written: the measurements are 
   t.is(total(statsOf(p, p.threads[0], 'work'), 'calls'), 400000);
 });
 
+test('an Open MPI rank stopped by SIGTERM waits for its node\'s other ranks at most 0.6 of mpirun\'s SIGKILL time, never over 2 s', async (t) => {
+  // One rank of a node of two, the other never comes: the wait runs out. A bound too long outlives
+  // mpirun's SIGKILL (the rank dies before it says where its file is); none cuts a slower rank's write.
+  const exe = compileC('core_dump_signals', ['core_dump_signals.c']);
+  const stoppedAfter = async (killAfter: string): Promise<{ s: number; dir: string; signal: string | null }> => {
+    const dir = tmpDir('rank-end');
+    let sent = 0n;
+    const result = await run(exe, ['10'], {
+      env: {
+        HYPROF_RAW_DIR: dir, HYPROF_RESOLVE: '0', OMPI_COMM_WORLD_RANK: '0', OMPI_COMM_WORLD_SIZE: '2',
+        OMPI_COMM_WORLD_LOCAL_SIZE: '2', OMPI_MCA_ess_base_jobid: '4242', OMPI_MCA_odls_base_sigkill_timeout: killAfter,
+      },
+      onSpawn: (child) => {
+        child.stdout!.on('data', (d: Buffer) => {
+          if (!d.toString().includes('ready')) return;
+          sent = process.hrtime.bigint();
+          child.kill('SIGTERM');
+        });
+      },
+    });
+    return { s: Number(process.hrtime.bigint() - sent) / 1e9, dir, signal: result.signal };
+  };
+  // 30744573457 s times 0.6e9 ns wraps past 2^64 to 0.49 s unless the time is bounded first.
+  for (const [killAfter, least] of [['1', 0.55], ['not-a-number', 0.55], ['3', 1.75], ['30744573457', 1.95]] as const) {
+    const r = await stoppedAfter(killAfter);
+    t.is(r.signal, 'SIGTERM', `sigkill_timeout ${killAfter}`);
+    t.true(r.s >= least && r.s < least + 8, `sigkill_timeout ${killAfter}: ended ${r.s.toFixed(2)} s after SIGTERM, at least ${least} s`);
+    const left = readdirSync(r.dir);
+    t.is(left.filter((f) => f.endsWith('.raw')).length, 1, `sigkill_timeout ${killAfter}: the file was written`);
+    t.deepEqual(left.filter((f) => f.startsWith('.hyprof-ended')), [], 'the tally is removed by the rank whose wait ran out');
+  }
+});
+
 test('timers nested deeper than 256 levels per thread are counted and named, the rest measured', async (t) => {
   const exe = compileC('deep_nesting', ['deep_nesting.c']);
   const dir = tmpDir('deep');
