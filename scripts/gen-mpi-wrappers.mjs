@@ -15,7 +15,9 @@
 //   [recv]          `*request` is a receive request: its bytes are counted when it completes
 //   [recv-persist]  the same for a persistent receive (Recv_init)
 //   [send-persist]  a persistent send: its bytes are counted at each MPI_Start
-//   [io-read]       an MPI-IO read of count × datatype: its bytes and, blocking, its bandwidth (io.c)
+//   [io-read]       an MPI-IO read of count × datatype: its bytes and, blocking, its bandwidth (io.c).
+//                   A split collective's _begin counts the bytes, with no bandwidth (the transfer may
+//                   run until its _end, which is timed only), as a non-blocking call (with a request)
 //   [io-write]      the same for a write
 //   [f08]           also a wrapper of the `use mpi_f08` entry (mpi_send_f08_): gfortran passes choice
 //                   buffers of Open MPI's mpi_f08 as plain addresses and handles as their one
@@ -132,6 +134,29 @@ File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_D
 File_seek(MPI_File fh, MPI_Offset offset, int whence) =>
 File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) =>
 File_sync(MPI_File fh) =>
+File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-read]
+File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) => [io-write]
+File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) =>
+File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-read]
+File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) => [io-write]
+File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) => [io-read]
+File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) =>
+File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) => [io-write]
+File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) =>
+File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) => [io-read]
+File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) =>
+File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) => [io-write]
+File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) =>
+File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) => [io-read]
+File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) =>
+File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) => [io-write]
+File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) =>
 
 Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) =>
 Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) =>
@@ -244,7 +269,7 @@ function cWrapper(c) {
     lines.push('  if (status == MPI_STATUS_IGNORE) status = &hp_status;');
   }
   const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
-  const blocking = !c.params.some((p) => p.name === 'request');
+  const blocking = !c.params.some((p) => p.name === 'request') && !c.name.endsWith('_begin');
   if (io >= 0 && blocking) lines.push('  uint64_t hp_io_t0 = hp_io_start();');
   if (c.pre) lines.push(`  ${c.pre}`);
   lines.push(`  int rc = PMPI_${c.name}(${args});`);
@@ -276,7 +301,7 @@ function fortranWrapper(c) {
   const fargs = [...c.params.map((p) => `f_${p.name}`), 'ierr', ...hiddenArgs(c)].join(', ');
   const f08 = c.flags.includes('f08');
   const io = c.flags.includes('io-read') ? 0 : c.flags.includes('io-write') ? 1 : -1;
-  const blocking = !c.params.some((p) => p.name === 'request');
+  const blocking = !c.params.some((p) => p.name === 'request') && !c.name.endsWith('_begin');
   const lines = [];
   lines.push(`void p${lower}_(${fparams.join(', ')}) __attribute__((weak));`);
   if (f08) lines.push(`void p${lower}_f08_(${fparams.join(', ')}) __attribute__((weak));`);

@@ -101,6 +101,29 @@ const char *const hp_mpi_event_names[HP_MPI_N] = {
   "MPI_File_seek()",
   "MPI_File_set_view()",
   "MPI_File_sync()",
+  "MPI_File_read_shared()",
+  "MPI_File_write_shared()",
+  "MPI_File_read_ordered()",
+  "MPI_File_write_ordered()",
+  "MPI_File_seek_shared()",
+  "MPI_File_iread_shared()",
+  "MPI_File_iwrite_shared()",
+  "MPI_File_iread_all()",
+  "MPI_File_iwrite_all()",
+  "MPI_File_iread_at_all()",
+  "MPI_File_iwrite_at_all()",
+  "MPI_File_read_all_begin()",
+  "MPI_File_read_all_end()",
+  "MPI_File_write_all_begin()",
+  "MPI_File_write_all_end()",
+  "MPI_File_read_at_all_begin()",
+  "MPI_File_read_at_all_end()",
+  "MPI_File_write_at_all_begin()",
+  "MPI_File_write_at_all_end()",
+  "MPI_File_read_ordered_begin()",
+  "MPI_File_read_ordered_end()",
+  "MPI_File_write_ordered_begin()",
+  "MPI_File_write_ordered_end()",
   "MPI_Win_create()",
   "MPI_Win_allocate()",
   "MPI_Win_free()",
@@ -3205,6 +3228,722 @@ static void mpi_file_sync_f(MPI_Fint *f_fh, MPI_Fint *ierr) {
   mpi_file_sync_body(pmpi_file_sync_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, ierr);
 }
 HP_MPI_FORTRAN(mpi_file_sync, MPI_FILE_SYNC, mpi_file_sync_f, (MPI_Fint *f_fh, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_shared) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_shared, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_shared(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_shared(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_shared_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_shared_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_shared, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_shared_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_shared_body(pmpi_file_read_shared_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_shared, MPI_FILE_READ_SHARED, mpi_file_read_shared_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_shared) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_shared, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_shared(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_shared(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_shared_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_shared_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_shared, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_shared_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_shared_body(pmpi_file_write_shared_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_shared, MPI_FILE_WRITE_SHARED, mpi_file_write_shared_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_read_ordered) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_ordered_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_ordered_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_ordered_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_ordered_body(pmpi_file_read_ordered_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_ordered, MPI_FILE_READ_ORDERED, mpi_file_read_ordered_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+  if (!PMPI_File_write_ordered) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+  uint64_t hp_io_t0 = hp_io_start();
+  int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, hp_io_t0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_ordered_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_ordered_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+    return;
+  }
+  uint64_t hp_io_t0 = hp_io_start();
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), hp_io_t0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_ordered_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_ordered_body(pmpi_file_write_ordered_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_ordered, MPI_FILE_WRITE_ORDERED, mpi_file_write_ordered_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+  if (!PMPI_File_seek_shared) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek_shared, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_seek_shared(fh, offset, whence);
+  int rc = PMPI_File_seek_shared(fh, offset, whence);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_seek_shared_(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_seek_shared_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_seek_shared, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_whence, ierr);
+    return;
+  }
+  pmpi(f_fh, f_offset, f_whence, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_seek_shared_f(MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr) {
+  mpi_file_seek_shared_body(pmpi_file_seek_shared_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_whence, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_seek_shared, MPI_FILE_SEEK_SHARED, mpi_file_seek_shared_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, MPI_Fint *f_whence, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread_shared) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_shared, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_shared_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iread_shared_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_shared, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iread_shared_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iread_shared_body(pmpi_file_iread_shared_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iread_shared, MPI_FILE_IREAD_SHARED, mpi_file_iread_shared_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite_shared) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_shared, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_shared_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iwrite_shared_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_shared, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iwrite_shared_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iwrite_shared_body(pmpi_file_iwrite_shared_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite_shared, MPI_FILE_IWRITE_SHARED, mpi_file_iwrite_shared_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread_all(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iread_all(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iread_all_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_all, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iread_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iread_all_body(pmpi_file_iread_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iread_all, MPI_FILE_IREAD_ALL, mpi_file_iread_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_all_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iwrite_all_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_all, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iwrite_all_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iwrite_all_body(pmpi_file_iwrite_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite_all, MPI_FILE_IWRITE_ALL, mpi_file_iwrite_all_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iread_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iread_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iread_at_all_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iread_at_all, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iread_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iread_at_all_body(pmpi_file_iread_at_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iread_at_all, MPI_FILE_IREAD_AT_ALL, mpi_file_iread_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+  if (!PMPI_File_iwrite_at_all) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at_all, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+  int rc = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_iwrite_at_all_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_iwrite_at_all_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_iwrite_at_all, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+    return;
+  }
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_iwrite_at_all_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr) {
+  mpi_file_iwrite_at_all_body(pmpi_file_iwrite_at_all_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_iwrite_at_all, MPI_FILE_IWRITE_AT_ALL, mpi_file_iwrite_at_all_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *f_request, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_read_all_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_all_begin(fh, buf, count, datatype);
+  int rc = PMPI_File_read_all_begin(fh, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_all_begin_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_all_begin_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all_begin, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_all_begin_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_read_all_begin_body(pmpi_file_read_all_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_all_begin, MPI_FILE_READ_ALL_BEGIN, mpi_file_read_all_begin_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+  if (!PMPI_File_read_all_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_all_end(fh, buf, status);
+  int rc = PMPI_File_read_all_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_all_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_all_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_all_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_all_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_all_end_body(pmpi_file_read_all_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_all_end, MPI_FILE_READ_ALL_END, mpi_file_read_all_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_write_all_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_all_begin(fh, buf, count, datatype);
+  int rc = PMPI_File_write_all_begin(fh, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_all_begin_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_all_begin_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all_begin, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_all_begin_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_write_all_begin_body(pmpi_file_write_all_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_all_begin, MPI_FILE_WRITE_ALL_BEGIN, mpi_file_write_all_begin_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+  if (!PMPI_File_write_all_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_all_end(fh, buf, status);
+  int rc = PMPI_File_write_all_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_all_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_all_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_all_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_all_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_all_end_body(pmpi_file_write_all_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_all_end, MPI_FILE_WRITE_ALL_END, mpi_file_write_all_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_read_at_all_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+  int rc = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_all_begin_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_at_all_begin_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all_begin, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_at_all_begin_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_read_at_all_begin_body(pmpi_file_read_at_all_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_at_all_begin, MPI_FILE_READ_AT_ALL_BEGIN, mpi_file_read_at_all_begin_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+  if (!PMPI_File_read_at_all_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_at_all_end(fh, buf, status);
+  int rc = PMPI_File_read_at_all_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_at_all_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_at_all_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_at_all_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_at_all_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_at_all_end_body(pmpi_file_read_at_all_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_at_all_end, MPI_FILE_READ_AT_ALL_END, mpi_file_read_at_all_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_write_at_all_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+  int rc = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_all_begin_(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_at_all_begin_body(void (*pmpi)(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all_begin, ra, cfa)) {
+    pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_at_all_begin_f(MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_write_at_all_begin_body(pmpi_file_write_at_all_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_at_all_begin, MPI_FILE_WRITE_AT_ALL_BEGIN, mpi_file_write_at_all_begin_f, (MPI_Fint *f_fh, MPI_Offset *f_offset, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+  if (!PMPI_File_write_at_all_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_at_all_end(fh, buf, status);
+  int rc = PMPI_File_write_at_all_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_at_all_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_at_all_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_at_all_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_at_all_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_at_all_end_body(pmpi_file_write_at_all_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_at_all_end, MPI_FILE_WRITE_AT_ALL_END, mpi_file_write_at_all_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_read_ordered_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+  int rc = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(0, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_ordered_begin_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_ordered_begin_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered_begin, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(0, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_ordered_begin_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_read_ordered_begin_body(pmpi_file_read_ordered_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_ordered_begin, MPI_FILE_READ_ORDERED_BEGIN, mpi_file_read_ordered_begin_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) {
+  if (!PMPI_File_read_ordered_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_read_ordered_end(fh, buf, status);
+  int rc = PMPI_File_read_ordered_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_read_ordered_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_read_ordered_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_read_ordered_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_read_ordered_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_read_ordered_end_body(pmpi_file_read_ordered_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_read_ordered_end, MPI_FILE_READ_ORDERED_END, mpi_file_read_ordered_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) {
+  if (!PMPI_File_write_ordered_begin) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered_begin, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+  int rc = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+  if (rc == MPI_SUCCESS) hp_io_done(1, count, datatype, 0);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_ordered_begin_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_ordered_begin_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered_begin, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_count, f_datatype, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    hp_io_done(1, (int)*f_count, PMPI_Type_f2c(*f_datatype), 0);
+  }
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_ordered_begin_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr) {
+  mpi_file_write_ordered_begin_body(pmpi_file_write_ordered_begin_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_ordered_begin, MPI_FILE_WRITE_ORDERED_BEGIN, mpi_file_write_ordered_begin_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_count, MPI_Fint *f_datatype, MPI_Fint *ierr))
+
+HP_MPI_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) {
+  if (!PMPI_File_write_ordered_end) return MPI_ERR_INTERN;
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered_end, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA())) return PMPI_File_write_ordered_end(fh, buf, status);
+  int rc = PMPI_File_write_ordered_end(fh, buf, status);
+  hp_mpi_end(&c);
+  return rc;
+}
+
+void pmpi_file_write_ordered_end_(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) __attribute__((weak));
+static inline __attribute__((always_inline)) void mpi_file_write_ordered_end_body(void (*pmpi)(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr), uintptr_t ra, uintptr_t cfa, MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  if (!pmpi) {
+    *ierr = MPI_ERR_INTERN;
+    return;
+  }
+  hp_mpi_call c;
+  if (!hp_mpi_begin(&c, HP_MPI_File_write_ordered_end, ra, cfa)) {
+    pmpi(f_fh, f_buf, f_status, ierr);
+    return;
+  }
+  pmpi(f_fh, f_buf, f_status, ierr);
+  hp_mpi_end(&c);
+}
+static void mpi_file_write_ordered_end_f(MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr) {
+  mpi_file_write_ordered_end_body(pmpi_file_write_ordered_end_, HP_MPI_RETURN_ADDRESS(), HP_MPI_CFA(), f_fh, f_buf, f_status, ierr);
+}
+HP_MPI_FORTRAN(mpi_file_write_ordered_end, MPI_FILE_WRITE_ORDERED_END, mpi_file_write_ordered_end_f, (MPI_Fint *f_fh, void *f_buf, MPI_Fint *f_status, MPI_Fint *ierr))
 
 HP_MPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   if (!PMPI_Win_create) return MPI_ERR_INTERN;
