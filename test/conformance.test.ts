@@ -10,6 +10,7 @@ import test from 'ava';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertConformant, conformanceProblems, wasChecked } from './helpers/conformance.js';
+import { readWithTau, tauReaderComplaints } from './helpers/tau-reader.js';
 import { cliPath, compileC, hyprof, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 
 const FILE = 'profile.0.0.0';
@@ -114,4 +115,27 @@ test('a stacks file that names a context the thread does not have is refused', (
   writeFileSync(file, readFileSync(file, 'utf8').replace('[CONTEXT] main', '[CONTEXT] elsewhere'));
   const problems = conformanceProblems(dir);
   t.true(problems.some((p) => /: the stacks file names the context "main +=> \[CONTEXT\] elsewhere", which is no entry of the thread$/.test(p)), problems.join('\n'));
+});
+
+test("TAU's reader is asked again when a file changed in place, within the same size and moment; an unchanged input is answered once", (t) => {
+  // helpers/tau-reader.ts keeps each answer by the input's path and bytes (a test reading a profile
+  // the run helpers have just checked starts Java once, not twice).
+  const dir = tmpDir('conf-reader-answers');
+  cpSync(join(tauReferenceDir, 'probes'), dir, { recursive: true });
+  const file = join(dir, FILE);
+  const good = readFileSync(file, 'utf8');
+  t.true(good.includes(' 2707231 '));
+  const first = readWithTau(dir);
+  t.true(first.ok, tauReaderComplaints(first));
+  // A negative inclusive time, the same number of bytes, written at once: TAU's reader complains.
+  writeFileSync(file, good.replace(' 2707231 ', ' -707231 '));
+  const bad = readWithTau(dir);
+  t.false(bad.ok, 'the edited file was read again');
+  t.not(bad.status, 0);
+  writeFileSync(file, good);
+  const again = readWithTau(dir);
+  t.deepEqual(again, first);
+  // An answer handed out is the test's own: changing it changes no later answer.
+  again.threads.length = 0;
+  t.deepEqual(readWithTau(dir), first);
 });

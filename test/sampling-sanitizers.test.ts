@@ -83,16 +83,19 @@ test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyp
   t.is(readdirSync(dir).filter((f) => f.endsWith('.raw')).length, 4, 'parent and child, twice');
 });
 
-for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000], ['AddressSanitizer', 'address', 100_000]] as const) {
+// AddressSanitizer together with UBSan, as the stress test above builds it: one runtime archive
+// for both (helpers/native.ts runtimeArchive; a build of the whole runtime under a sanitizer is about
+// a minute of CPU), and UBSan's checks come on top of AddressSanitizer's, never instead.
+for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000], ['AddressSanitizer + UBSan', 'address,undefined', 100_000]] as const) {
   test(`${label}: statistics tables outgrown and freed while another thread flushes, no report`, async (t) => {
     // One thread enters 100,000 new contexts (50,000 under the slower ThreadSanitizer), a new parameter
     // value at every step: its table grows from 256 slots to 262,144 (10 times; 9) while the main thread flushes over and over, each flush
     // reading that table for most of its time. The tables it outgrew are freed at once when no dump
     // runs, else after the flush (native/core/stats.c): a flush that read a freed table is reported
     // here (AddressSanitizer: heap-use-after-free; ThreadSanitizer: a race with the free).
-    const exe = compileWithRuntime(`flush_race_${sanitize}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
-    const dir = tmpDir(`flush-race-${sanitize}`);
-    const copies = tmpDir(`flush-race-copies-${sanitize}`);
+    const exe = compileWithRuntime(`flush_race_${sanitize.replace(/,/g, '_')}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
+    const dir = tmpDir(`flush-race-${sanitize.replace(/,/g, '_')}`);
+    const copies = tmpDir(`flush-race-copies-${sanitize.replace(/,/g, '_')}`);
     const r = await run(exe, [copies, String(contexts)], {
       timeoutMs: 300_000,
       env: {
@@ -102,6 +105,7 @@ for (const [label, sanitize, contexts] of [['ThreadSanitizer', 'thread', 50_000]
         HYPROF_THROTTLE: '0',
         TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
         ASAN_OPTIONS: 'detect_leaks=1',
+        UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
       },
     });
     t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
