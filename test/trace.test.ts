@@ -361,14 +361,16 @@ traceTest('TAU_TRACE_FORMAT other than otf2 is named once; the trace is written 
   readArchive(t, dir);
 });
 
-for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitizer', 'address']] as const) {
+// AddressSanitizer with UBSan, as sampling-sanitizers builds it: one sanitizer build of the runtime for
+// both files (helpers/native.ts runtimeArchive); UBSan's checks come on top of AddressSanitizer's.
+for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitizer + UBSan', 'address,undefined']] as const) {
   traceTest(`${label}: a thread fills and writes trace buffers while another flushes, copying them; no report, a sound trace`, async (t) => {
     // test/native/core_flush_race.c: one thread enters 5,000 contexts (five records each) while the
     // main thread flushes over and over; 4 KiB buffers, so the thread writes a block every 51 steps
     // while the flushes copy its buffer (native/core/trace.c: the seqlock on its gen).
-    const exe = compileWithRuntime(`trace_flush_race_${sanitize}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
-    const dir = tmpDir(`trace-flush-race-${sanitize}`);
-    const copies = tmpDir(`trace-flush-race-copies-${sanitize}`);
+    const exe = compileWithRuntime(`trace_flush_race_${sanitize.replace(/,/g, '_')}`, ['core_flush_race.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
+    const dir = tmpDir(`trace-flush-race-${sanitize.replace(/,/g, '_')}`);
+    const copies = tmpDir(`trace-flush-race-copies-${sanitize.replace(/,/g, '_')}`);
     const r = await run(exe, [copies, '5000'], {
       timeoutMs: 300_000,
       env: {
@@ -380,11 +382,12 @@ for (const [label, sanitize] of [['ThreadSanitizer', 'thread'], ['AddressSanitiz
         HYPROF_TRACE_BUFFER_KB: '4',
         TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
         ASAN_OPTIONS: 'detect_leaks=1',
+        UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
       },
     });
     t.is(r.code, 0, `signal ${r.signal}\n${r.stderr}`);
     t.notRegex(r.stderr, /WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:/);
-    const out = tmpDir(`trace-flush-race-out-${sanitize}`);
+    const out = tmpDir(`trace-flush-race-out-${sanitize.replace(/,/g, '_')}`);
     const res = await hyprof(['resolve', dir, '-o', out]);
     t.is(res.code, 0, res.stderr);
     const a = readArchive(t, out);
