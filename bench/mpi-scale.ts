@@ -13,8 +13,10 @@
  *                             CPU and peak RSS of the server from /proc, wall to the last answer)
  *   TAU's reader              test/tools/tau-reader (TAU's own Java reader) on the same thread files
  * with wall time, CPU time (user + system, workers included) and peak resident memory from GNU
- * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds] [all|reports]; `reports` resolves
- * once (workers) and measures the reports, exports and TAU's reader only (large rank counts).
+ * time. Run: node dist/bench/mpi-scale.js [ranks] [threads] [rounds] [all|reports] [step,...]; `reports`
+ * resolves once (workers) and measures the reports, exports and TAU's reader only (large rank counts);
+ * a list of words measures only the steps whose names hold one of them (`--mpi,collapsed`), beside
+ * the resolve they need.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -29,6 +31,9 @@ const ranks = Number(process.argv[2] ?? 1024);
 const threads = Number(process.argv[3] ?? 4);
 const rounds = Number(process.argv[4] ?? 3);
 const reportsOnly = process.argv[5] === 'reports';
+const only = process.argv[6]?.split(',').filter(Boolean);
+/** Whether the step named `k` is measured (every step when no list was given). */
+const wanted = (k: string) => !only || only.some((w) => k.includes(w));
 const raw = tmpDir('bench-scale-raw');
 const t0 = Date.now();
 const files = generateRanks(raw, { ranks, threads });
@@ -54,31 +59,33 @@ function timed(args: string[], env: Record<string, string> = {}, command = [proc
 }
 
 const results = new Map<string, Measure[]>();
-const keep = (k: string, m: Measure) => results.set(k, [...(results.get(k) ?? []), m]);
+const keep = (k: string, m: () => Measure | Promise<Measure>) => (wanted(k) ? Promise.resolve(m()).then((x) => void results.set(k, [...(results.get(k) ?? []), x])) : Promise.resolve());
 let outSize = '';
 for (let round = 0; round < rounds; round++) {
   const a = tmpDir('bench-scale-a');
-  if (!reportsOnly) keep('resolve, main thread', timed(['resolve', raw, '-o', a], { HYPROF_RESOLVE_WORKERS: '0' }));
+  if (!reportsOnly) await keep('resolve, main thread', () => timed(['resolve', raw, '-o', a], { HYPROF_RESOLVE_WORKERS: '0' }));
   const b = tmpDir('bench-scale-b');
-  keep('resolve, workers', timed(['resolve', raw, '-o', b]));
+  // The thread files every later step reads: made whether or not this step is listed.
+  const made = timed(['resolve', raw, '-o', b]);
+  await keep('resolve, workers', () => made);
   const c = tmpDir('bench-scale-c');
-  if (!reportsOnly) keep('resolve --format merged', timed(['resolve', raw, '-o', c, '--format', 'merged']));
-  keep('report', timed(['report', b]));
-  keep('report --mpi', timed(['report', b, '--mpi']));
-  keep('report --diagnose', timed(['report', b, '--diagnose']));
-  if (!reportsOnly) keep('report (merged file)', timed(['report', c]));
-  for (const f of ['pprof', 'speedscope', 'collapsed']) keep(`export --format ${f}`, timed(['export', b, '--format', f, '-o', join(a, `out.${f}`)]));
-  keep('view, first page', await viewFirstPage(b));
+  if (!reportsOnly) await keep('resolve --format merged', () => timed(['resolve', raw, '-o', c, '--format', 'merged']));
+  await keep('report', () => timed(['report', b]));
+  await keep('report --mpi', () => timed(['report', b, '--mpi']));
+  await keep('report --diagnose', () => timed(['report', b, '--diagnose']));
+  if (!reportsOnly) await keep('report (merged file)', () => timed(['report', c]));
+  for (const f of ['pprof', 'speedscope', 'collapsed']) await keep(`export --format ${f}`, () => timed(['export', b, '--format', f, '-o', join(a, `out.${f}`)]));
+  await keep('view, first page', () => viewFirstPage(b));
   // TAU's own reader (Java) on the same files: it holds the whole profile; where it cannot, said.
   try {
-    keep("TAU's reader (tau-reader --strict)", timed(['--strict', b], {}, [tauReaderPath]));
+    await keep("TAU's reader (tau-reader --strict)", () => timed(['--strict', b], {}, [tauReaderPath]));
   } catch (e) {
     console.log(`TAU's reader did not finish: ${(e as Error).message.split('\n').slice(-3).join(' ')}`);
   }
   if (round === 0) {
     const pf = readdirSync(b).filter((f) => f.startsWith('profile.'));
     const bytes = pf.reduce((n, f) => n + statSync(join(b, f)).size, 0);
-    outSize = `${pf.length} thread files, ${(bytes / 2 ** 20).toFixed(0)} MiB` + (reportsOnly ? '' : `; tauprofile.xml ${(statSync(join(c, 'tauprofile.xml')).size / 2 ** 20).toFixed(0)} MiB`);
+    outSize = `${pf.length} thread files, ${(bytes / 2 ** 20).toFixed(0)} MiB` + (reportsOnly || !wanted('merged') ? '' : `; tauprofile.xml ${(statSync(join(c, 'tauprofile.xml')).size / 2 ** 20).toFixed(0)} MiB`);
   }
   for (const d of [a, b, c]) rmSync(d, { recursive: true, force: true });
 }
