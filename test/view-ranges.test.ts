@@ -15,7 +15,7 @@ import { openExportSource } from '../src/export/export-source.js';
 import { speedscopePieces, type SpeedscopeFile } from '../src/export/export-speedscope.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
-import { ScaledProfile } from '../src/view/scaled-profile.js';
+import { QUANTILE_ACCURACY, ScaledProfile } from '../src/view/scaled-profile.js';
 import { displayName } from '../src/profile/tau-model.js';
 import { launchBrowser, openPage } from './helpers/view-browser.js';
 import { startView } from './helpers/view-server.js';
@@ -96,6 +96,13 @@ test('viewer of many threads: the same answers as the profile held whole, ranks 
     t.is(blk.chosen.min, Math.min(...v));
     t.is(blk.chosen.max, Math.max(...v));
     t.true(Math.abs(blk.chosen.mean - v.reduce((x, y) => x + y, 0) / v.length) < 1e-9 * blk.chosen.mean);
+    // quartiles: the value of rank q × (n − 1), rounded down, within the sketch's relative accuracy
+    const sorted = [...v].sort((x, y) => x - y);
+    for (const [q, key] of [[0.25, 'q1'], [0.5, 'median'], [0.75, 'q3']] as const) {
+      const exact = sorted[Math.floor(q * (sorted.length - 1))];
+      t.true(Math.abs(blk.chosen[key] - exact) <= QUANTILE_ACCURACY * exact, `block ${blk.first}: ${key} ${blk.chosen[key]} against ${exact}`);
+    }
+    t.true(blk.chosen.min <= blk.chosen.q1 && blk.chosen.q1 <= blk.chosen.median && blk.chosen.median <= blk.chosen.q3 && blk.chosen.q3 <= blk.chosen.max);
     // the generated ranks compute longer the higher the rank
     t.is(blk.chosen.maxLabel, `rank ${held[blk.first + v.indexOf(Math.max(...v))].node} · thread 0`);
   }
@@ -110,7 +117,7 @@ test('viewer of many threads: the same answers as the profile held whole, ranks 
 interface Ranges {
   block: number;
   timers: string[];
-  blocks: Array<{ first: number; last: number; label: string; total: number; chosen: { min: number; max: number; mean: number; maxLabel?: string } }>;
+  blocks: Array<{ first: number; last: number; label: string; total: number; chosen: { min: number; q1: number; median: number; q3: number; max: number; mean: number; maxLabel?: string } }>;
 }
 
 test('the page shows the ranges and a click on one shows its threads', async (t) => {
@@ -120,6 +127,9 @@ test('the page shows the ranges and a click on one shows its threads', async (t)
     const page = await openPage(browser, view.url);
     t.is(await page.locator('#ranges .row.range').count(), 60);
     t.is(await page.textContent('#ranges .row.range:nth-child(2) .label'), 'ranks 5–9');
+    // a box plot per range: min · Q1 · median · Q3 · max beside it, the box drawn
+    t.is(await page.locator('#ranges .row.range rect.quartiles').count(), 60);
+    t.is((await page.textContent('#ranges .row.range:nth-child(2) .total'))!.split(' · ').length, 5);
     await page.click('#ranges .row.range[data-first="185"]');
     await page.waitForSelector('.row[data-thread="185"]');
     t.is(await page.textContent('.row[data-thread="185"] .label'), 'rank 185 · thread 0');

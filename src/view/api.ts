@@ -18,7 +18,7 @@ import { meanThread, userEventStats } from '../report/report-data.js';
 import { UserError } from '../base/errors.js';
 import { frameLabel, type FrameRole } from './labels.js';
 import { settleStatsOf, type SettleStats } from '../profile/settle-events.js';
-import { TOTAL, type ScaledProfile } from './scaled-profile.js';
+import { blockQuantile, TOTAL, type ScaledProfile } from './scaled-profile.js';
 
 /** A request the page got wrong: answered with this status and message. */
 export class ApiError extends Error {
@@ -337,8 +337,10 @@ export class ProfileApi {
 
   /**
    * The main window of many threads: blocks of consecutive threads (ranks), each with the mean of
-   * the top events (the bar) and the min, mean and max over its threads of one timer (`timer`, by
-   * its name as shown) or of the thread's total, and the threads that have the min and the max.
+   * the top events (the bar) and the min, quartiles (q1, median, q3: within QUANTILE_ACCURACY), mean
+   * and max over its threads of one timer (`timer`, by its name as shown) or of the thread's total,
+   * and the threads that have the min and the max. The mean is over the block's threads; min,
+   * quartiles and max over those that have the timer (`threads`).
    */
   private ranges(metric: number, kind: 'timer' | 'sample', top: string[], timer: string | null): unknown {
     const scaled = this.scaled!;
@@ -367,8 +369,8 @@ export class ProfileApi {
         other,
         total,
         chosen: c
-          ? { threads: c.n, mean: c.sum / n, min: c.min, max: c.max, minAt: String(c.minAt), minLabel: this.label(threads[c.minAt]), maxAt: String(c.maxAt), maxLabel: this.label(threads[c.maxAt]) }
-          : { threads: 0, mean: 0, min: 0, max: 0 },
+          ? { threads: c.n, mean: c.sum / n, min: c.min, q1: blockQuantile(c, 0.25), median: blockQuantile(c, 0.5), q3: blockQuantile(c, 0.75), max: c.max, minAt: String(c.minAt), minLabel: this.label(threads[c.minAt]), maxAt: String(c.maxAt), maxLabel: this.label(threads[c.maxAt]) }
+          : { threads: 0, mean: 0, min: 0, q1: 0, median: 0, q3: 0, max: 0 },
       });
     }
     const timers = [...fold.blocks.keys()].filter((n) => !n.startsWith('\u0000') && kindOf(n) === kind).map(displayName).sort();

@@ -4,7 +4,8 @@
  * directory is opened (as report/mpi-fold.ts folds ranks): the statistics over threads (mean, min,
  * max, std of every event), the pooled user events, the MPI share, the names the page offers, and
  * the rank ranges of the main window: blocks of consecutive threads (at most RANGE_BLOCKS) with the
- * sum, min and max of every flat event's exclusive value. A thread's own data (its tree, table,
+ * sum, min and max of every flat event's exclusive value, and its quartiles from a sketch (DDSketch:
+ * within QUANTILE_ACCURACY of the exact order statistic, in a few kilobytes whatever the threads). A thread's own data (its tree, table,
  * flame graph, metadata) is read from its file when the page asks for it, and a few are kept. So the
  * memory grows with the distinct events (times the blocks), and with the threads only by their
  * names and rank attributes (interned: the same setting on every rank is one string).
@@ -17,6 +18,7 @@ import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { isMatrixEntry } from '../report/comm-matrix.js';
 import { eventChoices } from '../report/event-threads.js';
 import { EventAggregator, type Stat } from './aggregate.js';
+import { DDSketch } from '@datadog/sketches-js';
 
 /** Block keys of each thread's total exclusive value of its timers, of its sampled lines (no event's name). */
 export const TOTAL = { timer: '\u0000timers', sample: '\u0000samples' } as const;
@@ -25,6 +27,13 @@ export const TOTAL = { timer: '\u0000timers', sample: '\u0000samples' } as const
 export const RANGES_ABOVE = 512;
 /** The main window's ranges: at most this many blocks of consecutive threads (as the comm matrix's 64). */
 export const RANGE_BLOCKS = 64;
+/**
+ * The quartiles of a block are within this relative error of the exact ones (the value of rank
+ * q × (n − 1), rounded down, among the block's n values): a block of 1,563 ranks (100,000 in 64)
+ * keeps about 2 KB per event, not its ranks' values.
+ */
+export const QUANTILE_ACCURACY = 0.01;
+
 /** Threads read whole for the page, kept for its next questions. */
 const KEEP_LOADED = 8;
 
@@ -33,7 +42,7 @@ const KEPT_ATTRIBUTES = new Set(['MPI Rank', 'MPI World Size', 'MPI Run Id', 'MP
   'HYPROF_CALLPATH', 'HYPROF_CALLPATH_DEPTH', 'HYPROF_SAMPLING', 'HYPROF_PERIOD_US', 'HYPROF_SAMPLE_SOURCE', 'HYPROF_UNWIND',
   'HYPROF_UNWIND_DEPTH', 'HYPROF_MPI', 'OpenMP Tool']);
 
-/** Per block, per flat event: the threads that have it, the sum, min and max of its exclusive value and where. */
+/** Per block, per flat event: the threads that have it, the sum, min and max of its exclusive value and where, its distribution. */
 export interface BlockStats {
   n: number;
   sum: number;
@@ -41,6 +50,12 @@ export interface BlockStats {
   minAt: number;
   max: number;
   maxAt: number;
+  sketch: DDSketch;
+}
+
+/** The value at quantile `q` of a block (within QUANTILE_ACCURACY; never outside its min and max). */
+export function blockQuantile(b: BlockStats, q: number): number {
+  return Math.min(b.max, Math.max(b.min, b.sketch.getValueAtQuantile(q)));
 }
 
 /** One metric's fold over its threads. */
@@ -162,9 +177,10 @@ export class ScaledProfile {
       let per = fold.blocks.get(name);
       if (!per) fold.blocks.set(ownString(name), (per = []));
       let b = per[block];
-      if (!b) per[block] = b = { n: 0, sum: 0, min: Infinity, minAt: -1, max: -Infinity, maxAt: -1 };
+      if (!b) per[block] = b = { n: 0, sum: 0, min: Infinity, minAt: -1, max: -Infinity, maxAt: -1, sketch: new DDSketch({ relativeAccuracy: QUANTILE_ACCURACY }) };
       b.n++;
       b.sum += v;
+      b.sketch.accept(v);
       if (v < b.min) [b.min, b.minAt] = [v, i];
       if (v > b.max) [b.max, b.maxAt] = [v, i];
     };

@@ -18,8 +18,8 @@ interface Range extends Row {
   first: number;
   last: number;
   threads: number;
-  /** The chosen timer (or the total) over the block's threads: min, mean, max and who has them. */
-  chosen: { threads: number; mean: number; min: number; max: number; minAt?: string; minLabel?: string; maxAt?: string; maxLabel?: string };
+  /** The chosen timer (or the total) over the block's threads: min, quartiles, mean, max and who has the min and max. */
+  chosen: { threads: number; mean: number; min: number; q1: number; median: number; q3: number; max: number; minAt?: string; minLabel?: string; maxAt?: string; maxLabel?: string };
 }
 interface ThreadsAnswer {
   metric: string;
@@ -32,7 +32,7 @@ interface ThreadsAnswer {
   ranges?: { block: number; timer: string | null; timers: string[]; blocks: Range[] };
 }
 
-/** The timer whose min / mean / max the ranges show ('' : the threads' totals). */
+/** The timer whose spread (min, quartiles, max, mean) the ranges show ('' : the threads' totals). */
 let rangeTimer = '';
 
 const PAGE = 100;
@@ -123,8 +123,9 @@ export async function renderBars(root: HTMLElement, onPick: (thread: string, lab
 
 /**
  * The ranges of a profile of many threads: one row per block of consecutive ranks, its bar the
- * block's mean of the top events, beside it the min – max of the chosen timer (or total) over the
- * block with the mean marked; a click shows the block's first page of threads below.
+ * block's mean of the top events, over it a box plot of the chosen timer (or total) over the block
+ * (whiskers min – max, box Q1 – Q3, the median and the mean marked); a click shows the block's
+ * first page of threads below.
  */
 function renderRanges(a: ThreadsAnswer, kind: string, onBlock: (first: number) => void): HTMLElement {
   const r = a.ranges!;
@@ -137,17 +138,19 @@ function renderRanges(a: ThreadsAnswer, kind: string, onBlock: (first: number) =
     onBlock(a.offset);
   };
   const head = el('div', { class: 'controls' });
-  head.append(el('span', {}, `${a.total} threads in ranges of ${r.block}: bar = the range's mean; min · mean · max of `), sel, el('span', {}, ' (click a range for its threads)'));
+  head.append(el('span', {}, `${a.total} threads in ranges of ${r.block}: bar = the range's mean; min · Q1 · median · Q3 · max (box) of `), sel, el('span', {}, ' (click a range for its threads)'));
   box.append(head);
   const max = d3.max(r.blocks, (b) => Math.max(b.total, b.chosen.max)) || 1;
   const x = d3.scaleLinear().domain([0, max]).range([0, 100]);
   const list = el('div', { class: 'bars' });
   list.style.setProperty('--label-w', `${Math.max(8, ...r.blocks.map((b) => b.label.length)) + 1}ch`);
-  list.style.setProperty('--total-w', '34ch');
+  list.style.setProperty('--total-w', '52ch');
   for (const b of r.blocks) {
     const c = b.chosen;
-    const spread = `${val(c.min, a.metric)} · ${val(c.mean, a.metric)} · ${val(c.max, a.metric)}`;
-    const tip = `${b.label} (${b.threads} threads): ${sel.selectedOptions[0]?.textContent}: min ${val(c.min, a.metric)}${c.minLabel ? ` (${c.minLabel})` : ''}, mean ${val(c.mean, a.metric)}, max ${val(c.max, a.metric)}${c.maxLabel ? ` (${c.maxLabel})` : ''}`;
+    const spread = [c.min, c.q1, c.median, c.q3, c.max].map((v) => val(v, a.metric)).join(' · ');
+    const tip =
+      `${b.label} (${b.threads} threads): ${sel.selectedOptions[0]?.textContent}: min ${val(c.min, a.metric)}${c.minLabel ? ` (${c.minLabel})` : ''}, ` +
+      `Q1 ${val(c.q1, a.metric)}, median ${val(c.median, a.metric)}, Q3 ${val(c.q3, a.metric)}, max ${val(c.max, a.metric)}${c.maxLabel ? ` (${c.maxLabel})` : ''}, mean ${val(c.mean, a.metric)}`;
     const row = el('div', { class: 'row range', 'data-first': String(b.first), title: tip });
     row.append(el('span', { class: 'label' }, b.label), el('span', { class: 'total' }, spread));
     const svg = d3.select(row).append('svg').attr('viewBox', '0 0 100 10').attr('preserveAspectRatio', 'none');
@@ -158,9 +161,12 @@ function renderRanges(a: ThreadsAnswer, kind: string, onBlock: (first: number) =
       svg.append('rect').attr('x', x(at)).attr('y', 2).attr('width', x(p.v)).attr('height', 6).attr('fill', p.c).append('title').text(`${p.n}: mean ${val(p.v, a.metric)}`);
       at += p.v;
     }
-    // the chosen value's spread over the block: a line from min to max, the mean as a tick
+    // the chosen value's spread over the block, a box plot: whiskers min – max, a box Q1 – Q3, the
+    // median a tick across it, the mean a thinner tick in red
     svg.append('line').attr('x1', x(c.min)).attr('x2', x(c.max)).attr('y1', 5).attr('y2', 5).attr('stroke', '#222').attr('stroke-width', 0.8);
-    svg.append('rect').attr('x', x(c.mean) - 0.25).attr('y', 0).attr('width', 0.5).attr('height', 10).attr('fill', '#222');
+    svg.append('rect').attr('class', 'quartiles').attr('x', x(c.q1)).attr('y', 1.5).attr('width', Math.max(0.3, x(c.q3) - x(c.q1))).attr('height', 7).attr('fill', 'none').attr('stroke', '#222').attr('stroke-width', 0.6);
+    svg.append('rect').attr('class', 'median').attr('x', x(c.median) - 0.3).attr('y', 1.5).attr('width', 0.6).attr('height', 7).attr('fill', '#222');
+    svg.append('rect').attr('class', 'mean').attr('x', x(c.mean) - 0.15).attr('y', 0).attr('width', 0.3).attr('height', 10).attr('fill', '#c0392b');
     row.onclick = () => onBlock(b.first);
     list.append(row);
   }
