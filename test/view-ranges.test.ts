@@ -77,6 +77,12 @@ test('viewer of many threads: the same answers as the profile held whole, ranks 
   t.true(scaled.profile.threads[0].every((th) => th.events.length === 0), 'threads are read for the page, not kept in the profile');
   t.deepEqual(api.event(q()), whole.event(q()));
   t.deepEqual(api.event(q({ name: 'compute_flux' })), whole.event(q({ name: 'compute_flux' })));
+  // asked again (the page redrawn), the event on threads is answered without reading the 300 files
+  const reads = scaled.reads;
+  t.deepEqual(api.event(q({ name: 'compute_flux' })), whole.event(q({ name: 'compute_flux' })));
+  t.is(scaled.reads, reads, 'no thread file read again');
+  api.event(q({ name: 'solve' }));
+  t.is(scaled.reads, reads + 300, 'another event reads every thread');
   // the main window: a page of threads (read for it), and the ranges
   const a = api.threads(q({ offset: '100', limit: '50' })) as { rows: unknown[]; stats: unknown[]; ranges: Ranges };
   const b = whole.threads(q({ offset: '100', limit: '50' })) as { rows: unknown[]; stats: unknown[] };

@@ -102,7 +102,15 @@ export function eventAcrossThreads(profile: TauProfile, metricIndex: number, nam
     if (threads.some((t) => timerOn(t) !== undefined)) chosen = 'timer';
     else if (threads.some((t) => functionOn(t) !== undefined)) chosen = 'function';
   }
-  const values = chosen === undefined ? [] : threads.map((t) => (chosen === 'timer' ? timerOn(t) : functionOn(t)));
+  // Each thread taken once: a profile of many threads reads it from its file when taken (view/api.ts).
+  const named: Array<{ label: string; node: number; context: number; thread: number }> = [];
+  const values =
+    chosen === undefined
+      ? []
+      : threads.map((t) => {
+          named.push({ label: namedThreadLabel(t), node: t.node, context: t.context, thread: t.thread });
+          return chosen === 'timer' ? timerOn(t) : functionOn(t);
+        });
   if (chosen === undefined || values.every((v) => v === undefined)) {
     const choices = eventChoices(threads);
     const close = [...choices.timers, ...choices.functions].filter((n) => n.toLowerCase().includes(wanted.toLowerCase())).slice(0, 8);
@@ -116,7 +124,7 @@ export function eventAcrossThreads(profile: TauProfile, metricIndex: number, nam
     kind: chosen,
     metric,
     unit: /TIME/i.test(metric) ? 'usec' : 'counts',
-    threads: threads.map((t, i) => ({ label: namedThreadLabel(t), node: t.node, context: t.context, thread: t.thread, ...(values[i] ?? {}) })),
+    threads: named.map((t, i) => ({ ...t, ...(values[i] ?? {}) })),
     excl: spread(values.map((v) => v?.excl)),
     incl: spread(values.map((v) => v?.incl)),
     present: values.filter((v) => v !== undefined).length,

@@ -66,8 +66,13 @@ export interface NodeInfo {
   settle?: SettleStats;
 }
 
+/** "Event on threads" answers kept for a profile of many threads (each read every thread file). */
+const EVENTS_KEPT = 4;
+
 export class ProfileApi {
   private cache = new Map<string, View>();
+  /** The last EVENTS_KEPT event() answers of a ScaledProfile, by metric, kind and name. */
+  private readonly eventsKept = new Map<string, unknown>();
   private sources: Map<string, string> | undefined;
   private readonly access: SourceAccess;
   /** The ranks of an MPI run (undefined for other profiles): threads are labelled by rank then. */
@@ -174,12 +179,21 @@ export class ProfileApi {
     if (!name) return { metric: this.profile.metrics[metric], ...choices() };
     let kind = q.get('kind');
     if (kind !== null && kind !== '' && kind !== 'timer' && kind !== 'function') throw new ApiError(400, `unknown kind "${kind}"; use timer or function`);
-    // Many threads: each is read from its file once (the kind known beforehand from the names)
+    // Many threads: each is read from its file once (the kind known beforehand from the names), and
+    // the last few answers are kept: the page asks again for the event shown when it is redrawn.
     if (this.scaled && !kind) kind = choices().timers.includes(displayName(name)) ? 'timer' : choices().functions.includes(displayName(name)) ? 'function' : '';
+    const key = `${metric}\u0000${kind ?? ''}\u0000${name}`;
+    const kept = this.scaled ? this.eventsKept.get(key) : undefined;
+    if (kept) return kept;
     try {
       const e = eventAcrossThreads(this.readingProfile(), metric, name, kind ? (kind as 'timer' | 'function') : undefined);
       const threads = this.profile.threads[metric];
-      return { ...e, threads: e.threads.map((t, i) => ({ ...t, key: String(i), label: this.label(threads[i]) })) };
+      const answer = { ...e, threads: e.threads.map((t, i) => ({ ...t, key: String(i), label: this.label(threads[i]) })) };
+      if (this.scaled) {
+        this.eventsKept.set(key, answer);
+        if (this.eventsKept.size > EVENTS_KEPT) this.eventsKept.delete(this.eventsKept.keys().next().value!);
+      }
+      return answer;
     } catch (e) {
       if (e instanceof UserError) throw new ApiError(404, e.message);
       throw e;

@@ -82,6 +82,8 @@ export class ScaledProfile {
   readonly mpiShare = new MpiShareAcc();
   private readonly files = new Map<TauThreadProfile, { file: string; node: number; context: number; thread: number }>();
   private readonly loaded = new Map<TauThreadProfile, TauThreadProfile>();
+  /** Thread files read since the directory was opened (on demand, for the page). */
+  reads = 0;
 
   /** Reads every thread file of `dir` once; `onFile` is told before each. */
   constructor(dir: string, onFile?: (file: string, index: number, total: number) => void) {
@@ -207,6 +209,7 @@ export class ScaledProfile {
       return whole;
     }
     whole = readThreadFile(this.files.get(t)!);
+    this.reads++;
     if (t.stacks) whole.stacks = t.stacks;
     this.loaded.set(t, whole);
     if (this.loaded.size > KEEP_LOADED) this.loaded.delete(this.loaded.keys().next().value!);
