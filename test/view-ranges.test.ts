@@ -7,7 +7,7 @@
  * figures at 1,024 and 16,384 ranks are measured in bench/mpi-scale.ts.
  */
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hyprof, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
@@ -17,6 +17,7 @@ import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
 import { QUANTILE_ACCURACY, ScaledProfile } from '../src/view/scaled-profile.js';
 import { displayName } from '../src/profile/tau-model.js';
+import { stacksFileName } from '../src/profile/stacks-file.js';
 import { launchBrowser, openPage } from './helpers/view-browser.js';
 import { startView } from './helpers/view-server.js';
 
@@ -118,6 +119,34 @@ test('viewer of many threads: the same answers as the profile held whole, ranks 
   const mean = Array.from({ length: 5 }, (_, k) => total(blk.first + k)).reduce((x, y) => x + y, 0) / 5;
   t.true(Math.abs(blk.total - mean) < 1e-9 * mean, `${blk.total} against ${mean}`);
   t.throws(() => api.threads(q({ timer: 'no such timer' })), { message: /no flat event "no such timer"/ });
+});
+
+test('viewer of many threads: complete stacks are read with their thread, not held, and their source files may be shown', (t) => {
+  // Four ranks of the generated run, two of them with a stacks file as a sampled run writes them.
+  const root = tmpDir('ranges-stacks');
+  const small = join(root, 'profile');
+  const src = join(root, 'src');
+  mkdirSync(small);
+  mkdirSync(src);
+  for (let r = 0; r < 4; r++) copyFileSync(join(dir, `profile.${r}.0.0`), join(small, `profile.${r}.0.0`));
+  const solver = join(src, 'solver.c');
+  writeFileSync(solver, Array.from({ length: 40 }, (_, i) => `/* line ${i + 1} */`).join('\n') + '\n');
+  for (const r of [1, 3]) {
+    const file = {
+      format: 'hyprof-stacks', version: 1, node: r, context: 0, metrics: ['TIME'],
+      frames: [['main', solver, 3, '/bin/solver'], ['relax', solver, 20 + r, '/bin/solver'], ['norm', solver, 30, '/bin/solver']],
+      threads: [{ thread: 0, contexts: ['.TAU application => main => Iteration 7 => solve => exchange_halo => MPI_Waitall()  => [CONTEXT] MPI_Waitall()'], parent: [-1, 0, 0], frame: [0, 1, 2], samples: [0, 5 + r, 2], values: [[0, 5000 + r, 2000]], merged: 0 }],
+    };
+    writeFileSync(join(small, stacksFileName(r, 0)), JSON.stringify(file));
+  }
+  const whole = new ProfileApi(readTauProfileDir(small), [src]);
+  const scaled = new ScaledProfile(small);
+  const api = new ProfileApi(scaled.profile, [src], scaled);
+  t.true(scaled.profile.threads[0].every((th) => th.stacks === undefined), 'no stacks held after opening');
+  for (const thread of ['0', '1', '3', 'mean']) t.deepEqual(api.flame(q({ thread })), whole.flame(q({ thread })), `flame graph of ${thread}`);
+  const flame = JSON.stringify(api.flame(q({ thread: '3' })));
+  t.true(flame.includes('relax'), 'the stacks file\'s frames are in the flame graph of its thread');
+  t.deepEqual(api.source(q({ file: solver, line: '23' })), whole.source(q({ file: solver, line: '23' })));
 });
 
 interface Ranges {

@@ -21,7 +21,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../base/errors.js';
-import type { TauProfile } from './tau-model.js';
+import type { TauProfile, TauThreadProfile, ThreadStackView } from './tau-model.js';
 
 export const STACKS_FILE = /^stacks\.(\d+)\.(\d+)\.json$/;
 export const stacksFileName = (node: number, context: number): string => `stacks.${node}.${context}.json`;
@@ -228,21 +228,37 @@ function checked(path: string, name: string, s: unknown): StacksFile {
   return f;
 }
 
+/** The names of the stacks files of a profile directory, sorted (none: an older profile, or one without deep stacks). */
+export function stacksFileNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((x) => STACKS_FILE.test(x))
+    .sort();
+}
+
+/** One stacks file of a profile directory by its name (stacksFileName), read and checked. */
+export function readStacksFile(dir: string, name: string): StacksFile {
+  const path = join(dir, name);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    bad(path, (e as Error).message);
+  }
+  return checked(path, name, parsed);
+}
+
 /** The stacks files of a profile directory (none: an older profile, or one without deep stacks). */
 export function readStacksFiles(dir: string): StacksFile[] {
-  if (!existsSync(dir)) return [];
-  const out: StacksFile[] = [];
-  for (const f of readdirSync(dir).filter((x) => STACKS_FILE.test(x)).sort()) {
-    const path = join(dir, f);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (e) {
-      bad(path, (e as Error).message);
-    }
-    out.push(checked(path, f, parsed));
-  }
-  return out;
+  return stacksFileNames(dir).map((name) => readStacksFile(dir, name));
+}
+
+/** Thread `t`'s stacks for its metric from its process's stacks file `f`, when the file has them. */
+export function stacksOf(f: StacksFile, t: Pick<TauThreadProfile, 'thread' | 'metric'>): ThreadStackView | undefined {
+  const mi = f.metrics.indexOf(t.metric);
+  const s = f.threads.find((x) => x.thread === t.thread);
+  if (!s || mi < 0) return undefined;
+  return { frames: f.frames, contexts: s.contexts, parent: s.parent, frame: s.frame, samples: s.samples, values: s.values[mi], merged: s.merged };
 }
 
 /**
@@ -257,10 +273,8 @@ export function attachStacks(profile: TauProfile): void {
   profile.metrics.forEach((metric, m) => {
     for (const t of profile.threads[m]) {
       const f = byProcess.get(`${t.node}.${t.context}`);
-      const mi = f ? f.metrics.indexOf(metric) : -1;
-      const s = f?.threads.find((x) => x.thread === t.thread);
-      if (!f || !s || mi < 0) continue;
-      t.stacks = { frames: f.frames, contexts: s.contexts, parent: s.parent, frame: s.frame, samples: s.samples, values: s.values[mi], merged: s.merged };
+      const stacks = f && stacksOf(f, { thread: t.thread, metric });
+      if (stacks) t.stacks = stacks;
     }
   });
 }

@@ -137,7 +137,7 @@ export class ProfileApi {
     const events = one ? one.events : stat(thread as Stat);
     const users = one ? one.userEvents : this.scaled ? this.scaled.folds[metric].users : meanThread(threads).userEvents;
     const settle = new Map([...settleStatsOf(users).values()].map((s) => [displayName(s.region), s]));
-    v = { events, settle, ...(typeof thread === 'number' && threads[thread].stacks ? { stacks: threads[thread].stacks } : {}) };
+    v = { events, settle, ...(one?.stacks ? { stacks: one.stacks } : {}) };
     this.cache.set(key, v);
     if (this.cache.size > 24) this.cache.delete(this.cache.keys().next().value!);
     return v;

@@ -6,11 +6,12 @@
  * the rank ranges of the main window: blocks of consecutive threads (at most RANGE_BLOCKS) with the
  * sum, min and max of every flat event's exclusive value, and its quartiles from a sketch (DDSketch:
  * within QUANTILE_ACCURACY of the exact order statistic, in a few kilobytes whatever the threads). A thread's own data (its tree, table,
- * flame graph, metadata) is read from its file when the page asks for it, and a few are kept. So the
+ * flame graph, complete stacks, metadata) is read from its files when the page asks for it, and a
+ * few are kept. So the
  * memory grows with the distinct events (times the blocks), and with the threads only by their
  * names and rank attributes (interned: the same setting on every rank is one string).
  */
-import { attachStacks } from '../profile/stacks-file.js';
+import { readStacksFile, STACKS_FILE, stacksFileName, stacksFileNames, stacksOf } from '../profile/stacks-file.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile, type TauUserEvent } from '../profile/tau-model.js';
 import { listProfileFiles, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
 import { isParamEvent, kindOf, sourceOf, splitPath } from '../profile/event-tree.js';
@@ -84,6 +85,8 @@ export class ScaledProfile {
   private readonly loaded = new Map<TauThreadProfile, TauThreadProfile>();
   /** Thread files read since the directory was opened (on demand, for the page). */
   reads = 0;
+  /** The processes (`node.context`) with a stacks file. */
+  private readonly withStacks = new Set<string>();
 
   /** Reads every thread file of `dir` once; `onFile` is told before each. */
   constructor(dir: string, onFile?: (file: string, index: number, total: number) => void) {
@@ -169,7 +172,14 @@ export class ScaledProfile {
       this.profile.metrics.push(threads[0]?.metric ?? set.metric);
       this.profile.threads.push(threads);
     });
-    attachStacks(this.profile);
+    // The complete stacks (a stacks file per process) are read for a thread when the page opens it;
+    // here only the source files their frames name (the files the viewer may show).
+    for (const name of stacksFileNames(dir)) {
+      const f = readStacksFile(dir, name);
+      for (const [, file] of f.frames) if (file && !this.sourceFiles.has(file)) this.sourceFiles.set(ownString(file), ownString(file));
+      const [, node, context] = STACKS_FILE.exec(name)!;
+      this.withStacks.add(`${node}.${context}`);
+    }
   }
 
   /** Thread `i`'s flat events into its block's statistics. */
@@ -210,7 +220,10 @@ export class ScaledProfile {
     }
     whole = readThreadFile(this.files.get(t)!);
     this.reads++;
-    if (t.stacks) whole.stacks = t.stacks;
+    if (this.withStacks.has(`${t.node}.${t.context}`)) {
+      const stacks = stacksOf(readStacksFile(this.profile.dir, stacksFileName(t.node, t.context)), t);
+      if (stacks) whole.stacks = stacks;
+    }
     this.loaded.set(t, whole);
     if (this.loaded.size > KEEP_LOADED) this.loaded.delete(this.loaded.keys().next().value!);
     return whole;
