@@ -72,6 +72,15 @@ export interface MetricFold {
   choices: { timers: string[]; functions: string[] };
 }
 
+/** No user events: one list for every thread that has none (read, never changed). */
+const NO_USER_EVENTS: TauUserEvent[] = Object.freeze([]) as unknown as TauUserEvent[];
+
+/** A thread's communication-matrix entries (matrix-api.ts reads them of every rank); most threads have none. */
+function matrixEntries(users: readonly TauUserEvent[], intern: (s: string) => string): TauUserEvent[] {
+  const kept = users.filter((u) => isMatrixEntry(u.name)).map((u) => ({ ...u, name: intern(u.name) }));
+  return kept.length > 0 ? kept : NO_USER_EVENTS;
+}
+
 export class ScaledProfile {
   readonly profile: TauProfile;
   /** Threads per block of the ranges. */
@@ -100,6 +109,14 @@ export class ScaledProfile {
       let v = interned.get(s);
       if (v === undefined) interned.set((v = ownString(s)), v);
       return v;
+    };
+    // A setting with the same value on every rank is one pair, shared (read, never changed).
+    const pairs = new Map<string, [string, string]>();
+    const pair = (k: string, v: string): [string, string] => {
+      const key = `${k}\u0000${v}`;
+      let p = pairs.get(key);
+      if (!p) pairs.set(ownString(key), (p = [intern(k), intern(v)]));
+      return p;
     };
     let index = 0;
     sets.forEach((set, m) => {
@@ -142,9 +159,7 @@ export class ScaledProfile {
           for (const e of whole.events) tally.event(displayName(e.name), e.group, e.calls, e.excl, e.incl);
           this.mpiShare.add(tally);
         }
-        const metadata = (m === 0 && i === 0 ? whole.metadata : whole.metadata.filter(([k]) => KEPT_ATTRIBUTES.has(k))).map(
-          ([k, v]) => [intern(k), intern(v)] as [string, string],
-        );
+        const metadata = (m === 0 && i === 0 ? whole.metadata : whole.metadata.filter(([k]) => KEPT_ATTRIBUTES.has(k))).map(([k, v]) => pair(k, v));
         const t: TauThreadProfile = {
           node: f.node,
           context: f.context,
@@ -152,7 +167,7 @@ export class ScaledProfile {
           metric: intern(whole.metric),
           events: [],
           // only the communication matrix's entries (matrix-api.ts reads them of every rank)
-          userEvents: whole.userEvents.filter((u) => isMatrixEntry(u.name)).map((u) => ({ ...u, name: intern(u.name) })),
+          userEvents: matrixEntries(whole.userEvents, intern),
           metadata,
         };
         this.files.set(t, f);
