@@ -17,9 +17,11 @@ trap 'rm -rf "$work"' EXIT
 
 # One CommonJS file (the form a single executable runs). The sources locate their package's files
 # from import.meta.url, which CommonJS has not: it becomes the bundle's own file URL, and what they
-# looked for there comes from the assets (src/base/single-executable.ts).
+# looked for there comes from the assets (src/base/single-executable.ts). protobufjs stays out:
+# @datadog/sketches-js (the viewer's quartiles) requires it only to serialise a sketch, which hyprof
+# never does, and does not depend on it.
 node_modules/.bin/esbuild src/cli/sea-main.ts --bundle --platform=node --target=node20 --format=cjs \
-  --outfile="$work/hyprof.cjs" --log-level=warning --legal-comments=none \
+  --outfile="$work/hyprof.cjs" --log-level=warning --legal-comments=none --external:protobufjs/minimal \
   --define:import.meta.url=__hyprof_bundle_url \
   --banner:js="const __hyprof_bundle_url = require('node:url').pathToFileURL(typeof __filename === 'string' ? __filename : process.execPath).href;"
 
