@@ -129,6 +129,6 @@ test.serial(`the scan keeps about a kilobyte per rank, not each rank's MPI maps 
   t.is(b.threads, 2 * LARGE);
   const perRank = (b.kept - a.kept) / (LARGE - SMALL);
   t.log(`heap kept: ${(a.kept / 2 ** 20).toFixed(1)} MiB at ${SMALL} ranks, ${(b.kept / 2 ** 20).toFixed(1)} MiB at ${LARGE}: ${perRank.toFixed(0)} bytes per rank`);
-  // Generous: 1.2 to 2.3 KB a rank now (the collector leaves some), 15.6 KB when each rank kept its maps (its run time, MPI time, bytes, rank attributes, MPI share).
+  // Generous: about 0.5 KB a rank now (the collector leaves some; 1.1 KB before the ranks shared their attribute pairs), 15.6 KB when each rank kept its maps (its run time, MPI time, bytes, rank attributes, MPI share).
   t.true(perRank < 6144, `${perRank.toFixed(0)} bytes kept per rank`);
 });

@@ -105,6 +105,21 @@ function rankAcc(node: number): RankAcc {
   };
 }
 
+/**
+ * Attribute pairs shared by the ranks: a setting with the same value on every rank (most of them) is
+ * one pair for all (read, never changed), in own copies (a value cut from a file's text would keep
+ * the whole file alive).
+ */
+function attributePairs(): (k: string, v: string) => [string, string] {
+  const pairs = new Map<string, [string, string]>();
+  return (k, v) => {
+    const key = `${k}\u0000${v}`;
+    let p = pairs.get(key);
+    if (!p) pairs.set(ownString(key), (p = [ownString(k), ownString(v)]));
+    return p;
+  };
+}
+
 function bump<K>(m: Map<K, number>, k: K, v: number): void {
   m.set(k, (m.get(k) ?? 0) + v);
 }
@@ -188,6 +203,8 @@ class ThreadScan implements ThreadSink {
     private readonly also: ThreadSink | undefined,
     /** The rank being read (its maps, folded in when the next rank starts). */
     private readonly open: (node: number) => OpenRank,
+    /** An attribute pair of the scan's ranks, each (name, value) once (attributePairs). */
+    private readonly pair: (k: string, v: string) => [string, string],
   ) {}
 
   begin(t: ThreadHead): void {
@@ -202,8 +219,8 @@ class ThreadScan implements ThreadSink {
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
       // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
-      // Own copies: a value cut from the file's text would keep the whole file alive.
-      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]): [string, string] => [ownString(k), ownString(v)]);
+      // A setting with the same value on every rank (most of them) is one pair for all.
+      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]) => this.pair(k, v));
       scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     }
     // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
@@ -304,6 +321,7 @@ export function scanRanks(
   // by rank), so it is folded in and dropped when another rank starts. A rank met again after that
   // is folded as a second part, and said (scan.split).
   let open: OpenRank | undefined;
+  const pair = attributePairs();
   const folded = new Set<number>();
   const openRank = (node: number): OpenRank => {
     if (open?.node === node) return open;
@@ -318,7 +336,7 @@ export function scanRanks(
     let inner: ThreadScan | undefined;
     return {
       begin: (t) => {
-        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t), openRank);
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t), openRank, pair);
         inner.begin(t);
       },
       event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),
