@@ -166,6 +166,21 @@ export function ownString(s: string): string {
 }
 
 /**
+ * A pool of (name, value) pairs of thread metadata: each pair asked for again is the same array, in
+ * own copies (ownString). A reader of thousands of ranks keeps one pair for a setting every rank has
+ * with the same value, instead of one per rank. The pairs are shared: read, never change them.
+ */
+export function metadataPairs(): (k: string, v: string) => [string, string] {
+  const pairs = new Map<string, [string, string]>();
+  return (k, v) => {
+    const key = `${k}\u0000${v}`;
+    let p = pairs.get(key);
+    if (!p) pairs.set(ownString(key), (p = [ownString(k), ownString(v)]));
+    return p;
+  };
+}
+
+/**
  * Adds one thread's user event to a pool of the same events over threads (by name): counts and sums of
  * squares add, min and max widen, and `mean` holds the sum of the values until the caller divides it
  * by the pooled count. The pool keeps its own copy of the name (ownString).

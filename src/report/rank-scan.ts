@@ -15,7 +15,7 @@ import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
 import { addMatrixEntry, type MatrixCell } from './comm-matrix.js';
 import { MpiFold, type OpenRank } from './mpi-fold.js';
-import { forEachThreadLines, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
+import { forEachThreadLines, metadataPairs, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {
@@ -105,21 +105,6 @@ function rankAcc(node: number): RankAcc {
   };
 }
 
-/**
- * Attribute pairs shared by the ranks: a setting with the same value on every rank (most of them) is
- * one pair for all (read, never changed), in own copies (a value cut from a file's text would keep
- * the whole file alive).
- */
-function attributePairs(): (k: string, v: string) => [string, string] {
-  const pairs = new Map<string, [string, string]>();
-  return (k, v) => {
-    const key = `${k}\u0000${v}`;
-    let p = pairs.get(key);
-    if (!p) pairs.set(ownString(key), (p = [ownString(k), ownString(v)]));
-    return p;
-  };
-}
-
 function bump<K>(m: Map<K, number>, k: K, v: number): void {
   m.set(k, (m.get(k) ?? 0) + v);
 }
@@ -203,7 +188,7 @@ class ThreadScan implements ThreadSink {
     private readonly also: ThreadSink | undefined,
     /** The rank being read (its maps, folded in when the next rank starts). */
     private readonly open: (node: number) => OpenRank,
-    /** An attribute pair of the scan's ranks, each (name, value) once (attributePairs). */
+    /** An attribute pair of the scan's ranks, each (name, value) once (metadataPairs). */
     private readonly pair: (k: string, v: string) => [string, string],
   ) {}
 
@@ -321,7 +306,7 @@ export function scanRanks(
   // by rank), so it is folded in and dropped when another rank starts. A rank met again after that
   // is folded as a second part, and said (scan.split).
   let open: OpenRank | undefined;
-  const pair = attributePairs();
+  const pair = metadataPairs();
   const folded = new Set<number>();
   const openRank = (node: number): OpenRank => {
     if (open?.node === node) return open;

@@ -13,7 +13,7 @@
  */
 import { readStacksFile, STACKS_FILE, stacksFileName, stacksFileNames, stacksOf } from '../profile/stacks-file.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile, type TauUserEvent } from '../profile/tau-model.js';
-import { listProfileFiles, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
+import { listProfileFiles, metadataPairs, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
 import { isParamEvent, kindOf, sourceOf, splitPath } from '../profile/event-tree.js';
 import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
 import { isMatrixEntry } from '../report/comm-matrix.js';
@@ -111,13 +111,7 @@ export class ScaledProfile {
       return v;
     };
     // A setting with the same value on every rank is one pair, shared (read, never changed).
-    const pairs = new Map<string, [string, string]>();
-    const pair = (k: string, v: string): [string, string] => {
-      const key = `${k}\u0000${v}`;
-      let p = pairs.get(key);
-      if (!p) pairs.set(ownString(key), (p = [intern(k), intern(v)]));
-      return p;
-    };
+    const pair = metadataPairs();
     let index = 0;
     sets.forEach((set, m) => {
       const fold: MetricFold = { aggregate: new EventAggregator(), users: [], userMeans: new Map(), blocks: new Map(), choices: { timers: [], functions: [] } };
