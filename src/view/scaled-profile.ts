@@ -5,12 +5,11 @@
  * max, std of every event), the pooled user events, the MPI share, the names the page offers, and
  * the rank ranges of the main window: blocks of consecutive threads (at most RANGE_BLOCKS) with the
  * sum, min and max of every flat event's exclusive value, and its quartiles from a sketch (DDSketch:
- * within QUANTILE_ACCURACY of the exact order statistic, in a few kilobytes whatever the threads). A thread's own data (its tree, table,
- * flame graph, complete stacks, metadata) is read from its files when the page asks for it, and a
- * few are kept. So the
- * memory grows with the distinct events (times the blocks), and with the threads only by their
- * names and rank attributes (interned: the same setting on every rank is one string).
- */
+ * within QUANTILE_ACCURACY of the exact order statistic, a few kilobytes whatever the threads). A
+ * thread's own data (its tree, table, flame graph, complete stacks, metadata) is read from its files
+ * when the page asks for it, and a few are kept. So the memory grows with the distinct events (times
+ * the blocks), and with the threads only by their names and rank attributes (a setting with the same
+ * value on every rank is one shared pair). */
 import { readStacksFile, STACKS_FILE, stacksFileName, stacksFileNames, stacksOf } from '../profile/stacks-file.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile, type TauUserEvent } from '../profile/tau-model.js';
 import { listProfileFiles, metadataPairs, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
