@@ -32,6 +32,13 @@ const threads = Number(process.argv[3] ?? 4);
 const rounds = Number(process.argv[4] ?? 3);
 const reportsOnly = process.argv[5] === 'reports';
 const only = process.argv[6]?.split(',').filter(Boolean);
+const STEPS = ['resolve, main thread', 'resolve, workers', 'resolve --format merged', 'report', 'report --mpi', 'report --diagnose', 'report (merged file)',
+  'export --format pprof', 'export --format speedscope', 'export --format collapsed', 'view, first page', "TAU's reader (tau-reader --strict)"];
+const unknown = only?.filter((w) => !STEPS.some((k) => k.includes(w)));
+if (unknown?.length) {
+  console.error(`mpi-scale: no step named by ${unknown.map((w) => `'${w}'`).join(', ')}; the steps: ${STEPS.join('; ')}`);
+  process.exit(2);
+}
 /** Whether the step named `k` is measured (every step when no list was given). */
 const wanted = (k: string) => !only || only.some((w) => k.includes(w));
 const raw = tmpDir('bench-scale-raw');
