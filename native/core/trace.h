@@ -55,6 +55,15 @@ enum {
  * kept (1..HP_TRACE_SAMPLE_FRAMES), the more words are their program counters, leaf first, as the
  * sample table keeps them (the OpenMP tool's placeholders included). */
 enum { HP_TREC_SAMPLE = 24 };
+/* GPU activity, recorded by the CUDA layer (native/cuda/records.c) on the thread that hands CUPTI's
+ * records over, at that moment; the GPU's own times are in the payload. An aggregate of the layer's
+ * (one kernel, copy, set or synchronisation name on one stream from one launching context) is
+ * defined once, then each activity names it by its slot. */
+enum {
+  HP_TREC_GPU_DEF = 32,          /* value slot; kind | device << 32, context | stream << 32, launching
+                                    thread (2^32 - 1: unknown), then the name, NUL-padded words */
+  HP_TREC_GPU = 33,              /* value slot; start, end (run clock), bytes */
+};
 /* Frames a traced sample keeps: the leaf and up to 7 callers (the unwind's stop rule may keep fewer).
  * Enough to say what ran inside a long region; the profile keeps the whole chain. */
 #define HP_TRACE_SAMPLE_FRAMES 8

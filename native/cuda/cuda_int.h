@@ -23,9 +23,8 @@ void hp_cuda_note_launch(uint32_t corr);
 void hp_cuda_take(const CUpti_Activity *r, int64_t offset);
 /* Records CUPTI dropped (buffers not had in time): added to the section's count. */
 void hp_cuda_count_cupti_drops(uint64_t n);
-/* The section, and the drop counts as process metadata. Async-signal-safe: an aggregate being
- * written at that moment is skipped and counted. */
+/* The section, drop counts included. Async-signal-safe: an aggregate being written at that moment
+ * is skipped and counted. */
 void hp_cuda_write(hp_buf *b);
-void hp_cuda_metadata(void);
 
 #endif

@@ -36,6 +36,35 @@ typedef struct agg {
 static agg aggs[AGGS];
 static volatile int lock;      /* takers serialise: records come from CUPTI's thread and from dumps */
 static uint64_t drops_table, drops_uncorrelated, drops_cupti;
+static uint64_t not_traced;    /* traced run: records handed over on a thread the runtime does not measure */
+
+/* The trace (HYPROF_TRACE): record kinds of core/trace.h (HP_TREC_GPU_DEF, HP_TREC_GPU). Each record
+ * goes into the trace buffer of the thread that hands CUPTI's records over (CUPTI's own thread, or a
+ * dump's), stamped with that moment, so the thread's records stay in time order; the GPU's start and
+ * end are in the payload and the OTF2 writer puts them on their stream's location. An aggregate is
+ * defined the first time it is filled, named by its slot from then on. */
+enum { TREC_GPU_DEF = 32, TREC_GPU = 33 };
+#define NAME_WORDS ((NAME + 7) / 8)
+
+static void trace_record(uint32_t slot, const agg *a, int fresh, uint64_t start, uint64_t end, uint64_t bytes) {
+  if (!hyprof_ext_trace_on()) return;
+  if (!hyprof_ext_thread_current()) {   /* a thread the runtime does not measure has no trace buffer */
+    not_traced++;
+    return;
+  }
+  if (fresh) {
+    uint64_t w[3 + NAME_WORDS];
+    memset(w, 0, sizeof w);
+    w[0] = a->kind | (uint64_t)a->device << 32;
+    w[1] = a->context | (uint64_t)a->stream << 32;
+    w[2] = a->thread;
+    size_t len = strlen(a->name);
+    memcpy(&w[3], a->name, len);         /* NUL-padded: the words after the name are zero */
+    hyprof_ext_trace(TREC_GPU_DEF, slot, w, 3 + (uint32_t)(len + 8) / 8);
+  }
+  uint64_t r[3] = {start, end, bytes};
+  hyprof_ext_trace(TREC_GPU, slot, r, 3);
+}
 
 void hp_cuda_note_launch(uint32_t corr) {
   hp_thread *t = hyprof_ext_thread_current();
@@ -107,7 +136,9 @@ static void add(uint32_t kind, const char *name, uint32_t device, uint32_t conte
     if (start < a->first_start) a->first_start = start;
     if (end > a->last_end) a->last_end = end;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int fresh = a->count == 1;
     __atomic_store_n(&a->used, 1, __ATOMIC_RELEASE);
+    trace_record(i, a, fresh, start, end, bytes);
     return;
   }
   drops_table++;
@@ -184,5 +215,6 @@ void hp_cuda_write(hp_buf *b) {
   }
   hyprof_ext_buf_patch_u32(b, n_at, n);
   hyprof_ext_buf_u64(b, drops_table + busy);
+  hyprof_ext_buf_u64(b, not_traced);
   hyprof_ext_section_end(b, at);
 }

@@ -148,7 +148,7 @@ export function withGpu(proc: RawProcess): RawProcess {
     for (const [i, s] of perContext) rows.push({ row: rowOfAdded[i], calls: s.calls, childCalls: 0, incl: [s.ns, ...zeros], excl: [s.ns, ...zeros] });
     const isFirst = first;
     const drops: Array<[string, number]> = isFirst
-      ? ([['CUDA records CUPTI dropped', cuda.droppedByCupti], ['CUDA records beyond the layer\'s table', cuda.droppedByHyprof]] as Array<[string, number]>).filter(([, n]) => n > 0)
+      ? ([['CUDA records CUPTI dropped', cuda.droppedByCupti], ['CUDA records beyond the layer\'s table', cuda.droppedByHyprof], ['CUDA records not in the trace (handed over on a thread hyprof does not measure)', cuda.notTraced]] as Array<[string, number]>).filter(([, n]) => n > 0)
       : [];
     first = false;
     threads.push({

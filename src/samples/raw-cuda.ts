@@ -45,6 +45,8 @@ export function readCuda(c: Cursor, contexts: RawContexts): RawCuda {
     records.push({ kind, name, device, context, stream, thread, hostContext, count, ns, nsMin, nsMax, bytes, bytesMin, bytesMax, firstStart, lastEnd, us2, bytes2, grid, block });
   }
   const droppedByHyprof = c.u64n('GPU records hyprof dropped');
+  // Added later, at the section's end: a section without it (an older layer) has none to say.
+  const notTraced = c.pos < c.end ? c.u64n('GPU records not in the trace') : 0;
   c.done();
-  return { records, droppedByCupti, uncorrelated, droppedByHyprof };
+  return { records, droppedByCupti, uncorrelated, droppedByHyprof, notTraced };
 }

@@ -477,4 +477,7 @@ export interface RawCuda {
   uncorrelated: number;
   /** Aggregates the layer had no room for, or skipped because they were being written. */
   droppedByHyprof: number;
+  /** A traced run (HYPROF_TRACE): records handed over on a thread the runtime does not measure, so
+   * not in the trace (the profile has them). */
+  notTraced: number;
 }
