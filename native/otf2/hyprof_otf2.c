@@ -22,6 +22,8 @@
  *                                     lines after it, innermost first (none: hyprof's own code)
  *   sframe OMP FUNCTION FILE LINE     a frame of the last spc (OMP 1: in the OpenMP runtime)
  *   samples_lost THREAD N             samples of the last process's thread that the trace lacks
+ *   gpuname RAW NAME                  a GPU activity's name as CUPTI gave it and as the profile shows it
+ *                                     (`[GPU] saxpy` for `_Z5saxpyifPKfPf`)
  * Events the plan does not name (registered after the raw file was written: a run killed after a
  * flush) are named from the trace file's own definitions, and said.
  *
@@ -38,6 +40,7 @@
 
 #include <otf2/otf2.h>
 
+#include "gpu_lanes.h"
 #include "trace_file.h"
 
 static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -146,6 +149,8 @@ typedef struct process_def {
   region_def *regions; /* by event id */
   uint32_t n_regions;
   struct sample_names *samples; /* its samples' frames (the plan's spc / sframe lines), NULL: none */
+  char **gpu_raw, **gpu_name;   /* the plan's gpuname lines */
+  uint32_t n_gpu;
 } process_def;
 
 typedef struct region_out {
@@ -497,7 +502,7 @@ static void read_plan(const char *path) {
       metric_names[n_metrics++] = xstrdup(f[1]);
     } else if (!strcmp(f[0], "process") && n == 6) {
       procs = xrealloc(procs, (n_procs + 1) * sizeof *procs);
-      procs[n_procs++] = (process_def){xstrdup(f[1]), atol(f[2]), atol(f[3]), atol(f[4]), xstrdup(f[5]), NULL, 0, NULL, 0, NULL};
+      procs[n_procs++] = (process_def){xstrdup(f[1]), atol(f[2]), atol(f[3]), atol(f[4]), xstrdup(f[5]), NULL, 0, NULL, 0, NULL, NULL, NULL, 0};
     } else if (!strcmp(f[0], "thread") && n == 3 && p) {
       p->threads = xrealloc(p->threads, (p->n_threads + 1) * sizeof *p->threads);
       p->threads[p->n_threads++] = (thread_def){(uint32_t)atol(f[1]), xstrdup(f[2])};
@@ -522,6 +527,11 @@ static void read_plan(const char *path) {
       q->is_int = !strcmp(f[2], "i");
       q->i = q->is_int ? strtoll(f[4], NULL, 10) : 0;
       q->s = q->is_int ? NULL : xstrdup(f[4]);
+    } else if (!strcmp(f[0], "gpuname") && n == 3 && p) {
+      p->gpu_raw = xrealloc(p->gpu_raw, (p->n_gpu + 1) * sizeof *p->gpu_raw);
+      p->gpu_name = xrealloc(p->gpu_name, (p->n_gpu + 1) * sizeof *p->gpu_name);
+      p->gpu_raw[p->n_gpu] = xstrdup(f[1]);
+      p->gpu_name[p->n_gpu++] = xstrdup(f[2]);
     } else if (sample_plan_line(p, f, n)) {
       /* samples: their frames, source and losses */
     } else {
@@ -552,7 +562,9 @@ static void check(OTF2_ErrorCode e, const char *what) {
 typedef struct location_out {
   uint64_t id;
   uint32_t name;
-  uint32_t group;   /* location group (process) */
+  uint32_t group;   /* its process (index in procs) */
+  uint32_t lgroup;  /* its OTF2 location group: the process's, or for a GPU stream its device's */
+  OTF2_LocationType type;
   uint32_t thread;  /* its thread index in the process */
   uint64_t events;
   uint64_t lost;
@@ -958,10 +970,13 @@ static int write_omp(OTF2_EvtWriter *w, uint32_t pi, uint32_t k, omp_loc *st, co
 static void omp_write_defs(OTF2_GlobalDefWriter *g, uint32_t s_locs, const uint32_t *team_name) {
   if (!omp_comm_keys.n) return;
   uint32_t gbase = comm_keys.n ? comm_keys.n + 1 : 0; /* after the MPI groups */
+  /* The host threads only (GPU streams are not OpenMP's), in order: omp_loc_base counts them so. */
   uint64_t *all = xrealloc(NULL, (n_locs ? n_locs : 1) * sizeof *all);
-  for (uint32_t i = 0; i < n_locs; i++) all[i] = locs[i].id;
+  uint32_t n_all = 0;
+  for (uint32_t i = 0; i < n_locs; i++)
+    if (locs[i].type == OTF2_LOCATION_TYPE_CPU_THREAD) all[n_all++] = locs[i].id;
   check(OTF2_GlobalDefWriter_WriteGroup(g, gbase, s_locs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
-                                        OTF2_GROUP_FLAG_NONE, n_locs, all), "OpenMP locations group");
+                                        OTF2_GROUP_FLAG_NONE, n_all, all), "OpenMP locations group");
   free(all);
   for (uint32_t j = 0; j < omp_comm_keys.n; j++) {
     uint64_t *m = xrealloc(NULL, omp_comm_size[j] * sizeof *m);
@@ -971,6 +986,151 @@ static void omp_write_defs(OTF2_GlobalDefWriter *g, uint32_t s_locs, const uint3
     check(OTF2_GlobalDefWriter_WriteComm(g, comm_keys.n + j, team_name[j], gbase + 1 + j, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
           "OpenMP team comm");
     free(m);
+  }
+}
+
+/* ---- GPU activity (the CUDA layer's records, gpu_lanes.c; docs/trace.md, "GPU") ----
+ * Kernels, copies and sets go on a location of their own per GPU stream (ACCELERATOR_STREAM, in an
+ * ACCELERATOR location group per device of the process, created by the process's group), each an
+ * Enter / Leave of its region `[GPU] <name>` (paradigm CUDA, the profile's event name). A
+ * synchronisation is the host waiting for the GPU: an Enter / Leave on the launching thread's
+ * location, inside what that thread was doing. */
+
+static gpu_trace *gpus;          /* per process */
+static uint32_t **gpu_regions;   /* per process: slot -> region + 1 (0: not made yet) */
+typedef struct gpu_group {
+  uint32_t proc, device;
+} gpu_group;
+static gpu_group *gpu_groups;    /* OTF2 location group n_procs + j */
+static uint32_t n_gpu_groups;
+
+static uint32_t gpu_region(uint32_t pi, uint32_t slot) {
+  uint32_t *r = &gpu_regions[pi][slot];
+  if (!*r) {
+    const gpu_slot *s = &gpus[pi].slots[slot];
+    const process_def *p = &procs[pi];
+    const char *shown = NULL;
+    for (uint32_t i = 0; i < p->n_gpu && !shown; i++)
+      if (!strcmp(p->gpu_raw[i], s->name)) shown = p->gpu_name[i];
+    char fallback[sizeof s->name + 8];
+    if (!shown) { /* recorded after the raw file was written: CUPTI's name */
+      snprintf(fallback, sizeof fallback, "[GPU] %s", s->name);
+      shown = fallback;
+    }
+    OTF2_RegionRole role = s->kind == GPU_MEMCPY || s->kind == GPU_MEMSET ? OTF2_REGION_ROLE_DATA_TRANSFER : OTF2_REGION_ROLE_FUNCTION;
+    *r = region_for(shown, "GPU", OTF2_PARADIGM_CUDA, role, "", 0) + 1;
+  }
+  return *r - 1;
+}
+
+static void gpu_read(tf_file *files, uint64_t *t_min, uint64_t *t_max) {
+  gpus = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *gpus);
+  gpu_regions = xrealloc(NULL, (n_procs ? n_procs : 1) * sizeof *gpu_regions);
+  for (uint32_t pi = 0; pi < n_procs; pi++) {
+    gpu_trace *g = &gpus[pi];
+    gpu_collect(&files[pi], g);
+    gpu_regions[pi] = calloc(g->n_slots ? g->n_slots : 1, sizeof **gpu_regions);
+    if (!gpu_regions[pi]) die("out of memory");
+    if (g->last) {
+      if (g->first < *t_min) *t_min = g->first;
+      if (g->last > *t_max) *t_max = g->last;
+    }
+    if (g->undefined) warn("%s: %" PRIu64 " GPU records of an activity the trace does not define left out", files[pi].path, g->undefined);
+    if (g->unplaced)
+      warn("%s: %" PRIu64 " GPU synchronisations whose launching thread is unknown left out of the trace (the profile has them)",
+           files[pi].path, g->unplaced);
+  }
+}
+
+/* The location group of process pi's GPU `device`. */
+static uint32_t gpu_group_of(uint32_t pi, uint32_t device) {
+  for (uint32_t j = 0; j < n_gpu_groups; j++)
+    if (gpu_groups[j].proc == pi && gpu_groups[j].device == device) return n_procs + j;
+  gpu_groups = xrealloc(gpu_groups, (n_gpu_groups + 1) * sizeof *gpu_groups);
+  gpu_groups[n_gpu_groups] = (gpu_group){pi, device};
+  return n_procs + n_gpu_groups++;
+}
+
+/* A host thread's synchronisations, merged into its records as they are written. */
+typedef struct sync_state {
+  const gpu_host *h;
+  size_t next;
+  int open;
+  uint64_t open_end;
+  uint32_t region;
+  uint64_t cut;     /* left early: a region of the thread's own entered or left inside one */
+} sync_state;
+
+/* Write the synchronisations that begin by `ts`, before the thread's record at ts. One still open
+ * is left at ts when the record is an Enter or Leave of the thread's own (OTF2's nesting: GPU and
+ * host clocks agree to a few µs, so a wait may seem to outlast the call it was in). */
+static void syncs_until(OTF2_EvtWriter *w, uint32_t pi, sync_state *st, uint64_t ts, int region_event, uint64_t *last,
+                        uint64_t *events) {
+  if (!st->h) return;
+  for (;;) {
+    if (st->open && st->open_end <= ts) {
+      uint64_t at = st->open_end > *last ? st->open_end : *last;
+      check(OTF2_EvtWriter_Leave(w, NULL, at, st->region), "leave");
+      (*events)++;
+      *last = at;
+      st->open = 0;
+    }
+    if (st->next >= st->h->n || st->h->iv[st->next].start > ts) break;
+    const gpu_interval *v = &st->h->iv[st->next++];
+    if (st->open) { /* overlapping waits on one thread (clock jitter): one wait */
+      if (v->end > st->open_end) st->open_end = v->end;
+      continue;
+    }
+    uint64_t at = v->start > *last ? v->start : *last;
+    st->region = gpu_region(pi, v->slot);
+    check(OTF2_EvtWriter_Enter(w, NULL, at, st->region), "enter");
+    (*events)++;
+    *last = at;
+    st->open = 1;
+    st->open_end = v->end > at ? v->end : at;
+  }
+  if (st->open && region_event) {
+    check(OTF2_EvtWriter_Leave(w, NULL, ts, st->region), "leave");
+    (*events)++;
+    *last = ts;
+    st->open = 0;
+    st->cut++;
+  }
+}
+
+/* Process pi's GPU streams, one location each, after its host threads. */
+static void gpu_write_lanes(OTF2_Archive *archive, uint32_t pi, uint64_t *next_loc) {
+  const gpu_trace *g = &gpus[pi];
+  for (size_t l = 0; l < g->n_lanes; l++) {
+    const gpu_lane *gl = &g->lanes[l];
+    char lname[128];
+    snprintf(lname, sizeof lname, "GPU %u context %u stream %u", gl->device, gl->context, gl->stream);
+    uint32_t lgroup = gpu_group_of(pi, gl->device);
+    locs = xrealloc(locs, (n_locs + 1) * sizeof *locs);
+    location_out *lo = &locs[n_locs++];
+    *lo = (location_out){(*next_loc)++, intern(&strings, lname), pi, lgroup, OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, UINT32_MAX, 0, 0,
+                         intern(&strings, "")};
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, lo->id);
+    if (!w) die("cannot write the OTF2 archive in %s (event writer)", archive_dir);
+    uint64_t last = 0, moved = 0;
+    for (size_t i = 0; i < gl->n; i++) {
+      const gpu_interval *v = &gl->iv[i];
+      uint64_t start = v->start, end = v->end;
+      if (start < last) { /* began before the one before it ended: one stream runs one at a time */
+        start = last;
+        moved++;
+      }
+      if (end < start) end = start;
+      uint32_t region = gpu_region(pi, v->slot);
+      check(OTF2_EvtWriter_Enter(w, NULL, start, region), "enter");
+      check(OTF2_EvtWriter_Leave(w, NULL, end, region), "leave");
+      lo->events += 2;
+      last = end;
+    }
+    check(OTF2_Archive_CloseEvtWriter(archive, w), "close event writer");
+    if (moved)
+      warn("%s: %s: %" PRIu64 " GPU activities that began before the one before them ended moved to its end", procs[pi].file, lname, moved);
+    printf("location\t%u\tgpu\t%" PRIu64 "\t0\n", pi, lo->events);
   }
 }
 
@@ -1011,6 +1171,7 @@ int main(int argc, char **argv) {
   if (t_min == UINT64_MAX) t_min = t_max = 0;
   comms_read(files);
   omp_read(files);
+  gpu_read(files, &t_min, &t_max);
   if (omp_incomplete)
     warn("%" PRIu64 " OpenMP team instances have members whose records are missing: their team and task events are left out",
          omp_incomplete);
@@ -1042,7 +1203,7 @@ int main(int argc, char **argv) {
       else snprintf(lname, sizeof lname, "thread %u", t->index);
       locs = xrealloc(locs, (n_locs + 1) * sizeof *locs);
       location_out *lo = &locs[n_locs++];
-      *lo = (location_out){next_loc++, intern(&strings, lname), pi, t->index, 0, t->lost, 0};
+      *lo = (location_out){next_loc++, intern(&strings, lname), pi, pi, OTF2_LOCATION_TYPE_CPU_THREAD, t->index, 0, t->lost, 0};
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, lo->id);
       if (!w) die("cannot write the OTF2 archive in %s (event writer)", archive_dir);
       /* The records, nested as recorded; a leave that is not the innermost open region's closes the
@@ -1053,15 +1214,18 @@ int main(int argc, char **argv) {
       size_t depth = 0, room = 0;
       uint64_t last = 0, moved = 0, stray = 0, omp_out = 0;
       omp_loc omp = {0};
+      sync_state syncs = {gpu_host_of(&gpus[pi], t->index), 0, 0, 0, 0, 0};
       for (size_t at = 0; at < t->n_words; at += tf_record_words(&t->rec[at])) {
         const uint64_t *rec = &t->rec[at];
+        uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = tf_kind(rec);
+        if (kind == TF_GPU_DEF || kind == TF_GPU) continue; /* on the GPU's locations (gpu_write_lanes) */
         uint64_t ts = rec[0];
         if (ts < last) {
           ts = last;
           moved++;
         }
+        syncs_until(w, pi, &syncs, ts, kind == TF_ENTER || kind == TF_LEAVE, &last, &lo->events);
         last = ts;
-        uint32_t ev = (uint32_t)(rec[1] & 0xFFFFFFFFu), kind = tf_kind(rec);
         if (kind == TF_SAMPLE) { /* samples: calling-context samples (above) */
           write_sample(w, p, rec, ts);
           lo->events++;
@@ -1119,6 +1283,8 @@ int main(int argc, char **argv) {
       /* Regions open at the end close where the profile closed them (the dump's time, or the
        * thread's end), or at the last record when the run ended without either (killed). */
       uint64_t end = t->end_ns > last ? t->end_ns : last;
+      syncs_until(w, pi, &syncs, end, 1, &last, &lo->events);
+      uint64_t syncs_after = syncs.h ? syncs.h->n - syncs.next : 0;
       while (depth > 0) {
         check(OTF2_EvtWriter_Leave(w, NULL, end, region_of(p, f, stack[--depth], &unnamed)), "leave");
         lo->events++;
@@ -1141,6 +1307,11 @@ int main(int argc, char **argv) {
         warn("%s: thread %u: %" PRIu64 " OpenMP records left out (a team whose members' records are missing, or a lock "
              "released that the thread did not acquire in the trace)", f->path, t->index, omp_out);
       if (moved) warn("%s: thread %u: %" PRIu64 " timestamps behind the one before moved up to it", f->path, t->index, moved);
+      if (syncs.cut)
+        warn("%s: thread %u: %" PRIu64 " GPU synchronisations end where the thread entered or left a region of its own (the GPU's "
+             "clock put their end a little later)", f->path, t->index, syncs.cut);
+      if (syncs_after)
+        warn("%s: thread %u: %" PRIu64 " GPU synchronisations after the thread's end left out", f->path, t->index, syncs_after);
       uint64_t samples_lost = samples_lost_of(p, t->index);
       if (samples_lost)
         warn("%s: thread %u: %" PRIu64 " samples of the profile are not in the trace (its buffer was full: a region ran longer "
@@ -1149,6 +1320,7 @@ int main(int argc, char **argv) {
                                          : t->lost ? "the runtime could not write some records (see the profile's drops)" : "");
       printf("location\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\n", pi, t->index, lo->events, t->lost);
     }
+    gpu_write_lanes(archive, pi, &next_loc);
     if (unnamed) warn("%s: %u events not named by the profile: named from the trace file's own definitions", f->path, unnamed);
     if (f->cut_bytes) warn("%s: its last %" PRIu64 " bytes are a block cut short (the run ended while writing it): left out", f->path, f->cut_bytes);
   }
@@ -1178,6 +1350,12 @@ int main(int argc, char **argv) {
     if (procs[i].rank >= 0) snprintf(name, sizeof name, "rank %ld", procs[i].rank);
     else snprintf(name, sizeof name, "process %ld.%ld", procs[i].node, procs[i].context);
     group_name[i] = intern(&strings, name);
+  }
+  uint32_t *gpu_group_name = xrealloc(NULL, (n_gpu_groups ? n_gpu_groups : 1) * sizeof *gpu_group_name);
+  for (uint32_t j = 0; j < n_gpu_groups; j++) {
+    char name[160];
+    snprintf(name, sizeof name, "%s GPU %u", strings.s[group_name[gpu_groups[j].proc]], gpu_groups[j].device);
+    gpu_group_name[j] = intern(&strings, name);
   }
   uint32_t *host_str = xrealloc(NULL, (hosts.n ? hosts.n : 1) * sizeof *host_str);
   for (uint32_t i = 0; i < hosts.n; i++) host_str[i] = intern(&strings, hosts.s[i]);
@@ -1210,8 +1388,11 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < n_procs; i++)
     check(OTF2_GlobalDefWriter_WriteLocationGroup(g, i, group_name[i], OTF2_LOCATION_GROUP_TYPE_PROCESS, host_node[i],
                                                   OTF2_UNDEFINED_LOCATION_GROUP), "location group");
+  for (uint32_t j = 0; j < n_gpu_groups; j++) /* a process's GPU device: created by the process */
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, n_procs + j, gpu_group_name[j], OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+                                                  host_node[gpu_groups[j].proc], gpu_groups[j].proc), "location group");
   for (uint32_t i = 0; i < n_locs; i++)
-    check(OTF2_GlobalDefWriter_WriteLocation(g, locs[i].id, locs[i].name, OTF2_LOCATION_TYPE_CPU_THREAD, locs[i].events, locs[i].group), "location");
+    check(OTF2_GlobalDefWriter_WriteLocation(g, locs[i].id, locs[i].name, locs[i].type, locs[i].events, locs[i].lgroup), "location");
   for (uint32_t i = 0; i < n_regions; i++) {
     region_out *r = &regions[i];
     check(OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->name, r->group, r->role, r->paradigm, OTF2_REGION_FLAG_NONE, r->file,
@@ -1226,6 +1407,7 @@ int main(int argc, char **argv) {
     uint64_t *members = xrealloc(NULL, (size_t)(max_rank + 1) * sizeof *members);
     for (long r = 0; r <= max_rank; r++) members[r] = OTF2_UNDEFINED_LOCATION;
     for (uint32_t i = 0; i < n_locs; i++) {
+      if (locs[i].type != OTF2_LOCATION_TYPE_CPU_THREAD) continue;
       long r = procs[locs[i].group].rank;
       if (r >= 0 && (locs[i].thread == 0 || members[r] == OTF2_UNDEFINED_LOCATION)) members[r] = locs[i].id;
     }
@@ -1261,6 +1443,9 @@ int main(int argc, char **argv) {
   }
   check(OTF2_Archive_CloseGlobalDefWriter(archive, g), "close global definitions");
   check(OTF2_Archive_Close(archive), "close");
-  for (uint32_t i = 0; i < n_procs; i++) tf_free(&files[i]);
+  for (uint32_t i = 0; i < n_procs; i++) {
+    tf_free(&files[i]);
+    gpu_free(&gpus[i]);
+  }
   return 0;
 }

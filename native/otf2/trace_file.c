@@ -186,6 +186,7 @@ int tf_read(const char *path, tf_file *f, char *err, size_t cap) {
                  : kind == TF_MPI_ISEND_DONE || kind == TF_MPI_IRECV_REQUEST || kind == TF_MPI_COLL_BEGIN ? more == 0
                  : kind == TF_MPI_COMM ? more >= 2
                  : tf_omp_words(kind) >= 0 ? more == (uint32_t)tf_omp_words(kind)
+                 : tf_gpu_record_ok(kind, more) >= 0 ? tf_gpu_record_ok(kind, more)
                  : tf_sample_record_ok(kind, more);
         if (ok < 0) {
           char what[96];

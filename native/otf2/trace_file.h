@@ -73,6 +73,16 @@ static inline int tf_sample_record_ok(uint32_t kind, uint32_t more) {
   if (kind == TF_SAMPLE) return more >= 1 && more <= TF_SAMPLE_MAX_FRAMES;
   return -1;
 }
+/* GPU activity (native/core/trace.h, HP_TREC_GPU_DEF / HP_TREC_GPU; the CUDA layer's): value the
+ * aggregate's slot. DEF: kind | device << 32, context | stream << 32, launching thread, then the name
+ * NUL-padded (1 to 32 words); GPU: start, end, bytes. */
+enum { TF_GPU_DEF = 32, TF_GPU = 33 };
+#define TF_GPU_NAME_WORDS 32
+static inline int tf_gpu_record_ok(uint32_t kind, uint32_t more) {
+  if (kind == TF_GPU_DEF) return more >= 4 && more <= 3 + TF_GPU_NAME_WORDS;
+  if (kind == TF_GPU) return more == 3;
+  return -1;
+}
 static inline uint32_t tf_kind(const uint64_t *rec) { return (uint32_t)(rec[1] >> 56); }
 static inline uint64_t tf_value(const uint64_t *rec) { return rec[1] & 0xFFFFFFFFFFFFull; }
 static inline size_t tf_record_words(const uint64_t *rec) { return 2 + (size_t)((rec[1] >> 48) & 0xFF); }

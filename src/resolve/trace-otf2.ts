@@ -17,6 +17,7 @@ import type { ContextTree } from './assemble-tree.js';
 import type { Resolution } from '../symbolize/frames.js';
 import { isOpenmpRuntime, isRuntimeModule, unresolved } from './assemble-samples.js';
 import { safeName } from './event-names.js';
+import { displayKernel } from './assemble-gpu.js';
 
 /** The archive's name: its anchor file is `<dir>/traces.otf2`. */
 export const TRACE_ARCHIVE = 'traces';
@@ -40,6 +41,8 @@ export interface TracePart {
   samplePcs?: Array<[string, boolean, Array<[boolean, string, string, number]>]>;
   /** Samples of a thread's profile its trace lacks: [thread, count]. */
   samplesLost?: Array<[number, number]>;
+  /** GPU activities' names (the CUDA layer's): [as CUPTI gives it, the profile's event name]. */
+  gpuNames?: Array<[string, string]>;
 }
 
 /**
@@ -123,6 +126,7 @@ export function tracePart(
       ? { samplePcs: samples.pcs.map(([pc, ret]) => [pc.toString(16), ret, samplePcFrames(samples.resolve(pc, ret), samples.keepAddresses)] as [string, boolean, Array<[boolean, string, string, number]>]) }
       : {}),
     samplesLost: proc.threads.flatMap((t) => t.drops.filter(([r, n]) => r === 'trace_samples_lost' && n > 0).map(([, n]) => [t.index, n] as [number, number])),
+    ...(proc.cuda ? { gpuNames: [...new Set(proc.cuda.records.map((r) => r.name))].map((n) => [n, `[GPU] ${displayKernel(n)}`] as [string, string]) } : {}),
   };
 }
 
@@ -157,6 +161,7 @@ export function planText(dir: string, metrics: string[], parts: TracePart[]): st
       for (const [omp, fn, file, line] of frames) lines.push(['sframe', omp ? 1 : 0, fn, file, line].map(esc).join('\t'));
     }
     for (const [thread, n] of p.samplesLost ?? []) lines.push(['samples_lost', thread, n].join('\t'));
+    for (const [raw, name] of p.gpuNames ?? []) lines.push(['gpuname', raw, name].map(esc).join('\t'));
   }
   return `${lines.join('\n')}\n`;
 }
