@@ -158,7 +158,8 @@ static OTF2_CallbackCode d_node(void *u, OTF2_SystemTreeNodeRef self, OTF2_Strin
 static OTF2_CallbackCode d_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_LocationGroupType t,
                                   OTF2_SystemTreeNodeRef node, OTF2_LocationGroupRef creator) {
   sep(&defs_groups_loc);
-  putf(&defs_groups_loc, "[%u,%u,%u,%d]", self, name, t, node == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? -1 : (int)node);
+  putf(&defs_groups_loc, "[%u,%u,%u,%d,%d]", self, name, t, node == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? -1 : (int)node,
+       creator == OTF2_UNDEFINED_LOCATION_GROUP ? -1 : (int)creator);
   return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType t,

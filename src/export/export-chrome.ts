@@ -5,7 +5,8 @@
  * kept): nothing is invented, which is why a directory without a trace is refused.
  *
  *  - pid: the MPI rank (the process's index among the archive's processes when it is not MPI), named
- *    by a process_name metadata event; tid: the thread number (`thread <T>`), named by thread_name.
+ *    by a process_name metadata event; tid: the thread number (`thread <T>`), named by thread_name;
+ *    a GPU stream's lane (docs/gpu.md) 1,000,000 + its lane index, after the host threads.
  *  - every region instance: a complete event ("X", ts and dur), category = its TAU group, args =
  *    the parameters of a parameter specialisation (`param:<name>` attributes);
  *  - every matched message: a flow ("s" at the send, "f" with binding point "e" at the receive, one
@@ -36,6 +37,8 @@ function pids(model: TraceModel): number[] {
   });
 }
 function tid(lane: Lane): number {
+  // A GPU stream's lane after every host thread of its process (Chrome orders threads by tid).
+  if (lane.gpu) return 1_000_000 + lane.index;
   const m = /^thread (\d+)/.exec(lane.thread);
   return m ? +m[1] : lane.index;
 }

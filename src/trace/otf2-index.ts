@@ -87,6 +87,8 @@ export interface LocationGroupDef {
   name: string;
   type: number;
   node: number;
+  /** The group that created it (a GPU device's: its process), or -1. */
+  creator: number;
 }
 
 /** One location's events, in time order: parallel columns (kinds and meanings in EV / otf2_read.c). */
@@ -142,7 +144,7 @@ function resolveDefs(raw: Raw): TraceDefs {
     clock: raw.clock,
     strings,
     nodes: new Map(rows('nodes').map(([id, name, cls, parent]) => [id, { name: s(name), cls: s(cls), parent }])),
-    locationGroups: new Map(rows('locationGroups').map(([id, name, type, node]) => [id, { name: s(name), type, node }])),
+    locationGroups: new Map(rows('locationGroups').map(([id, name, type, node, creator]) => [id, { name: s(name), type, node, creator: creator ?? -1 }])),
     locations: rows('locations').map(([id, name, type, , group]) => ({ id, name: s(name), type, group })),
     regions: new Map(
       rows('regions').map(([id, name, , desc, role, paradigm, file, line]) => [

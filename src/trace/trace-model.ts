@@ -22,8 +22,10 @@ export interface Lane {
   process: string;
   /** MPI rank (in MPI_COMM_WORLD) of the lane's process, or -1. */
   rank: number;
-  /** The location's name: `thread <t>` (or `thread <t> "<name>"`). */
+  /** The location's name: `thread <t>` (or `thread <t> "<name>"`; a GPU stream's `GPU <d> context <c> stream <s>`). */
   thread: string;
+  /** A GPU stream's location (OTF2_LOCATION_TYPE_ACCELERATOR_STREAM): its regions are the GPU's kernels and copies. */
+  gpu: boolean;
   /** Intervals in preorder: start, end (ns after the clock's offset), region, depth (0 = outermost). */
   start: Float64Array;
   end: Float64Array;
@@ -162,6 +164,10 @@ interface PendingEnd {
   bytes: number;
 }
 
+/** OTF2's OTF2_LOCATION_TYPE_ACCELERATOR_STREAM and OTF2_LOCATION_GROUP_TYPE_ACCELERATOR. */
+const LOCATION_ACCELERATOR_STREAM = 2;
+const LOCATION_GROUP_ACCELERATOR = 2;
+
 export function buildModel(index: TraceIndex): TraceModel {
   const { defs } = index;
   const { rankOfGroup } = mpiRanks(defs);
@@ -189,8 +195,11 @@ export function buildModel(index: TraceIndex): TraceModel {
   index.events.forEach((ev, li) => {
     const loc = defs.locations[li];
     const n = ev.time.length;
-    const rank = rankOfGroup.get(loc.group) ?? -1;
-    const process = defs.locationGroups.get(loc.group)?.name ?? `group ${loc.group}`;
+    // A GPU stream's group is its device's, created by the process: the lane belongs to that process.
+    const own = defs.locationGroups.get(loc.group);
+    const group = own && own.type === LOCATION_GROUP_ACCELERATOR && own.creator >= 0 ? own.creator : loc.group;
+    const rank = rankOfGroup.get(group) ?? -1;
+    const process = defs.locationGroups.get(group)?.name ?? `group ${group}`;
     let enters = 0;
     let samples = 0;
     for (let i = 0; i < n; i++) {
@@ -360,6 +369,7 @@ export function buildModel(index: TraceIndex): TraceModel {
       process,
       rank,
       thread: loc.name,
+      gpu: loc.type === LOCATION_ACCELERATOR_STREAM,
       start,
       end,
       region,

@@ -50,7 +50,7 @@ export class TraceApi {
       first: m.first,
       last: m.last,
       offset: m.defs.clock.offset,
-      lanes: m.lanes.map((l) => ({ index: l.index, label: laneLabel(l), process: l.process, rank: l.rank, thread: l.thread, depth: l.maxDepth, regions: l.count })),
+      lanes: m.lanes.map((l) => ({ index: l.index, label: laneLabel(l), process: l.process, rank: l.rank, thread: l.thread, gpu: l.gpu, depth: l.maxDepth, regions: l.count })),
       regions: Object.fromEntries([...used].map((r) => [r, { name: regionName(m, r), group: m.defs.regions.get(r)?.group ?? '' }])),
       messages: m.messages.length,
       collectives: m.collectives.length,
