@@ -6,7 +6,9 @@
 //     under the parameter value of that iteration (`solve [ <n> = <N> ]`);
 //   - the copies' bytes are exactly those the program copied;
 //   - the kernels' time per iteration is within 10 % of the program's CUDA-event timings;
-//   - the overhead per kernel launch (the quiet loop with and without the CUDA layer, min of 3).
+//   - the overhead per kernel launch (the quiet loop with and without the CUDA layer, min of 3);
+//   - the traced run: each spin launch an interval on a GPU stream's lane, the waits on the host, the
+//     cut of the GPU's time by report --gpu.
 // Usage: node scripts/device-check-verify.mjs OUT_DIR      exit 0 when every check holds, else 1.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -74,6 +76,28 @@ for (const [kind, name] of [['HtoD', '[CUDA memcpy HtoD]'], ['DtoH', '[CUDA memc
 }
 check(gpuThreads.length >= 2, `${gpuThreads.length} GPU stream threads (2 streams used)`);
 check((raw.cuda?.droppedByCupti ?? -1) === 0 && (raw.cuda?.droppedByHyprof ?? -1) === 0, `dropped: ${raw.cuda?.droppedByCupti} by CUPTI, ${raw.cuda?.droppedByHyprof} by hyprof`);
+// The traced run: every spin launch an interval on a GPU stream's lane, the host's waits on its
+// thread, and the cut of the GPU's time (report --gpu).
+if (existsSync(join(out, 'traced'))) {
+  const tprofile = join(out, 'traced-profile');
+  const tr = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'resolve', '-o', tprofile, join(out, 'traced')], { encoding: 'utf8' });
+  check(tr.status === 0, `traced run resolved: ${(tr.stderr ?? '').trim().split('\n').pop()}`);
+  if (tr.status === 0) {
+    const { readTrace } = await import(join(root, 'dist/src/trace/otf2-index.js'));
+    const { buildModel } = await import(join(root, 'dist/src/trace/trace-model.js'));
+    const model = buildModel(await readTrace(tprofile));
+    const named = (l, name) => [...Array(l.count).keys()].filter((k) => model.defs.regions.get(l.region[k])?.name === name).length;
+    const gpuLanes = model.lanes.filter((l) => l.gpu);
+    const spins = gpuLanes.reduce((s, l) => s + named(l, '[GPU] spin'), 0);
+    const launched = lines.filter((l) => l.kernel === 'spin').length;
+    check(gpuLanes.length >= 2 && spins === launched, `trace: ${gpuLanes.length} GPU stream lanes, ${spins} spin intervals (${launched} launched)`);
+    const waits = model.lanes.filter((l) => !l.gpu).reduce((s, l) => s + named(l, '[GPU] [CUDA synchronize]'), 0);
+    check(waits > 0, `trace: ${waits} synchronisations on the host threads`);
+    const rep = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'report', tprofile, '--gpu', '--json'], { encoding: 'utf8' });
+    const o = rep.status === 0 ? JSON.parse(rep.stdout).overlap?.[0] : undefined;
+    check(o !== undefined && o.span > 0, `report --gpu over the trace: ${o ? `span ${(o.span / 1e3).toFixed(0)} µs, host waiting with the GPU busy ${(o.hostWaitingGpuBusy / 1e3).toFixed(0)} µs and idle ${(o.hostWaitingGpuIdle / 1e3).toFixed(0)} µs, GPU idle with the host not waiting ${(o.hostNotWaitingGpuIdle / 1e3).toFixed(0)} µs` : rep.stderr}`);
+  }
+}
 // Overhead per launch.
 const runs = readFileSync(join(out, 'overhead.txt'), 'utf8').split('\n').filter(Boolean).map((l) => {
   const [mode, ...rest] = l.split(' ');

@@ -5,6 +5,7 @@
 #          `make -j` (the C-only build) and scripts/build-cuda.sh;
 #   $OUT/events.jsonl     the program's own CUDA-event timing of every kernel, and its copies' bytes;
 #   $OUT/raw/*.raw        the raw file of the same run under hyprof's CUDA layer;
+#   $OUT/traced/          the raw and trace files of a run traced (HYPROF_TRACE=1);
 #   $OUT/overhead.txt     the launch loop's time without and with hyprof, 3 runs each, interleaved;
 #   $OUT/nvidia-smi.txt   the device.
 # Then, on any machine with the package built: node scripts/device-check-verify.mjs $OUT
@@ -27,6 +28,9 @@ exe="$out/gpu_phases"
 # The measured run: CUDA-event timings and hyprof's records of the same kernels.
 CUDA_INJECTION64_PATH="$lib/libhyprof_cuda.so" HYPROF_RAW_DIR="$out/raw" HYPROF_RESOLVE=0 HYPROF_SAMPLING=0 \
   "$exe" "$out/events.jsonl"
+# The same program traced (HYPROF_TRACE=1): the GPU streams' lanes and the host's waits in its trace.
+CUDA_INJECTION64_PATH="$lib/libhyprof_cuda.so" HYPROF_TRACE=1 HYPROF_RAW_DIR="$out/traced" HYPROF_RESOLVE=0 HYPROF_SAMPLING=0 \
+  "$exe" /dev/null
 # Overhead per launch: the quiet loop (no CUDA events) without and with the CUDA layer, interleaved.
 : > "$out/overhead.txt"
 for round in 1 2 3; do

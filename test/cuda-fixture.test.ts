@@ -22,6 +22,10 @@ import { readRawFile } from '../src/samples/raw-reader.js';
 import { GpuKind, type RawGpuRecord } from '../src/samples/raw-cuda.js';
 import type { RawProcess } from '../src/samples/raw-model.js';
 import { userEvent } from './helpers/profile-queries.js';
+import { PYTHON, traceRunMissing } from './helpers/otf2.js';
+import { repoRoot } from './helpers/paths.js';
+import { readTrace } from '../src/trace/otf2-index.js';
+import { buildModel } from '../src/trace/trace-model.js';
 
 const cuda = process.env.CUDA_HOME ?? '/usr/local/cuda';
 const missing = !existsSync(join(cuda, 'include', 'cupti.h'))
@@ -31,6 +35,9 @@ const missing = !existsSync(join(cuda, 'include', 'cupti.h'))
     : null;
 if (missing) console.log(`cuda-fixture: skipped: ${missing}`);
 const maybe = missing ? test.skip : test;
+const untraced = missing ? null : traceRunMissing();
+if (untraced) console.log(`cuda-fixture: the traced run is skipped: ${untraced}`);
+const maybeTraced = missing || untraced ? test.skip : test;
 
 let profile: TauThreadProfile[] = [];
 let raw: RawProcess;
@@ -159,6 +166,8 @@ maybe('hyprof report --gpu: per kernel, per stream, per launching context, host 
     ],
   );
   t.is(g.hostWait, 100);
+  t.is(g.overlap, null, 'no trace, no intervals');
+  t.regex(g.overlapNote ?? '', /HYPROF_TRACE=1/);
   t.true(Math.abs(g.gpuIdleShare - (1 - (100 + 470 + 140) / (100 + 659 + 330))) < 1e-9);
   const text = await hyprof(['report', dir, '--gpu']);
   t.regex(text.stdout, /GPU STREAMS/);
@@ -169,4 +178,67 @@ maybe('hyprof report --gpu: per kernel, per stream, per launching context, host 
   t.not(none.code, 0);
   t.regex(none.stderr, /^hyprof: --gpu: .* has no GPU threads/);
   t.is(none.stderr.trim().split('\n').length, 1, none.stderr);
+});
+
+// Traced (HYPROF_TRACE=1): the fixture's GPU records (GPU clock, ns after its base): stream 7 HtoD
+// 1,000-41,000, saxpy 50,000-150,000, 160,000-280,000, 300,000-500,000, memset 650,000-660,000;
+// stream 13 scale 300,000-350,000, DtoH 520,000-600,000 and 620,000-630,000; the host waits
+// (synchronisation) 500,000-600,000.
+maybeTraced('traced: each GPU stream an OTF2 location under its process, the wait on the launching thread, report --gpu cuts the time', async (t) => {
+  const exe = compileC('cuda_fixture', ['cuda_fixture.c'], { cflags: ['-O1', '-g', `-I${cuda}/include`], ldflags: [`-L${libDir}`, '-lhyprof_cuda'] });
+  const tdir = join(tmpDir('cuda-fixture-traced'), 'profile');
+  const r = await run(exe, [], { env: { HYPROF_DIR: tdir, HYPROF_SAMPLING: '0', HYPROF_TRACE: '1' } });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /trace: traces\.otf2 \(OTF2, 3 locations/, 'the host thread and two GPU streams');
+  t.is(readTauProfileDir(tdir).threads[0].length, 4, 'the profile is the untraced one');
+
+  // OTF2's own reader.
+  const py = spawnSync(PYTHON, [join(repoRoot, 'test', 'helpers', 'otf2_check.py'), join(tdir, 'traces.otf2')], { encoding: 'utf8' });
+  t.is(py.status, 0, py.stderr);
+  type Loc = { name: string; group: string; group_type: string; group_creator: string | null; type: string; mismatched: number; backwards: number; open_at_end: number; first: number; regions: Record<string, { incl: number; calls: number; lead: number }> };
+  const locs = (JSON.parse(py.stdout) as { locations: Loc[] }).locations;
+  t.deepEqual(locs.map((l) => l.name), ['thread 0', 'GPU 0 context 1 stream 7', 'GPU 0 context 1 stream 13'], 'the GPU lanes after the host thread');
+  const [host, s7, s13] = locs;
+  for (const l of locs) t.deepEqual([l.mismatched, l.backwards, l.open_at_end], [0, 0, 0], l.name);
+  for (const l of [s7, s13]) {
+    t.regex(l.type, /ACCELERATOR_STREAM|LocationType\.GPU/, 'OTF2_LOCATION_TYPE_ACCELERATOR_STREAM (python3-otf2 names it GPU)');
+    t.regex(l.group_type, /ACCELERATOR/);
+    t.is(l.group_creator, host.group, 'the device\'s group is created by the process');
+  }
+  t.deepEqual(s7.regions['[GPU] saxpy'], { incl: 420_000, calls: 3, lead: 0 });
+  t.deepEqual(s7.regions['[GPU] [CUDA memcpy HtoD]'], { incl: 40_000, calls: 1, lead: 0 });
+  t.deepEqual(s7.regions['[GPU] [CUDA memset]'], { incl: 10_000, calls: 1, lead: 0 });
+  t.deepEqual(s13.regions['[GPU] scale'], { incl: 50_000, calls: 1, lead: 0 });
+  t.deepEqual(s13.regions['[GPU] [CUDA memcpy DtoH]'], { incl: 90_000, calls: 2, lead: 0 });
+  t.deepEqual(host.regions['[GPU] [CUDA synchronize]'], { incl: 100_000, calls: 1, lead: 0 }, 'the wait, on the thread that waited');
+  t.is(s13.first - s7.first, 299_000, 'one clock for both streams');
+
+  // hyprof's reader: the wait at its GPU time on the host lane; the lanes belong to the process.
+  const model = buildModel(await readTrace(tdir));
+  const [hl, l7] = model.lanes;
+  t.deepEqual(model.lanes.map((l) => [l.gpu, l.process === hl.process]), [[false, true], [true, true], [true, true]]);
+  const wait = [...Array(hl.count).keys()].find((k) => model.defs.regions.get(hl.region[k])?.name === '[GPU] [CUDA synchronize]') as number;
+  t.is(hl.start[wait] - l7.start[0], 499_000);
+
+  // The cut of the GPU's time (from 1,000 to 660,000: 659,000 ns): busy 560,000, waiting 100,000, both 80,000.
+  const rep = await hyprof(['report', tdir, '--gpu', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const g = JSON.parse(rep.stdout) as GpuReport;
+  const o = g.overlap?.[0];
+  t.deepEqual(
+    [o?.span, o?.hostWaitingGpuBusy, o?.hostWaitingGpuIdle, o?.hostNotWaitingGpuBusy, o?.hostNotWaitingGpuIdle],
+    [659_000, 80_000, 20_000, 480_000, 79_000],
+  );
+  t.is(o?.idleShareOfWait, 0.2);
+  const text = await hyprof(['report', tdir, '--gpu']);
+  t.regex(text.stdout, /GPU AND HOST OVER TIME/);
+  t.regex(text.stdout, /host waiting, GPU idle\s+20\.00\s+3\.0\s+20\.0 % of the host's wait/);
+
+  // Chrome's trace format: the GPU lanes named, after the host thread.
+  const chrome = await hyprof(['export', tdir, '--format', 'chrome']);
+  t.is(chrome.code, 0, chrome.stderr);
+  const evs = (JSON.parse(chrome.stdout) as { traceEvents: Array<{ name: string; ph: string; tid: number; args?: { name?: string } }> }).traceEvents;
+  const names = evs.filter((e) => e.name === 'thread_name').map((e) => [e.tid > 0 && e.tid >= 1_000_000, e.args?.name]);
+  t.deepEqual(names, [[false, 'thread 0'], [true, 'GPU 0 context 1 stream 7'], [true, 'GPU 0 context 1 stream 13']]);
+  t.is(evs.filter((e) => e.ph === 'X' && e.name === '[GPU] saxpy').length, 3);
 });

@@ -7,11 +7,13 @@
  * metadata, their `[GPU] name` events and `GPU ...` user events; the launching contexts are the host
  * threads' paths that end in `=> [GPU] name`. Times in the metric's unit (TIME: µs).
  *
- * The aggregates the CUDA layer records hold no intervals, so "the GPU idle while the host waited"
- * is given as its two parts side by side (host wait in synchronisations; each stream's idle share of
- * its span), not as their overlap.
+ * The profile's aggregates hold no intervals: the time the GPU was idle while the host waited (and
+ * the GPU idle while the host did not wait) comes from the run's trace when it has one
+ * (src/trace/gpu-overlap.ts); without one, the two parts are given side by side (host wait in
+ * synchronisations; each stream's idle share of its span), and the report says how to have more.
  */
 import { displayName, type TauThreadProfile } from '../profile/tau-model.js';
+import type { GpuOverlap } from '../trace/gpu-overlap.js';
 
 export interface GpuKernelRow {
   name: string;
@@ -50,6 +52,10 @@ export interface GpuReport {
   hostWait: number;
   /** Busy and span summed over the streams: the GPU's idle share of the time its streams were in use. */
   gpuIdleShare: number;
+  /** From the trace, per process: host waiting or not × GPU busy or idle (ns). Null without a trace. */
+  overlap: GpuOverlap[] | null;
+  /** Why overlap is null. */
+  overlapNote?: string;
 }
 
 const meta = (t: TauThreadProfile, k: string) => t.metadata.find(([key]) => key === k)?.[1];
@@ -105,6 +111,7 @@ export function buildGpuReport(threads: TauThreadProfile[]): GpuReport | null {
     launches: launches.sort((a, b) => b.time - a.time),
     hostWait,
     gpuIdleShare: span > 0 ? 1 - busy / span : 0,
+    overlap: null,
   };
 }
 
@@ -130,5 +137,24 @@ export function renderGpuReport(r: GpuReport, unit: string, limit?: number): str
     '',
     `host waiting for the GPU (synchronisations): ${num(r.hostWait)} ${unit}; GPU streams idle ${(r.gpuIdleShare * 100).toFixed(1)} % of their spans`,
     '',
+    ...(r.overlap ? r.overlap.flatMap(renderOverlap) : [`the GPU's idle time while the host waited: ${r.overlapNote ?? 'not known'}`, '']),
   ].join('\n');
+}
+
+const pct = (part: number, whole: number) => (whole > 0 ? ((part / whole) * 100).toFixed(1) : '0.0');
+
+/** One process's cut of its GPU time, from the trace (µs). */
+function renderOverlap(o: GpuOverlap): string[] {
+  const us = (ns: number) => num(ns / 1e3);
+  const rows: Array<[string, number, string]> = [
+    ['host waiting, GPU busy', o.hostWaitingGpuBusy, ''],
+    ['host waiting, GPU idle', o.hostWaitingGpuIdle, `${(o.idleShareOfWait * 100).toFixed(1)} % of the host's wait: the GPU idle while the host waited`],
+    ['host not waiting, GPU busy', o.hostNotWaitingGpuBusy, ''],
+    ['host not waiting, GPU idle', o.hostNotWaitingGpuIdle, `${(o.notWaitingShareOfIdle * 100).toFixed(1)} % of the GPU's idle time: the GPU starved while the host did other work`],
+  ];
+  return [
+    `GPU AND HOST OVER TIME (µs, from the trace): ${o.process}, ${us(o.span)} µs from its first GPU activity or wait to its last`,
+    table(['', 'time', '% of span', ''], rows.map(([what, ns, note]) => [what, us(ns), pct(ns, o.span), note])),
+    '',
+  ];
 }

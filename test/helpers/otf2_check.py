@@ -42,6 +42,7 @@ def main(path):
                 "name": loc.name,
                 "group": loc.group.name,
                 "group_type": str(loc.group.location_group_type),
+                "group_creator": loc.group.creating_location_group.name if loc.group.creating_location_group else None,
                 "node": loc.group.system_tree_parent.name,
                 "node_class": loc.group.system_tree_parent.class_name,
                 "type": str(loc.type),

@@ -7,8 +7,10 @@
  *
  * Host side: phase "Iteration 1" => solve [ <n> = <4096> ] launches saxpy twice (stream 7) and copies
  * 4 MiB in (stream 7); phase "Iteration 2" => solve [ <n> = <8192> ] launches saxpy once and scale
- * once (stream 13) and copies 8 MiB out; a memset and a synchronisation on no launch context; one
- * record whose launch was never seen (counted as uncorrelated). GPU clock: base 5e12 ns. */
+ * once (stream 13), copies 8 MiB out and synchronises (the host waits); a memset on no launch context;
+ * one record whose launch was never seen (counted as uncorrelated). GPU clock: base 5e12 ns; the
+ * records' GPU times fall after the host's phases (a traced run, HYPROF_TRACE=1, puts the
+ * synchronisation on the host thread at those times). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,11 +77,16 @@ int main(void) {
   launch(4);
   launch(5);
   hyprof_cuda_fixture_launch(6);                    /* cudaMemcpy DtoH */
+  hyprof_cuda_fixture_launch(7);                    /* cudaDeviceSynchronize */
   hyprof_stop(solve);
   hyprof_phase_stop("Iteration 2");
+  /* The GPU's records below are the last 0.7 ms of the GPU clock before the flush: 2 ms after the
+   * phases, so that they fall after the host's records. */
+  struct timespec pause = {0, 2000000};
+  nanosleep(&pause, NULL);
 
   /* The flush: GPU clock → run clock as the module does it (run clock now - GPU clock now), with the
-   * GPU clock taken to read GPU_BASE + 1 ms at this moment. */
+   * GPU clock taken to read GPU_BASE + 0.7 ms at this moment. */
   int64_t offset = (int64_t)(mono_ns() - (GPU_BASE + 700000));
   copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 7, 1, 1000, 40000, 4u << 20, offset);
   kernel("_Z5saxpyifPKfPf", 7, 2, 50000, 100000, 16, 256, offset);
@@ -95,7 +102,7 @@ int main(void) {
   hyprof_cuda_fixture_take(&s, offset);
   CUpti_ActivitySynchronization2 y;
   memset(&y, 0, sizeof y);
-  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.contextId = 1, y.streamId = (uint32_t)-1;
+  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.contextId = 1, y.streamId = (uint32_t)-1, y.correlationId = 7;
   y.start = GPU_BASE + 500000, y.end = GPU_BASE + 600000;
   hyprof_cuda_fixture_take(&y, offset);
   return 0;
