@@ -1,5 +1,6 @@
 /* The CUDA layer's parts (native/cuda/): records.c turns CUPTI's activity records into the
- * aggregates the CUDA section holds; cupti.c talks to CUPTI; module.c is the module's table. */
+ * aggregates the CUDA section holds; spans.c keeps when the GPU was busy and the host waited;
+ * cupti.c talks to CUPTI and is the module's table. */
 #ifndef HP_CUDA_INT_H
 #define HP_CUDA_INT_H
 
@@ -23,6 +24,13 @@ void hp_cuda_note_launch(uint32_t corr);
 void hp_cuda_take(const CUpti_Activity *r, int64_t offset);
 /* Records CUPTI dropped (buffers not had in time): added to the section's count. */
 void hp_cuda_count_cupti_drops(uint64_t n);
+/* The GPU busy (HP_SPAN_BUSY: a kernel, copy or set) or the host waiting (HP_SPAN_WAIT: a
+ * synchronisation) from start to end on the run's clock, into bounded sets of intervals (spans.c).
+ * Called by the takers, serialised. */
+enum { HP_SPAN_BUSY = 0, HP_SPAN_WAIT = 1 };
+void hp_cuda_span_add(int which, uint64_t start, uint64_t end);
+/* The two sets, at the section's end. Async-signal-safe. */
+void hp_cuda_spans_write(hp_buf *b);
 /* The section, drop counts included. Async-signal-safe: an aggregate being written at that moment
  * is skipped and counted. */
 void hp_cuda_write(hp_buf *b);

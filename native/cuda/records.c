@@ -99,6 +99,7 @@ static const char *copy_name(uint8_t kind) {
 static void add(uint32_t kind, const char *name, uint32_t device, uint32_t context, uint32_t stream,
                 uint32_t corr, uint64_t start, uint64_t end, uint64_t bytes, const int32_t *grid,
                 const int32_t *block) {
+  hp_cuda_span_add(kind == HP_CUDA_SYNC ? HP_SPAN_WAIT : HP_SPAN_BUSY, start, end);
   uint32_t thread = UINT32_MAX;
   uint64_t host = 0;
   corr_slot *s = &corr_ring[corr % CORR];
@@ -216,5 +217,6 @@ void hp_cuda_write(hp_buf *b) {
   hyprof_ext_buf_patch_u32(b, n_at, n);
   hyprof_ext_buf_u64(b, drops_table + busy);
   hyprof_ext_buf_u64(b, not_traced);
+  hp_cuda_spans_write(b);
   hyprof_ext_section_end(b, at);
 }

@@ -16,9 +16,15 @@
  * Records CUPTI dropped and aggregates the layer had no room for are counted as drops of the first GPU
  * thread, so that resolve says them; records whose launch was not seen are on their stream's thread
  * only, counted in its metadata (`hyprof GPU records without their launch`).
+ *
+ * The first GPU thread also carries the process's cut of the GPU's time by the host's waits (the
+ * layer's sets of busy and waiting intervals: host waiting or not × GPU busy or idle), which
+ * `report --gpu` prints (src/report/gpu-report.ts).
  */
 import { EventKind, RawContexts, RawStats, type RawEvent, type RawProcess, type RawThread, type RawUserStat } from '../samples/raw-model.js';
 import { GpuKind, NO_THREAD, type RawGpuRecord } from '../samples/raw-cuda.js';
+import type { GpuSpans } from '../samples/raw-model.js';
+import { gpuCut } from '../base/intervals.js';
 
 const GROUP = 'GPU';
 /** Context ids the resolve makes: a high pattern no 64-bit hash of the runtime is likely to take, checked. */
@@ -164,10 +170,31 @@ export function withGpu(proc: RawProcess): RawProcess {
       drops,
       warnings: [],
       samples: [],
-      metadata: [['CUDA Device', String(device)], ['CUDA Context', String(context)], ['CUDA Stream', String(stream)], ['hyprof GPU Busy (ns)', String(busy)], ['hyprof GPU Span (ns)', String(span)], ...(isFirst ? [['hyprof GPU records without their launch', String(cuda.uncorrelated)] as [string, string]] : [])],
+      metadata: [['CUDA Device', String(device)], ['CUDA Context', String(context)], ['CUDA Stream', String(stream)], ['hyprof GPU Busy (ns)', String(busy)], ['hyprof GPU Span (ns)', String(span)], ...(isFirst ? [['hyprof GPU records without their launch', String(cuda.uncorrelated)] as [string, string], ...cutMetadata(cuda.spans)] : [])],
     });
   }
   return { ...proc, events, contexts, threads, userEvents };
+}
+
+/** The metadata of the cut (ns), or why it is not known; none for a section without the sets. */
+function cutMetadata(spans: GpuSpans | undefined): Array<[string, string]> {
+  if (!spans) return [];
+  if (!spans.whole) return [['hyprof GPU Cut', 'not known: the profile was written while the CUDA layer was recording (a signal)']];
+  const rest = gpuCut(spans.busy, spans.wait, spans.settled || undefined);
+  if (!rest) return [];
+  // What the layer added up before `settled`, and the rest from there.
+  const [wb, wi, nb, ni] = spans.parts;
+  const cut = spans.settled
+    ? { span: rest.span + (spans.settled - spans.first), hostWaitingGpuBusy: rest.hostWaitingGpuBusy + wb, hostWaitingGpuIdle: rest.hostWaitingGpuIdle + wi, hostNotWaitingGpuBusy: rest.hostNotWaitingGpuBusy + nb, hostNotWaitingGpuIdle: rest.hostNotWaitingGpuIdle + ni }
+    : rest;
+  return [
+    ['hyprof GPU Cut Span (ns)', String(cut.span)],
+    ['hyprof GPU Host Waiting GPU Busy (ns)', String(cut.hostWaitingGpuBusy)],
+    ['hyprof GPU Host Waiting GPU Idle (ns)', String(cut.hostWaitingGpuIdle)],
+    ['hyprof GPU Host Not Waiting GPU Busy (ns)', String(cut.hostNotWaitingGpuBusy)],
+    ['hyprof GPU Host Not Waiting GPU Idle (ns)', String(cut.hostNotWaitingGpuIdle)],
+    ['hyprof GPU Cut Late (ns)', String(spans.late)],
+  ];
 }
 
 /** Add `u` to the statistic of its user event in `list` (a name launched from several contexts). */

@@ -6,7 +6,7 @@
  * the launching contexts by src/resolve/assemble-gpu.ts.
  */
 import type { Cursor } from './cursor.js';
-import { GpuKind, NO_THREAD, type RawContexts, type RawCuda, type RawGpuRecord } from './raw-model.js';
+import { GpuKind, NO_THREAD, type GpuSpans, type RawContexts, type RawCuda, type RawGpuRecord } from './raw-model.js';
 
 export { GpuKind, NO_THREAD };
 export type { RawCuda, RawGpuRecord };
@@ -47,6 +47,32 @@ export function readCuda(c: Cursor, contexts: RawContexts): RawCuda {
   const droppedByHyprof = c.u64n('GPU records hyprof dropped');
   // Added later, at the section's end: a section without it (an older layer) has none to say.
   const notTraced = c.pos < c.end ? c.u64n('GPU records not in the trace') : 0;
+  const spans = c.pos < c.end ? readSpans(c) : undefined;
   c.done();
-  return { records, droppedByCupti, uncorrelated, droppedByHyprof, notTraced };
+  return { records, droppedByCupti, uncorrelated, droppedByHyprof, notTraced, ...(spans ? { spans } : {}) };
+}
+
+/** When the GPU was busy and the host waited (native/cuda/spans.c): what was added up, and the two
+ * sets of disjoint intervals after it. */
+function readSpans(c: Cursor): GpuSpans {
+  const whole = c.u32('whether the GPU spans are whole') === 1;
+  const first = c.u64n('the first GPU span start');
+  const settled = c.u64n('the time the GPU spans are added up to');
+  const parts: [number, number, number, number] = [c.u64n('a settled part'), c.u64n('a settled part'), c.u64n('a settled part'), c.u64n('a settled part')];
+  const late = c.u64n('the late GPU span time');
+  const set = (what: string): Array<[number, number]> => {
+    const n = c.count(what, 16);
+    const intervals: Array<[number, number]> = [];
+    for (let i = 0; i < n; i++) {
+      const at = c.pos;
+      const s = c.u64n(`a start of the ${what}`);
+      const e = c.u64n(`an end of the ${what}`);
+      if (e < s || (i > 0 && s < intervals[i - 1][1]) || s < settled) c.fail(`${what}: interval ${i} is not after the one before it and the settled time, or ends before it starts`, at);
+      intervals.push([s, e]);
+    }
+    return intervals;
+  };
+  const busy = set('GPU busy spans');
+  const wait = set('host wait spans');
+  return { whole, first, settled, parts, late, busy, wait };
 }

@@ -480,4 +480,24 @@ export interface RawCuda {
   /** A traced run (HYPROF_TRACE): records handed over on a thread the runtime does not measure, so
    * not in the trace (the profile has them). */
   notTraced: number;
+  /** When the GPU was busy and the host waited (absent from an older layer's section). */
+  spans?: GpuSpans;
+}
+
+/** When the GPU was busy and the host waited (native/cuda/spans.c), on the run's clock (ns): what
+ * the layer added up from `first` to `settled`, and the two bounded sets of disjoint, sorted
+ * intervals after it. */
+export interface GpuSpans {
+  /** False when a dump came while the layer was changing them (a signal): not to be used. */
+  whole: boolean;
+  /** The earliest start (0: none). */
+  first: number;
+  /** The time before which everything is in `parts` (0: nothing added up). */
+  settled: number;
+  /** Added up: host waiting & GPU busy, waiting & idle, not waiting & busy, neither. */
+  parts: [number, number, number, number];
+  /** Time of records that arrived after their time was added up (counted from `settled` on): the uncertainty. */
+  late: number;
+  busy: Array<[number, number]>;
+  wait: Array<[number, number]>;
 }
