@@ -94,8 +94,17 @@ if (existsSync(join(out, 'traced'))) {
     const waits = model.lanes.filter((l) => !l.gpu).reduce((s, l) => s + named(l, '[GPU] [CUDA synchronize]'), 0);
     check(waits > 0, `trace: ${waits} synchronisations on the host threads`);
     const rep = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'report', tprofile, '--gpu', '--json'], { encoding: 'utf8' });
-    const o = rep.status === 0 ? JSON.parse(rep.stdout).overlap?.[0] : undefined;
-    check(o !== undefined && o.span > 0, `report --gpu over the trace: ${o ? `span ${(o.span / 1e3).toFixed(0)} µs, host waiting with the GPU busy ${(o.hostWaitingGpuBusy / 1e3).toFixed(0)} µs and idle ${(o.hostWaitingGpuIdle / 1e3).toFixed(0)} µs, GPU idle with the host not waiting ${(o.hostNotWaitingGpuIdle / 1e3).toFixed(0)} µs` : rep.stderr}`);
+    const o = rep.status === 0 ? JSON.parse(rep.stdout).cut?.[0] : undefined;
+    check(o !== undefined && o.span > 0, `report --gpu, the GPU's time cut by the host's waits: ${o ? `span ${(o.span / 1e3).toFixed(0)} µs, host waiting with the GPU busy ${(o.hostWaitingGpuBusy / 1e3).toFixed(0)} µs and idle ${(o.hostWaitingGpuIdle / 1e3).toFixed(0)} µs, GPU idle with the host not waiting ${(o.hostNotWaitingGpuIdle / 1e3).toFixed(0)} µs, late ${(o.late / 1e3).toFixed(0)} µs` : rep.stderr}`);
+    // The same cut from the trace's lanes (the tests' second opinion): equal within what came late.
+    const oracle = join(root, 'dist/test/helpers/gpu-trace-cut.js');
+    if (o && existsSync(oracle)) {
+      const { traceGpuCut } = await import(oracle);
+      const exact = [...traceGpuCut(model).values()][0];
+      const parts = ['hostWaitingGpuBusy', 'hostWaitingGpuIdle', 'hostNotWaitingGpuBusy', 'hostNotWaitingGpuIdle'];
+      const off = exact ? Math.max(...parts.map((k) => Math.abs(exact[k] - o[k]))) : Infinity;
+      check(off <= o.late + 1000, `the cut against the trace's lanes: off by at most ${(off / 1e3).toFixed(1)} µs (${(o.late / 1e3).toFixed(1)} µs came late)`);
+    }
   }
 }
 // Overhead per launch.

@@ -26,6 +26,7 @@ import { PYTHON, traceRunMissing } from './helpers/otf2.js';
 import { repoRoot } from './helpers/paths.js';
 import { readTrace } from '../src/trace/otf2-index.js';
 import { buildModel } from '../src/trace/trace-model.js';
+import { traceGpuCut } from './helpers/gpu-trace-cut.js';
 
 const cuda = process.env.CUDA_HOME ?? '/usr/local/cuda';
 const missing = !existsSync(join(cuda, 'include', 'cupti.h'))
@@ -166,11 +167,20 @@ maybe('hyprof report --gpu: per kernel, per stream, per launching context, host 
     ],
   );
   t.is(g.hostWait, 100);
-  t.is(g.overlap, null, 'no trace, no intervals');
-  t.regex(g.overlapNote ?? '', /HYPROF_TRACE=1/);
+  // The GPU's time cut by the host's waits, from 1,000 to 660,000 ns of the GPU clock: busy 560,000
+  // (the union of the kernels, copies and set), waiting 100,000 (500,000-600,000), both 80,000.
+  t.deepEqual(
+    g.cut.map((c) => [c.process, c.span, c.hostWaitingGpuBusy, c.hostWaitingGpuIdle, c.hostNotWaitingGpuBusy, c.hostNotWaitingGpuIdle, c.late]),
+    [['process 0.0', 659_000, 80_000, 20_000, 480_000, 79_000, 0]],
+  );
+  t.is(g.cut[0].idleShareOfWait, 0.2);
+  t.deepEqual(g.cutNotes, []);
   t.true(Math.abs(g.gpuIdleShare - (1 - (100 + 470 + 140) / (100 + 659 + 330))) < 1e-9);
   const text = await hyprof(['report', dir, '--gpu']);
   t.regex(text.stdout, /GPU STREAMS/);
+  t.regex(text.stdout, /GPU AND HOST OVER TIME \(µs\): process 0\.0, 659 µs/);
+  t.regex(text.stdout, /host waiting, GPU idle\s+20\.00\s+3\.0\s+20\.0 % of the host's wait/);
+  t.regex(text.stdout, /host not waiting, GPU idle\s+79\.00\s+12\.0\s+79\.8 % of the GPU's idle time/);
   // A profile without GPU threads: one line, non-zero.
   const plain = join(tmpDir('cuda-plain'), 'p');
   t.is((await hyprof(['run', '--dir', plain, '--', 'true'])).code, 0);
@@ -220,19 +230,12 @@ maybeTraced('traced: each GPU stream an OTF2 location under its process, the wai
   const wait = [...Array(hl.count).keys()].find((k) => model.defs.regions.get(hl.region[k])?.name === '[GPU] [CUDA synchronize]') as number;
   t.is(hl.start[wait] - l7.start[0], 499_000);
 
-  // The cut of the GPU's time (from 1,000 to 660,000: 659,000 ns): busy 560,000, waiting 100,000, both 80,000.
+  // The cut report --gpu prints (the CUDA layer's bounded sets) is the one the trace's lanes give.
   const rep = await hyprof(['report', tdir, '--gpu', '--json']);
   t.is(rep.code, 0, rep.stderr);
-  const g = JSON.parse(rep.stdout) as GpuReport;
-  const o = g.overlap?.[0];
-  t.deepEqual(
-    [o?.span, o?.hostWaitingGpuBusy, o?.hostWaitingGpuIdle, o?.hostNotWaitingGpuBusy, o?.hostNotWaitingGpuIdle],
-    [659_000, 80_000, 20_000, 480_000, 79_000],
-  );
-  t.is(o?.idleShareOfWait, 0.2);
-  const text = await hyprof(['report', tdir, '--gpu']);
-  t.regex(text.stdout, /GPU AND HOST OVER TIME/);
-  t.regex(text.stdout, /host waiting, GPU idle\s+20\.00\s+3\.0\s+20\.0 % of the host's wait/);
+  const { cut: [c] } = JSON.parse(rep.stdout) as GpuReport;
+  t.deepEqual(traceGpuCut(model).get(hl.process), { span: c.span, hostWaitingGpuBusy: c.hostWaitingGpuBusy, hostWaitingGpuIdle: c.hostWaitingGpuIdle, hostNotWaitingGpuBusy: c.hostNotWaitingGpuBusy, hostNotWaitingGpuIdle: c.hostNotWaitingGpuIdle });
+  t.is(c.hostWaitingGpuIdle, 20_000);
 
   // Chrome's trace format: the GPU lanes named, after the host thread.
   const chrome = await hyprof(['export', tdir, '--format', 'chrome']);
@@ -241,4 +244,49 @@ maybeTraced('traced: each GPU stream an OTF2 location under its process, the wai
   const names = evs.filter((e) => e.name === 'thread_name').map((e) => [e.tid > 0 && e.tid >= 1_000_000, e.args?.name]);
   t.deepEqual(names, [[false, 'thread 0'], [true, 'GPU 0 context 1 stream 7'], [true, 'GPU 0 context 1 stream 13']]);
   t.is(evs.filter((e) => e.ph === 'X' && e.name === '[GPU] saxpy').length, 3);
+});
+
+// More intervals than the CUDA layer keeps (10,000 kernels 1 µs apart, 5,000 waits): it adds up the
+// time before the middle of a full set and keeps the rest, so memory stays bounded and the cut exact
+// (the trace's). Then a record that reaches the layer after its time was added up: counted as late.
+maybeTraced('more GPU intervals than the layer keeps: the cut stays exact; a late record is counted', async (t) => {
+  const exe = compileC('cuda_fixture', ['cuda_fixture.c'], { cflags: ['-O1', '-g', `-I${cuda}/include`], ldflags: [`-L${libDir}`, '-lhyprof_cuda'] });
+  const tdir = join(tmpDir('cuda-fixture-many'), 'profile');
+  const r = await run(exe, ['many', '10000'], { env: { HYPROF_DIR: tdir, HYPROF_SAMPLING: '0', HYPROF_TRACE: '1', HYPROF_KEEP_RAW: '1', HYPROF_RAW_DIR: join(tdir, '..', 'raw') } });
+  t.is(r.code, 0, r.stderr);
+  const rawDir = join(tdir, '..', 'raw');
+  const spans = readRawFile(join(rawDir, readdirSync(rawDir).find((f) => f.endsWith('.raw')) as string)).cuda?.spans;
+  t.true((spans?.settled ?? 0) > 0 && (spans?.busy.length ?? 5000) < 5000, 'the layer added up part of the run and kept less than it saw');
+  t.is(spans?.late, 2000, 'the copy that came after its time was added up');
+  const model = buildModel(await readTrace(tdir));
+  const exact = traceGpuCut(model).get(model.lanes[0].process);
+  const rep = await hyprof(['report', tdir, '--gpu', '--json']);
+  t.is(rep.code, 0, rep.stderr);
+  const { cut: [c] } = JSON.parse(rep.stdout) as GpuReport;
+  t.deepEqual(exact, c && { span: c.span, hostWaitingGpuBusy: c.hostWaitingGpuBusy, hostWaitingGpuIdle: c.hostWaitingGpuIdle, hostNotWaitingGpuBusy: c.hostNotWaitingGpuBusy, hostNotWaitingGpuIdle: c.hostNotWaitingGpuIdle });
+  t.true((exact?.hostWaitingGpuIdle ?? 0) >= 5000 * 500, 'each of the 5,000 waits outlasts its kernel by 0.5 µs');
+  t.is(c?.late, 2000);
+  const text = await hyprof(['report', tdir, '--gpu']);
+  t.regex(text.stdout, /\(2\.00 µs of GPU activity or waits reached hyprof after their time had been added up/);
+});
+
+// The CUDA layer's record processing (records.c, spans.c) under AddressSanitizer and UBSan: the
+// fixture's records and 20,000 more, traced, so that every path of the bounded sets runs.
+maybe('the CUDA layer under ASan and UBSan: no report', async (t) => {
+  const san = ['-fsanitize=address,undefined', '-fno-omit-frame-pointer', '-fno-sanitize-recover=undefined'];
+  const out = tmpDir('cuda-asan');
+  const objects: string[] = [];
+  for (const f of readdirSync(join(repoRoot, 'native', 'cuda')).filter((x) => x.endsWith('.c'))) {
+    const o = join(out, `${f}.o`);
+    const cc = spawnSync('gcc', ['-std=gnu11', '-O1', '-g', '-fPIC', ...san, `-I${join(repoRoot, 'native', 'include')}`, `-I${join(repoRoot, 'native')}`, `-I${cuda}/include`, '-c', join(repoRoot, 'native', 'cuda', f), '-o', o], { encoding: 'utf8' });
+    if (cc.status !== 0) return t.fail(cc.stderr);
+    objects.push(o);
+  }
+  const layer = join(out, 'libhyprof_cuda.so');
+  const ld = spawnSync('gcc', ['-shared', ...san, '-o', layer, ...objects, `-L${libDir}`, '-lhyprof', `-L${cuda}/lib64`, '-lcupti', `-Wl,-rpath,${libDir}`, `-Wl,-rpath,${cuda}/lib64`], { encoding: 'utf8' });
+  if (ld.status !== 0) return t.fail(ld.stderr);
+  const exe = compileC('cuda_fixture_asan', ['cuda_fixture.c'], { cflags: ['-O1', '-g', ...san, `-I${cuda}/include`], ldflags: [`-L${out}`, '-lhyprof_cuda', `-Wl,-rpath,${out}`] });
+  const r = await run(exe, ['many', '20000'], { env: { HYPROF_DIR: join(out, 'profile'), HYPROF_SAMPLING: '0', HYPROF_TRACE: '1', ASAN_OPTIONS: 'detect_leaks=0' } });
+  t.is(r.code, 0, r.stderr);
+  t.notRegex(r.stderr, /ERROR: AddressSanitizer|runtime error/);
 });

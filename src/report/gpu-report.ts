@@ -7,13 +7,25 @@
  * metadata, their `[GPU] name` events and `GPU ...` user events; the launching contexts are the host
  * threads' paths that end in `=> [GPU] name`. Times in the metric's unit (TIME: µs).
  *
- * The profile's aggregates hold no intervals: the time the GPU was idle while the host waited (and
- * the GPU idle while the host did not wait) comes from the run's trace when it has one
- * (src/trace/gpu-overlap.ts); without one, the two parts are given side by side (host wait in
- * synchronisations; each stream's idle share of its span), and the report says how to have more.
+ * Then, per process, the GPU's time cut by the host's waits — host waiting or not × GPU busy or idle —
+ * which the resolve wrote into the first GPU thread's metadata from the CUDA layer's sets of busy and
+ * waiting intervals (src/resolve/assemble-gpu.ts): how much of the host's wait the GPU was idle, and
+ * how much of the GPU's idle time the host was not waiting.
  */
 import { displayName, type TauThreadProfile } from '../profile/tau-model.js';
-import type { GpuOverlap } from '../trace/gpu-overlap.js';
+import type { GpuCut } from '../base/intervals.js';
+
+/** One process's cut (ns) and its two shares. */
+export interface GpuCutRow extends GpuCut {
+  process: string;
+  /** Of the host's wait, the share with the GPU idle (0 with no wait). */
+  idleShareOfWait: number;
+  /** Of the GPU's idle time in the span, the share with the host not waiting (0 with no idle time). */
+  notWaitingShareOfIdle: number;
+  /** GPU activity or waits that reached the CUDA layer after it had added up their time (ns),
+   * counted from then on: the cut's uncertainty. */
+  late: number;
+}
 
 export interface GpuKernelRow {
   name: string;
@@ -52,10 +64,10 @@ export interface GpuReport {
   hostWait: number;
   /** Busy and span summed over the streams: the GPU's idle share of the time its streams were in use. */
   gpuIdleShare: number;
-  /** From the trace, per process: host waiting or not × GPU busy or idle (ns). Null without a trace. */
-  overlap: GpuOverlap[] | null;
-  /** Why overlap is null. */
-  overlapNote?: string;
+  /** Per process: host waiting or not × GPU busy or idle (ns). */
+  cut: GpuCutRow[];
+  /** Processes whose cut is not known, and why. */
+  cutNotes: string[];
 }
 
 const meta = (t: TauThreadProfile, k: string) => t.metadata.find(([key]) => key === k)?.[1];
@@ -111,8 +123,26 @@ export function buildGpuReport(threads: TauThreadProfile[]): GpuReport | null {
     launches: launches.sort((a, b) => b.time - a.time),
     hostWait,
     gpuIdleShare: span > 0 ? 1 - busy / span : 0,
-    overlap: null,
+    ...cutRows(gpu),
   };
+}
+
+/** The cut each process's first GPU thread carries. */
+function cutRows(gpu: TauThreadProfile[]): { cut: GpuCutRow[]; cutNotes: string[] } {
+  const cut: GpuCutRow[] = [];
+  const cutNotes: string[] = [];
+  for (const t of gpu) {
+    const process = `process ${t.node}.${t.context}`;
+    const why = meta(t, 'hyprof GPU Cut');
+    if (why !== undefined) cutNotes.push(`${process}: ${why}`);
+    const n = (k: string) => Number(meta(t, `hyprof GPU ${k} (ns)`));
+    if (meta(t, 'hyprof GPU Cut Span (ns)') === undefined) continue;
+    const c: GpuCut = { span: n('Cut Span'), hostWaitingGpuBusy: n('Host Waiting GPU Busy'), hostWaitingGpuIdle: n('Host Waiting GPU Idle'), hostNotWaitingGpuBusy: n('Host Not Waiting GPU Busy'), hostNotWaitingGpuIdle: n('Host Not Waiting GPU Idle') };
+    const wait = c.hostWaitingGpuBusy + c.hostWaitingGpuIdle;
+    const idle = c.hostWaitingGpuIdle + c.hostNotWaitingGpuIdle;
+    cut.push({ process, ...c, idleShareOfWait: wait > 0 ? c.hostWaitingGpuIdle / wait : 0, notWaitingShareOfIdle: idle > 0 ? c.hostNotWaitingGpuIdle / idle : 0, late: n('Cut Late') });
+  }
+  return { cut, cutNotes };
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -137,14 +167,15 @@ export function renderGpuReport(r: GpuReport, unit: string, limit?: number): str
     '',
     `host waiting for the GPU (synchronisations): ${num(r.hostWait)} ${unit}; GPU streams idle ${(r.gpuIdleShare * 100).toFixed(1)} % of their spans`,
     '',
-    ...(r.overlap ? r.overlap.flatMap(renderOverlap) : [`the GPU's idle time while the host waited: ${r.overlapNote ?? 'not known'}`, '']),
+    ...r.cut.flatMap(renderCut),
+    ...r.cutNotes.map((n) => `the GPU's time cut by the host's waits: ${n}`),
   ].join('\n');
 }
 
 const pct = (part: number, whole: number) => (whole > 0 ? ((part / whole) * 100).toFixed(1) : '0.0');
 
-/** One process's cut of its GPU time, from the trace (µs). */
-function renderOverlap(o: GpuOverlap): string[] {
+/** One process's cut of its GPU time (µs). */
+function renderCut(o: GpuCutRow): string[] {
   const us = (ns: number) => num(ns / 1e3);
   const rows: Array<[string, number, string]> = [
     ['host waiting, GPU busy', o.hostWaitingGpuBusy, ''],
@@ -153,8 +184,9 @@ function renderOverlap(o: GpuOverlap): string[] {
     ['host not waiting, GPU idle', o.hostNotWaitingGpuIdle, `${(o.notWaitingShareOfIdle * 100).toFixed(1)} % of the GPU's idle time: the GPU starved while the host did other work`],
   ];
   return [
-    `GPU AND HOST OVER TIME (µs, from the trace): ${o.process}, ${us(o.span)} µs from its first GPU activity or wait to its last`,
+    `GPU AND HOST OVER TIME (µs): ${o.process}, ${us(o.span)} µs from its first GPU activity or wait to its last`,
     table(['', 'time', '% of span', ''], rows.map(([what, ns, note]) => [what, us(ns), pct(ns, o.span), note])),
+    ...(o.late > 0 ? [`(${us(o.late)} µs of GPU activity or waits reached hyprof after their time had been added up, and are counted from then on: the parts may be off by that much)`] : []),
     '',
   ];
 }

@@ -14,7 +14,7 @@ import type { UnitChoice } from '../base/units.js';
 import { chooseMetric, listProfileDir, mayBeMultiRank, unresolvedRaw } from '../profile/profile-dir.js';
 import { threadLabel } from '../profile/tau-model.js';
 import { readTauProfileDir } from '../profile/tau-reader.js';
-import { hasTrace, readTrace, traceAnchor, traceReaderMissing } from '../trace/otf2-index.js';
+import { hasTrace, readTrace, traceAnchor } from '../trace/otf2-index.js';
 import { buildModel } from '../trace/trace-model.js';
 import { commMatrix } from './comm-matrix.js';
 import { eventAcrossThreads } from './event-threads.js';
@@ -29,7 +29,6 @@ import { buildFunctionReport, renderFunctionReport } from './report-functions.js
 import { renderCommMatrix, renderMpiAccounting, renderMpiDiagnoses, renderRanks } from './report-mpi.js';
 import { renderDiagnoses, renderOpenmpReport } from './report-openmp.js';
 import { buildGpuReport, renderGpuReport } from './gpu-report.js';
-import { gpuOverlap } from '../trace/gpu-overlap.js';
 import { reportPieces } from './report-text.js';
 import { buildTraceReport, renderTraceReport } from './report-trace.js';
 
@@ -79,10 +78,6 @@ export async function* reportDir(dir: string, opts: ReportOptions): AsyncGenerat
     const profile = readTauProfileDir(dir);
     const r = buildGpuReport(profile.threads[0]);
     if (!r) throw new UserError(`--gpu: ${dir} has no GPU threads (a CUDA program run with \`hyprof run\` where the CUDA layer was built: docs/gpu.md)`);
-    const missing = traceReaderMissing();
-    if (!hasTrace(dir)) r.overlapNote = "it needs the run's intervals: record a trace (HYPROF_TRACE=1 hyprof run ...; docs/gpu.md)";
-    else if (missing) r.overlapNote = missing;
-    else r.overlap = gpuOverlap(buildModel(await readTrace(dir)));
     const unit = /(^|_)TIME$/.test(profile.metrics[0]) ? 'µs' : profile.metrics[0];
     yield opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderGpuReport(r, unit, opts.limit);
     return;

@@ -13,6 +13,7 @@
  * synchronisation on the host thread at those times). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,7 +59,35 @@ static void launch(uint32_t corr) {
   hyprof_stop_named("cudaLaunchKernel");
 }
 
-int main(void) {
+static void sync_record(uint32_t corr, uint64_t start, uint64_t ns, int64_t offset) {
+  CUpti_ActivitySynchronization2 y;
+  memset(&y, 0, sizeof y);
+  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.contextId = 1, y.streamId = (uint32_t)-1, y.correlationId = corr;
+  y.start = GPU_BASE + start, y.end = GPU_BASE + start + ns;
+  hyprof_cuda_fixture_take(&y, offset);
+}
+
+/* `cuda_fixture many N`: then a second hand-over of N kernels of 2 µs, 1 µs apart, on stream 21,
+ * every second one followed by a host wait of 1.5 µs from 1 µs into it: more intervals than the
+ * layer keeps (4,096), so that it adds up what lies before the middle of a full set; then a copy
+ * that ran with the first kernel, handed over last (late). */
+static void many(int n) {
+  for (int i = 0; i < n; i += 2) hyprof_cuda_fixture_launch(1000 + (uint32_t)i);
+  uint64_t base = 2000000, last = base + (uint64_t)n * 3000;
+  /* after the host's records, as above: its waits fall inside none of its regions */
+  struct timespec pause = {0, (long)(last - base) + 1000000};
+  nanosleep(&pause, NULL);
+  int64_t offset = (int64_t)(mono_ns() - (GPU_BASE + last + 1000));
+  for (int i = 0; i < n; i++) {
+    uint64_t s = base + (uint64_t)i * 3000;
+    kernel("_Z4tinyv", 21, 0, s, 2000, 1, 32, offset);
+    if (i % 2 == 0) sync_record(1000 + (uint32_t)i, s + 1000, 1500, offset);
+  }
+  /* Late: a copy on stream 22 while the first of them ran, handed over after that time was added up. */
+  copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 22, 0, base, 2000, 4096, offset);
+}
+
+int main(int argc, char **argv) {
   if (!hyprof_cuda_fixture_register()) { fprintf(stderr, "cuda_fixture: the CUDA layer did not register\n"); return 1; }
   hyprof_event_t solve = hyprof_event("solve", "SOLVER");
 
@@ -100,10 +129,7 @@ int main(void) {
   s.kind = CUPTI_ACTIVITY_KIND_MEMSET, s.bytes = 1u << 20, s.contextId = 1, s.streamId = 7;
   s.start = GPU_BASE + 650000, s.end = GPU_BASE + 660000;
   hyprof_cuda_fixture_take(&s, offset);
-  CUpti_ActivitySynchronization2 y;
-  memset(&y, 0, sizeof y);
-  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.contextId = 1, y.streamId = (uint32_t)-1, y.correlationId = 7;
-  y.start = GPU_BASE + 500000, y.end = GPU_BASE + 600000;
-  hyprof_cuda_fixture_take(&y, offset);
+  sync_record(7, 500000, 100000, offset);
+  if (argc == 3 && strcmp(argv[1], "many") == 0) many(atoi(argv[2]));
   return 0;
 }
