@@ -81,6 +81,16 @@ static void settle(uint64_t t) {
 }
 
 static void add(span_set *x, uint64_t start, uint64_t end) {
+  /* in time order, the common case: after the last interval, or reaching into it from its start on */
+  if (x->n == 0 || start > x->e[x->n - 1]) {
+    x->s[x->n] = start, x->e[x->n] = end;
+    x->n++;
+    return;
+  }
+  if (start >= x->s[x->n - 1]) {
+    if (end > x->e[x->n - 1]) x->e[x->n - 1] = end;
+    return;
+  }
   /* the first interval that ends at or after start: the new one touches it or comes before it */
   uint32_t lo = 0, hi = x->n;
   while (lo < hi) {
