@@ -266,6 +266,10 @@ maybeTraced('more GPU intervals than the layer keeps: the cut stays exact; a lat
   t.deepEqual(exact, c && { span: c.span, hostWaitingGpuBusy: c.hostWaitingGpuBusy, hostWaitingGpuIdle: c.hostWaitingGpuIdle, hostNotWaitingGpuBusy: c.hostNotWaitingGpuBusy, hostNotWaitingGpuIdle: c.hostNotWaitingGpuIdle });
   t.true((exact?.hostWaitingGpuIdle ?? 0) >= 5000 * 500, 'each of the 5,000 waits outlasts its kernel by 0.5 µs');
   t.is(c?.late, 2000);
+  // A template kernel in a namespace: demangled as its source says it, in the profile and the trace.
+  const s22 = readTauProfileDir(tdir).threads[0].find((th) => meta(th, 'CUDA Stream') === '22');
+  t.truthy(s22 && ev(s22, '[GPU] solver::reduce<256>'), 'the profile names _ZN6solver6reduceILi256EEEvPKfPfi solver::reduce<256>');
+  t.true([...model.defs.regions.values()].some((g) => g.name === '[GPU] solver::reduce<256>'));
   const text = await hyprof(['report', tdir, '--gpu']);
   t.regex(text.stdout, /\(2\.00 µs of GPU activity or waits reached hyprof after their time had been added up/);
 });

@@ -25,6 +25,7 @@ import { EventKind, RawContexts, RawStats, type RawEvent, type RawProcess, type 
 import { GpuKind, NO_THREAD, type RawGpuRecord } from '../samples/raw-cuda.js';
 import type { GpuSpans } from '../samples/raw-model.js';
 import { gpuCut } from '../base/intervals.js';
+import { demangleKernels, kernelName } from '../symbolize/kernel-names.js';
 
 const GROUP = 'GPU';
 /** Context ids the resolve makes: a high pattern no 64-bit hash of the runtime is likely to take, checked. */
@@ -33,6 +34,7 @@ const SYNTHETIC = 0xc0da_0000_0000_0000n;
 export function withGpu(proc: RawProcess): RawProcess {
   const cuda = proc.cuda;
   if (!cuda || cuda.records.length === 0) return proc;
+  demangleKernels(cuda.records.map((r) => r.name));
   const nM = proc.info.metrics.length;
   const events: RawEvent[] = [...proc.events];
   const byName = new Map<string, number>();
@@ -71,7 +73,7 @@ export function withGpu(proc: RawProcess): RawProcess {
   const hostAdds = new Map<number, Map<number, RawGpuRecord[]>>();
   const streams = new Map<string, RawGpuRecord[]>();
   for (const rec of cuda.records) {
-    const ev = eventOf(`[GPU] ${displayKernel(rec.name)}`);
+    const ev = eventOf(`[GPU] ${kernelName(rec.name)}`);
     if (rec.thread !== NO_THREAD && rec.hostContext !== 0n && proc.threads.some((t) => t.index === rec.thread)) {
       const i = contextUnder(rec.hostContext, ev);
       const perThread = hostAdds.get(rec.thread) ?? new Map<number, RawGpuRecord[]>();
@@ -83,7 +85,7 @@ export function withGpu(proc: RawProcess): RawProcess {
   }
   const rootIndex = rootContext === 0n ? contextUnder(0n, root) : -1;
   const gpuContext = new Map<RawGpuRecord, number>();
-  for (const recs of streams.values()) for (const rec of recs) gpuContext.set(rec, contextUnder(rootContext === 0n ? -1n : rootContext, eventOf(`[GPU] ${displayKernel(rec.name)}`)));
+  for (const recs of streams.values()) for (const rec of recs) gpuContext.set(rec, contextUnder(rootContext === 0n ? -1n : rootContext, eventOf(`[GPU] ${kernelName(rec.name)}`)));
 
   // A table of the old contexts (same rows) and the new ones.
   const contexts = new RawContexts(old.size + added.length);
@@ -144,7 +146,7 @@ export function withGpu(proc: RawProcess): RawProcess {
       s.calls += r.count;
       s.ns += r.ns;
       perContext.set(i, s);
-      const name = displayKernel(r.name);
+      const name = kernelName(r.name);
       if (r.kind === GpuKind.KERNEL) addUser(userStats, { userEvent: userEvent(`GPU Kernel Time (us) : ${name}`), count: r.count, min: r.nsMin / 1e3, max: r.nsMax / 1e3, sum: r.ns / 1e3, sumsqr: r.us2 });
       if (r.kind === GpuKind.MEMCPY || r.kind === GpuKind.MEMSET) addUser(userStats, { userEvent: userEvent(`GPU Bytes : ${name}`), count: r.count, min: r.bytesMin, max: r.bytesMax, sum: r.bytes, sumsqr: r.bytes2 });
     }
@@ -232,14 +234,6 @@ function extend(contexts: RawContexts, s: RawStats, nM: number, rows: Array<{ ro
   return t;
 }
 
-/** A kernel's name as its source says it: the function's name out of an Itanium-mangled one
- * (`_Z5saxpyifPKfPf` → `saxpy`); other names as they are. */
-export function displayKernel(name: string): string {
-  const m = /^_Z(\d+)(.*)$/.exec(name);
-  if (!m) return name;
-  const n = Number(m[1]);
-  return m[2].length >= n ? m[2].slice(0, n) : name;
-}
 
 /** The GPU threads withGpu adds to the process: one per stream with records. */
 export function gpuThreadCount(proc: RawProcess): number {

@@ -17,7 +17,7 @@ import type { ContextTree } from './assemble-tree.js';
 import type { Resolution } from '../symbolize/frames.js';
 import { isOpenmpRuntime, isRuntimeModule, unresolved } from './assemble-samples.js';
 import { safeName } from './event-names.js';
-import { displayKernel } from './assemble-gpu.js';
+import { demangleKernels, kernelName } from '../symbolize/kernel-names.js';
 
 /** The archive's name: its anchor file is `<dir>/traces.otf2`. */
 export const TRACE_ARCHIVE = 'traces';
@@ -126,8 +126,14 @@ export function tracePart(
       ? { samplePcs: samples.pcs.map(([pc, ret]) => [pc.toString(16), ret, samplePcFrames(samples.resolve(pc, ret), samples.keepAddresses)] as [string, boolean, Array<[boolean, string, string, number]>]) }
       : {}),
     samplesLost: proc.threads.flatMap((t) => t.drops.filter(([r, n]) => r === 'trace_samples_lost' && n > 0).map(([, n]) => [t.index, n] as [number, number])),
-    ...(proc.cuda ? { gpuNames: [...new Set(proc.cuda.records.map((r) => r.name))].map((n) => [n, `[GPU] ${displayKernel(n)}`] as [string, string]) } : {}),
+    ...(proc.cuda ? { gpuNames: gpuNames(proc.cuda.records.map((r) => r.name)) } : {}),
   };
+}
+
+/** Each GPU activity's name as CUPTI gave it and as the profile's event names it. */
+function gpuNames(raw: string[]): Array<[string, string]> {
+  demangleKernels(raw);
+  return [...new Set(raw)].map((n) => [n, `[GPU] ${kernelName(n)}`]);
 }
 
 /**

@@ -69,8 +69,9 @@ static void sync_record(uint32_t corr, uint64_t start, uint64_t ns, int64_t offs
 
 /* `cuda_fixture many N`: then a second hand-over of N kernels of 2 µs, 1 µs apart, on stream 21,
  * every second one followed by a host wait of 1.5 µs from 1 µs into it: more intervals than the
- * layer keeps (4,096), so that it adds up what lies before the middle of a full set; then a copy
- * that ran with the first kernel, handed over last (late). */
+ * layer keeps (4,096), so that it adds up what lies before the middle of a full set; before them a
+ * template kernel in a namespace (its name demangled), after them a copy that ran with the first
+ * kernel, handed over last (late). */
 static void many(int n) {
   for (int i = 0; i < n; i += 2) hyprof_cuda_fixture_launch(1000 + (uint32_t)i);
   uint64_t base = 2000000, last = base + (uint64_t)n * 3000;
@@ -78,6 +79,8 @@ static void many(int n) {
   struct timespec pause = {0, (long)(last - base) + 1000000};
   nanosleep(&pause, NULL);
   int64_t offset = (int64_t)(mono_ns() - (GPU_BASE + last + 1000));
+  /* a template kernel in a namespace, on stream 22 while the second of them runs */
+  kernel("_ZN6solver6reduceILi256EEEvPKfPfi", 22, 0, base + 3000, 2000, 8, 256, offset);
   for (int i = 0; i < n; i++) {
     uint64_t s = base + (uint64_t)i * 3000;
     kernel("_Z4tinyv", 21, 0, s, 2000, 1, 32, offset);
