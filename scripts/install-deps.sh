@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hyprof builds and tests with. Run as root or with sudo available.
-#   compilers and tools: gcc, g++, gfortran, clang, llvm (llvm-symbolizer), binutils (addr2line), make, python3,
+#   compilers and tools: gcc, g++, gfortran, clang, llvm (llvm-symbolizer), binutils (addr2line, c++filt), make, python3,
 #                        pkg-config (the C-only install's test builds with `pkg-config hyprof`)
 #   runtime deps:        libunwind-dev (DWARF unwinding in the sampler), libpapi-dev (optional counters)
 #   OpenMP / MPI:        libomp-dev (LLVM OpenMP with OMPT), openmpi-bin + libopenmpi-dev
