@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS_MAX (1u << 20) /* the CUDA layer has 4,096; a larger slot is a damaged record */
+#define SLOTS_MAX (1u << 16) /* the CUDA layer has 4,096; a larger slot is a damaged record, left out */
 
 static void *grow(void *p, size_t n, size_t size) {
   void *q = realloc(p, (n ? n : 1) * size);
