@@ -9,7 +9,7 @@
  * Skipped, with its reason printed, where CUDA (CUPTI's headers and library) is not installed.
  */
 import test from 'ava';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { compileC, hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
@@ -293,4 +293,48 @@ maybe('the CUDA layer under ASan and UBSan: no report', async (t) => {
   const r = await run(exe, ['many', '20000'], { env: { HYPROF_DIR: join(out, 'profile'), HYPROF_SAMPLING: '0', HYPROF_TRACE: '1', ASAN_OPTIONS: 'detect_leaks=0' } });
   t.is(r.code, 0, r.stderr);
   t.notRegex(r.stderr, /ERROR: AddressSanitizer|runtime error/);
+});
+
+/** CRC-32C (Castagnoli), as the trace file's blocks carry it (docs/raw-format.md). */
+function crc32c(parts: Buffer[]): number {
+  let c = 0xffffffff;
+  for (const p of parts)
+    for (const byte of p) {
+      c ^= byte;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+// A damaged GPU record (its block's checksum made right again, so only the record is wrong): the
+// resolve refuses the trace file in one line naming it and the place, and writes nothing.
+maybeTraced('a GPU record of the wrong size in a trace file is refused in one line', async (t) => {
+  const exe = compileC('cuda_fixture', ['cuda_fixture.c'], { cflags: ['-O1', '-g', `-I${cuda}/include`], ldflags: [`-L${libDir}`, '-lhyprof_cuda'] });
+  const dir = tmpDir('cuda-fixture-damaged');
+  const r = await run(exe, [], { env: { HYPROF_DIR: dir, HYPROF_SAMPLING: '0', HYPROF_TRACE: '1', HYPROF_RESOLVE: '0' } });
+  t.is(r.code, 0, r.stderr);
+  const trace = join(dir, readdirSync(dir).find((f) => f.endsWith('.trace')) as string);
+  const buf = Buffer.from(readFileSync(trace));
+  // Blocks after the 32-byte file header: magic, kind, thread, gen, length, crc32, then 24 more bytes
+  // of header; RECORDS (1) and SNAPSHOT (2) blocks hold records of 16 + 8n bytes.
+  let damagedAt = -1;
+  for (let at = 32; at + 48 <= buf.length && damagedAt < 0; at += 48 + buf.readUInt32LE(at + 16)) {
+    const kind = buf.readUInt32LE(at + 4);
+    const len = buf.readUInt32LE(at + 16);
+    if (kind !== 1 && kind !== 2) continue;
+    for (let off = 0; off + 16 <= len; off += 16 + 8 * buf[at + 48 + off + 14]) {
+      if (buf[at + 48 + off + 15] !== 33) continue; // kind 33: a GPU record (3 more words)
+      buf[at + 48 + off + 14] = 2;
+      buf.writeUInt32LE(crc32c([buf.subarray(at + 24, at + 48), buf.subarray(at + 48, at + 48 + len)]), at + 20);
+      damagedAt = at + 48 + off;
+      break;
+    }
+  }
+  t.true(damagedAt > 0, 'a GPU record found');
+  writeFileSync(trace, buf);
+  const out = tmpDir('cuda-fixture-damaged-out');
+  const res = await hyprof(['resolve', dir, '-o', out]);
+  t.is(res.code, 2, res.stderr);
+  t.regex(res.stderr.trim(), new RegExp(`^hyprof: ${trace.replace(/[.]/g, '\\.')}: offset ${damagedAt}: record \\d+ of the block \\(kind 33\\) has 2 words, not the kind's: this trace file is damaged; it is not converted$`));
+  t.false(existsSync(join(out, 'profile.0.0.0')), 'nothing written');
 });
