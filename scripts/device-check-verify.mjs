@@ -91,7 +91,7 @@ if (existsSync(join(out, 'traced'))) {
     const spins = gpuLanes.reduce((s, l) => s + named(l, '[GPU] spin'), 0);
     const launched = lines.filter((l) => l.kernel === 'spin').length;
     check(gpuLanes.length >= 2 && spins === launched, `trace: ${gpuLanes.length} GPU stream lanes, ${spins} spin intervals (${launched} launched)`);
-    const waits = model.lanes.filter((l) => !l.gpu).reduce((s, l) => s + named(l, '[GPU] [CUDA synchronize]'), 0);
+    const waits = model.lanes.filter((l) => !l.gpu).reduce((s, l) => s + [...Array(l.count).keys()].filter((k) => /synchronize\]$/.test(model.defs.regions.get(l.region[k])?.name ?? '')).length, 0);
     check(waits > 0, `trace: ${waits} synchronisations on the host threads`);
     const rep = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'report', tprofile, '--gpu', '--json'], { encoding: 'utf8' });
     const o = rep.status === 0 ? JSON.parse(rep.stdout).cut?.[0] : undefined;

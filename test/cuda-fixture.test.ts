@@ -220,14 +220,14 @@ maybeTraced('traced: each GPU stream an OTF2 location under its process, the wai
   t.deepEqual(s7.regions['[GPU] [CUDA memset]'], { incl: 10_000, calls: 1, lead: 0 });
   t.deepEqual(s13.regions['[GPU] scale'], { incl: 50_000, calls: 1, lead: 0 });
   t.deepEqual(s13.regions['[GPU] [CUDA memcpy DtoH]'], { incl: 90_000, calls: 2, lead: 0 });
-  t.deepEqual(host.regions['[GPU] [CUDA synchronize]'], { incl: 100_000, calls: 1, lead: 0 }, 'the wait, on the thread that waited');
+  t.deepEqual(host.regions['[GPU] [CUDA context synchronize]'], { incl: 100_000, calls: 1, lead: 0 }, 'the wait, on the thread that waited');
   t.is(s13.first - s7.first, 299_000, 'one clock for both streams');
 
   // hyprof's reader: the wait at its GPU time on the host lane; the lanes belong to the process.
   const model = buildModel(await readTrace(tdir));
   const [hl, l7] = model.lanes;
   t.deepEqual(model.lanes.map((l) => [l.gpu, l.process === hl.process]), [[false, true], [true, true], [true, true]]);
-  const wait = [...Array(hl.count).keys()].find((k) => model.defs.regions.get(hl.region[k])?.name === '[GPU] [CUDA synchronize]') as number;
+  const wait = [...Array(hl.count).keys()].find((k) => model.defs.regions.get(hl.region[k])?.name === '[GPU] [CUDA context synchronize]') as number;
   t.is(hl.start[wait] - l7.start[0], 499_000);
 
   // The cut report --gpu prints (the CUDA layer's bounded sets) is the one the trace's lanes give.
@@ -270,6 +270,11 @@ maybeTraced('more GPU intervals than the layer keeps: the cut stays exact; a lat
   const s22 = readTauProfileDir(tdir).threads[0].find((th) => meta(th, 'CUDA Stream') === '22');
   t.truthy(s22 && ev(s22, '[GPU] solver::reduce<256>'), 'the profile names _ZN6solver6reduceILi256EEEvPKfPfi solver::reduce<256>');
   t.true([...model.defs.regions.values()].some((g) => g.name === '[GPU] solver::reduce<256>'));
+  // cudaStreamWaitEvent: named, on the host thread's lane, and no host wait (the cut above equals the
+  // lanes', whose waits leave it out; counted as a wait it would add 300 ns of waiting with the GPU idle).
+  const kernels = (JSON.parse(rep.stdout) as GpuReport).kernels;
+  t.is(kernels.find((k) => k.name === '[CUDA stream wait event]')?.calls, 1);
+  t.is((JSON.parse(rep.stdout) as GpuReport).hostWait, 100 + 5000 * 1.5, 'the waits in µs: the first run\'s and 5,000 of 1.5 µs');
   const text = await hyprof(['report', tdir, '--gpu']);
   t.regex(text.stdout, /\(2\.00 µs of GPU activity or waits reached hyprof after their time had been added up/);
 });

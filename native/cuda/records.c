@@ -96,10 +96,24 @@ static const char *copy_name(uint8_t kind) {
   }
 }
 
+/* A synchronisation by what it waited for (CUPTI's type), as the CUDA call that made it. */
+#define STREAM_WAIT_EVENT "[CUDA stream wait event]"
+static const char *sync_name(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "[CUDA event synchronize]";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return STREAM_WAIT_EVENT;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "[CUDA stream synchronize]";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "[CUDA context synchronize]";
+    default: return "[CUDA synchronize]";
+  }
+}
+
 static void add(uint32_t kind, const char *name, uint32_t device, uint32_t context, uint32_t stream,
                 uint32_t corr, uint64_t start, uint64_t end, uint64_t bytes, const int32_t *grid,
                 const int32_t *block) {
-  hp_cuda_span_add(kind == HP_CUDA_SYNC ? HP_SPAN_WAIT : HP_SPAN_BUSY, start, end);
+  /* the host waits in a synchronisation, but not in cudaStreamWaitEvent (the GPU's stream waits) */
+  if (kind != HP_CUDA_SYNC) hp_cuda_span_add(HP_SPAN_BUSY, start, end);
+  else if (strcmp(name, STREAM_WAIT_EVENT) != 0) hp_cuda_span_add(HP_SPAN_WAIT, start, end);
   uint32_t thread = UINT32_MAX;
   uint64_t host = 0;
   corr_slot *s = &corr_ring[corr % CORR];
@@ -170,7 +184,7 @@ void hp_cuda_take(const CUpti_Activity *r, int64_t offset) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)r;
-      add(HP_CUDA_SYNC, "[CUDA synchronize]", 0, s->contextId, s->streamId == (uint32_t)-1 ? 0 : s->streamId,
+      add(HP_CUDA_SYNC, sync_name(s->type), 0, s->contextId, s->streamId == (uint32_t)-1 ? 0 : s->streamId,
           s->correlationId, s->start + offset, s->end + offset, 0, NULL, NULL);
       break;
     }

@@ -60,7 +60,8 @@ export interface GpuReport {
   kernels: GpuKernelRow[];
   streams: GpuStreamRow[];
   launches: GpuLaunchRow[];
-  /** Time in `[GPU] [CUDA synchronize]`: the host waiting for the GPU. */
+  /** Time in the synchronisations (`[GPU] [CUDA context synchronize]` and the like, not
+   * `[CUDA stream wait event]`, where the GPU waits): the host waiting for the GPU. */
   hostWait: number;
   /** Busy and span summed over the streams: the GPU's idle share of the time its streams were in use. */
   gpuIdleShare: number;
@@ -96,7 +97,7 @@ export function buildGpuReport(threads: TauThreadProfile[]): GpuReport | null {
       }
       const bytes = t.userEvents.find((u) => u.name === `GPU Bytes : ${name}`);
       if (bytes) row.bytes = (row.bytes ?? 0) + Math.round(bytes.mean * bytes.count);
-      if (name === '[CUDA synchronize]') hostWait += e.incl;
+      if (/^\[CUDA (\w+ )?synchronize\]$/.test(name)) hostWait += e.incl;
       kernels.set(name, row);
     }
     const root = t.events.find((e) => displayName(e.name) === '.TAU application');

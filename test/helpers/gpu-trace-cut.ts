@@ -18,7 +18,11 @@ export function traceGpuCut(model: TraceModel): Map<string, GpuCut> {
     for (let i = 0; i < lane.count; i++) {
       if (lane.gpu) {
         if (lane.depth[i] === 0) p.busy.push([lane.start[i], lane.end[i]]);
-      } else if (model.defs.regions.get(lane.region[i])?.paradigm === PARADIGM_CUDA) p.wait.push([lane.start[i], lane.end[i]]);
+      } else {
+        // A synchronisation the host waited in (in cudaStreamWaitEvent the GPU's stream waits, not the host).
+        const r = model.defs.regions.get(lane.region[i]);
+        if (r?.paradigm === PARADIGM_CUDA && r.name !== '[GPU] [CUDA stream wait event]') p.wait.push([lane.start[i], lane.end[i]]);
+      }
     }
     byProcess.set(lane.process, p);
   }

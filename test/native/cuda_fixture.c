@@ -59,21 +59,27 @@ static void launch(uint32_t corr) {
   hyprof_stop_named("cudaLaunchKernel");
 }
 
-static void sync_record(uint32_t corr, uint64_t start, uint64_t ns, int64_t offset) {
+static void sync_of(CUpti_ActivitySynchronizationType type, uint32_t corr, uint64_t start, uint64_t ns, int64_t offset) {
   CUpti_ActivitySynchronization2 y;
   memset(&y, 0, sizeof y);
-  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.contextId = 1, y.streamId = (uint32_t)-1, y.correlationId = corr;
+  y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, y.type = type;
+  y.contextId = 1, y.streamId = (uint32_t)-1, y.correlationId = corr;
   y.start = GPU_BASE + start, y.end = GPU_BASE + start + ns;
   hyprof_cuda_fixture_take(&y, offset);
+}
+
+static void sync_record(uint32_t corr, uint64_t start, uint64_t ns, int64_t offset) {
+  sync_of(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, corr, start, ns, offset);
 }
 
 /* `cuda_fixture many N`: then a second hand-over of N kernels of 2 µs, 1 µs apart, on stream 21,
  * every second one followed by a host wait of 1.5 µs from 1 µs into it: more intervals than the
  * layer keeps (4,096), so that it adds up what lies before the middle of a full set; before them a
- * template kernel in a namespace (its name demangled), after them a copy that ran with the first
- * kernel, handed over last (late). */
+ * template kernel in a namespace (its name demangled) and a cudaStreamWaitEvent (no host wait),
+ * after them a copy that ran with the first kernel, handed over last (late). */
 static void many(int n) {
   for (int i = 0; i < n; i += 2) hyprof_cuda_fixture_launch(1000 + (uint32_t)i);
+  hyprof_cuda_fixture_launch(999);
   uint64_t base = 2000000, last = base + (uint64_t)n * 3000;
   /* after the host's records, as above: its waits fall inside none of its regions */
   struct timespec pause = {0, (long)(last - base) + 1000000};
@@ -81,6 +87,8 @@ static void many(int n) {
   int64_t offset = (int64_t)(mono_ns() - (GPU_BASE + last + 1000));
   /* a template kernel in a namespace, on stream 22 while the second of them runs */
   kernel("_ZN6solver6reduceILi256EEEvPKfPfi", 22, 0, base + 3000, 2000, 8, 256, offset);
+  /* cudaStreamWaitEvent between the first wait and the second kernel: the host does not wait in it */
+  sync_of(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 999, base + 2600, 300, offset);
   for (int i = 0; i < n; i++) {
     uint64_t s = base + (uint64_t)i * 3000;
     kernel("_Z4tinyv", 21, 0, s, 2000, 1, 32, offset);
