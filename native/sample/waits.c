@@ -14,6 +14,12 @@
  * handler's own time is not added at each interruption); when any signal of the program reached a
  * handler, EINTR (and the remaining time, where the call reports it) goes back to the program as
  * without hyprof. An absolute deadline (TIMER_ABSTIME, sem_timedwait) is simply waited for again.
+ * Between the check and the next call the program's signals are blocked, and the next call installs
+ * the caller's mask atomically with its wait (again_blocked: ppoll for poll and the relative sleeps,
+ * pselect for select, epoll_pwait, sigsuspend for pause), so a signal of the program that comes in
+ * between still ends the wait. The absolute waits, sem_timedwait, sem_clockwait, sigtimedwait and
+ * sigwaitinfo have no such form: there a signal in that window of a few hundred instructions is
+ * handled and the wait goes on to its deadline.
  * errno is left as the program had it when the wait succeeds in the end.
  *
  * With sampling off (no handler of ours installed) each call goes straight to libc. Inside the Node
@@ -139,6 +145,45 @@ static inline int again(hp_wait *w, int err) {
   return 1;
 }
 
+/* The same, closing the window between the check and the next call: a signal of the program whose
+ * handler ran after the check but before the next call entered the kernel would find the call not
+ * yet waiting, and the call would then wait its whole time (without hyprof it ends early). So every
+ * signal is blocked from the check on, and the next call is one that installs the caller's mask
+ * (`old`) atomically with its wait (ppoll, pselect, epoll_pwait, sigsuspend): a signal that came in
+ * the window is delivered inside it and ends it. The caller unblocks (unblock) after the call.
+ * Async-signal-safe (sigfillset, pthread_sigmask). */
+static inline int again_blocked(hp_wait *w, int err, sigset_t *old) {
+  if (err != EINTR || hp_sigcounts.program != w->program || hp_sigcounts.own == w->own) return 0;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, old);
+  if (hp_sigcounts.program != w->program) { /* one of the program's came just before the block */
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+    errno = EINTR;
+    return 0;
+  }
+  mark(w);
+  return 1;
+}
+
+/* The caller's mask again after a call again_blocked prepared; errno kept. */
+static inline void unblock(const sigset_t *old) {
+  int e = errno;
+  pthread_sigmask(SIG_SETMASK, old, NULL);
+  errno = e;
+}
+
+/* The rest of a relative sleep on CLOCK_MONOTONIC after again_blocked: ppoll with no descriptors
+ * waits the time left with the caller's mask. Returns 0 or the error number. */
+static int sleep_rest(hp_wait *w, sigset_t *old) {
+  for (;;) {
+    struct timespec d = left(w);
+    int e = get_ppoll()(NULL, 0, &d, old) < 0 ? errno : 0;
+    unblock(old);
+    if (e == 0 || !again_blocked(w, e, old)) return e;
+  }
+}
+
 /* The result of a wait that returns -1 / errno on failure: errno as at entry on success. */
 static inline int done(const hp_wait *w, int r) {
   if (r >= 0) errno = w->saved_errno;
@@ -153,10 +198,9 @@ static int sleep_for(const struct timespec *req, struct timespec *rem) {
   /* an invalid req is refused by the first call; the deadline is only used after it */
   if (req->tv_nsec >= 0 && req->tv_nsec < 1000000000L && req->tv_sec >= 0) deadline(&w, CLOCK_MONOTONIC, req);
   int r = get_nanosleep()(req, rem);
-  if (r == 0 || !again(&w, errno)) return r;
-  int e;
-  do e = get_clock_nanosleep()(CLOCK_MONOTONIC, TIMER_ABSTIME, &w.end, NULL);
-  while (again(&w, e));
+  sigset_t old;
+  if (r == 0 || !again_blocked(&w, errno, &old)) return r;
+  int e = sleep_rest(&w, &old);
   if (e == 0) return done(&w, 0);
   if (e == EINTR && rem) *rem = left(&w);
   errno = e;
@@ -197,9 +241,17 @@ HP_VISIBLE int clock_nanosleep(clockid_t clock, int flags, const struct timespec
   clockid_t c = clock == CLOCK_REALTIME || clock == CLOCK_TAI ? CLOCK_MONOTONIC : clock;
   if (req->tv_nsec >= 0 && req->tv_nsec < 1000000000L && req->tv_sec >= 0) deadline(&w, c, req);
   e = get_clock_nanosleep()(clock, flags, req, rem);
-  if (e == 0 || !again(&w, e)) return e;
-  do e = get_clock_nanosleep()(c, TIMER_ABSTIME, &w.end, NULL);
-  while (again(&w, e));
+  sigset_t old;
+  if (c == CLOCK_MONOTONIC) { /* ppoll's timeout is on the monotonic clock too */
+    int more = e != 0 && again_blocked(&w, e, &old);
+    if (more) e = sleep_rest(&w, &old);
+    errno = w.saved_errno; /* clock_nanosleep returns its error and leaves errno alone; ppoll does not */
+    if (!more) return e;
+  } else { /* another clock (CPU time, boot time): waited again on it, the window left open */
+    if (e == 0 || !again(&w, e)) return e;
+    do e = get_clock_nanosleep()(c, TIMER_ABSTIME, &w.end, NULL);
+    while (again(&w, e));
+  }
   if (e == EINTR && rem) *rem = left(&w);
   return e;
 }
@@ -210,13 +262,11 @@ HP_VISIBLE int poll(struct pollfd *fds, nfds_t n, int timeout) {
   wait_begin(&w);
   if (timeout > 0) deadline_ms(&w, timeout);
   int r = get_poll()(fds, n, timeout);
-  while (r < 0 && again(&w, errno)) {
-    if (timeout < 0) {
-      r = get_poll()(fds, n, -1);
-    } else {
-      struct timespec d = left(&w);
-      r = get_ppoll()(fds, n, &d, NULL);   /* ppoll with no mask is poll, with a timeout in ns */
-    }
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
+    struct timespec d = left(&w);
+    r = get_ppoll()(fds, n, timeout < 0 ? NULL : &d, &old);   /* poll, with a timeout in ns */
+    unblock(&old);
   }
   return done(&w, r);
 }
@@ -228,9 +278,11 @@ HP_VISIBLE int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo, c
   wait_begin(&w);
   if (tmo && tmo->tv_nsec >= 0 && tmo->tv_nsec < 1000000000L && tmo->tv_sec >= 0) deadline(&w, CLOCK_MONOTONIC, tmo);
   int r = get_ppoll()(fds, n, tmo, mask);
-  while (r < 0 && again(&w, errno)) {
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
     struct timespec d = tmo ? left(&w) : (struct timespec){0, 0};
-    r = get_ppoll()(fds, n, tmo ? &d : NULL, mask);
+    r = get_ppoll()(fds, n, tmo ? &d : NULL, mask ? mask : &old);
+    unblock(&old);
   }
   return done(&w, r);
 }
@@ -246,17 +298,22 @@ HP_VISIBLE int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timev
     deadline(&w, CLOCK_MONOTONIC, &rel);
   }
   int r = get_select()(nfds, rd, wr, ex, tv);
-  while (r < 0 && again(&w, errno)) {
-    if (tv) {
-      struct timespec d = left(&w);
-      tv->tv_sec = d.tv_sec;
-      tv->tv_usec = (d.tv_nsec + 999) / 1000;
-      if (tv->tv_usec == 1000000) {
-        tv->tv_sec++;
-        tv->tv_usec = 0;
-      }
+  sigset_t old;
+  int restarted = 0;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
+    struct timespec d = left(&w);
+    r = get_pselect()(nfds, rd, wr, ex, tv ? &d : NULL, &old);   /* select, with the caller's mask */
+    unblock(&old);
+    restarted = 1;
+  }
+  if (restarted && tv) { /* pselect leaves the timeout as it was: the time left, as select writes it */
+    struct timespec d = left(&w);
+    tv->tv_sec = d.tv_sec;
+    tv->tv_usec = (d.tv_nsec + 999) / 1000;
+    if (tv->tv_usec == 1000000) {
+      tv->tv_sec++;
+      tv->tv_usec = 0;
     }
-    r = get_select()(nfds, rd, wr, ex, tv);
   }
   return done(&w, r);
 }
@@ -267,9 +324,11 @@ HP_VISIBLE int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struc
   wait_begin(&w);
   if (tmo && tmo->tv_nsec >= 0 && tmo->tv_nsec < 1000000000L && tmo->tv_sec >= 0) deadline(&w, CLOCK_MONOTONIC, tmo);
   int r = get_pselect()(nfds, rd, wr, ex, tmo, mask);
-  while (r < 0 && again(&w, errno)) {
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
     struct timespec d = tmo ? left(&w) : (struct timespec){0, 0};
-    r = get_pselect()(nfds, rd, wr, ex, tmo ? &d : NULL, mask);
+    r = get_pselect()(nfds, rd, wr, ex, tmo ? &d : NULL, mask ? mask : &old);
+    unblock(&old);
   }
   return done(&w, r);
 }
@@ -280,7 +339,11 @@ HP_VISIBLE int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout
   wait_begin(&w);
   if (timeout > 0) deadline_ms(&w, timeout);
   int r = get_epoll_wait()(epfd, ev, max, timeout);
-  while (r < 0 && again(&w, errno)) r = get_epoll_wait()(epfd, ev, max, timeout < 0 ? -1 : left_ms(&w));
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
+    r = get_epoll_pwait()(epfd, ev, max, timeout < 0 ? -1 : left_ms(&w), &old);
+    unblock(&old);
+  }
   return done(&w, r);
 }
 
@@ -290,7 +353,11 @@ HP_VISIBLE int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeou
   wait_begin(&w);
   if (timeout > 0) deadline_ms(&w, timeout);
   int r = get_epoll_pwait()(epfd, ev, max, timeout, mask);
-  while (r < 0 && again(&w, errno)) r = get_epoll_pwait()(epfd, ev, max, timeout < 0 ? -1 : left_ms(&w), mask);
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
+    r = get_epoll_pwait()(epfd, ev, max, timeout < 0 ? -1 : left_ms(&w), mask ? mask : &old);
+    unblock(&old);
+  }
   return done(&w, r);
 }
 
@@ -344,9 +411,12 @@ HP_VISIBLE int pause(void) {
   if (!hp_sigchain_active()) return get_pause()();
   hp_wait w;
   wait_begin(&w);
-  int r;
-  do r = get_pause()();
-  while (again(&w, errno));
+  int r = get_pause()();
+  sigset_t old;
+  while (again_blocked(&w, errno, &old)) {
+    r = get_sigsuspend()(&old);   /* pause, with the caller's mask */
+    unblock(&old);
+  }
   return r;
 }
 
@@ -354,9 +424,12 @@ HP_VISIBLE int sigsuspend(const sigset_t *mask) {
   if (!hp_sigchain_active()) return get_sigsuspend()(mask);
   hp_wait w;
   wait_begin(&w);
-  int r;
-  do r = get_sigsuspend()(mask);
-  while (r < 0 && again(&w, errno));
+  int r = get_sigsuspend()(mask);
+  sigset_t old;
+  while (r < 0 && again_blocked(&w, errno, &old)) {
+    r = get_sigsuspend()(mask);
+    unblock(&old);
+  }
   return r;
 }
 
