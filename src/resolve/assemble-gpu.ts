@@ -11,7 +11,9 @@
  * - on the launching host thread, `[GPU] name` as a child of the context that launched it (the
  *   phase, timer and parameter value in force at the launch), so that
  *   `Iteration 1 => solve [ <n> = <4096> ] => [GPU] saxpy` reads as one path. Its time is the GPU's,
- *   which ran asynchronously: it is not part of the parent's inclusive time, as TAU keeps it.
+ *   which ran asynchronously; the values are made to add up afterwards (assemble-values.ts), so the
+ *   launching contexts' inclusive times include it and the root's exclusive time gives it up
+ *   (docs/gpu.md says what that means for reading the host thread).
  *
  * Records CUPTI dropped and aggregates the layer had no room for are counted as drops of the first GPU
  * thread, so that resolve says them; records whose launch was not seen are on their stream's thread
