@@ -12,15 +12,16 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemErrorText, UserError } from '../base/errors.js';
 import { readMpiSection } from '../analysis/mpi-raw.js';
-import { mergeProcessNotes, removeRankOpenmpFiles, writeOpenmpFile, type OpenmpFile } from '../analysis/openmp.js';
+import { mergeProcessNotes, removeRankOpenmpFiles, writeOpenmpFile } from '../analysis/openmp.js';
 import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type RawInfo, type RawProcess } from '../samples/raw-model.js';
 import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
 import { replacedImages, type ReplacedImage } from './exec-images.js';
-import { ModuleCollector, removeRankModulesFiles, writeModulesFile } from '../profile/modules-file.js';
+import { removeRankModulesFiles, writeModulesFile } from '../profile/modules-file.js';
 import { rankNotes, summarizeRanks, type RankRecord, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
+import { PartsFold } from './parts-fold.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
 import { checkTraceFiles, orphanTracePart, traceFileOf, traceSamplePcs, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
 import { writeMergedFile } from '../profile/tau-merged.js';
@@ -139,6 +140,9 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   // reading it twice was a tenth of the resolve of a Node run.
   const workers = workerCount(files.length);
   let lone: RawProcess | undefined;
+  // Kept for every process until the end: the settings most ranks share are one pair for all (each
+  // rank's own copies were about 1.2 KB a rank, test/mpi-scale.test.ts).
+  const shared = sharedValues();
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
     // Checked whole; the timer statistics are read again, file by file, when it is assembled.
@@ -162,7 +166,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     }
     return {
       file,
-      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics, attributes: p.info.attributes, startNs: p.info.startNs },
+      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: shared.metrics(p.info.metrics), attributes: p.info.attributes.map(shared.pair), startNs: p.info.startNs },
       startMs: Number(p.info.startNs / 1_000_000n),
     };
   });
@@ -210,9 +214,9 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     throw writeError(opts.outDir, e);
   }
   const job: AssembleJob = { write, callpath: opts.callpath, callpathDepth: opts.callpathDepth, keepAddresses: opts.keepAddresses, underRun, contexts, tracePcs };
-  const parts: FilePart[] = [];
+  const parts = new PartsFold();
   const keep = (part: FilePart, done: number) => {
-    parts.push(part);
+    parts.add(part);
     opts.onProgress?.(done, files.length, `assembling ${part.file}`);
   };
   const warnings: string[] = [];
@@ -220,7 +224,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     if (workers > 0) {
       for (const w of await assembleInWorkers(files, job, symbolizer, opts.symbolizer, workers, keep)) warnings.push(w);
     } else {
-      for (const f of files) keep(await assembleFile(f, job, symbolizer, lone), parts.length + 1);
+      for (const f of files) keep(await assembleFile(f, job, symbolizer, lone), parts.count + 1);
       lone = undefined;
     }
   } catch (e) {
@@ -236,8 +240,8 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       procs.some(isRankOfSeveral) && !allRanks
         ? { kind: 'ranks', before: procs.reduce((m, p) => Math.min(m, p.startMs), Infinity), worldSize: ranks?.worldSize }
         : { kind: 'all' };
-    const moves = parts.flatMap((p) => p.moves).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-    const nodes = new Set(parts.flatMap((p) => p.nodes));
+    const moves = parts.moves.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const nodes = parts.nodes;
     if (format === 'merged') {
       const merged = writeMergedFile(moves.map(([from]) => from), metrics, join(write.tmp, MERGED_FILE));
       // The per-thread files were the merge's input only; the one file replaces them (and their leftovers).
@@ -246,7 +250,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       written = commitProfile(write, moves, nodes, stale);
       if (stale.kind === 'all') rmSync(join(opts.outDir, MERGED_FILE), { force: true });
     }
-    const openmp: OpenmpFile = { processes: parts.flatMap((p) => p.openmp.processes), withoutTool: parts.flatMap((p) => p.openmp.withoutTool) };
+    const openmp = parts.openmp;
     // The analyses beside the profile: one file, or one per rank when ranks resolve on their own at once.
     const sidecarRank = stale.kind === 'ranks' ? [...nodes].reduce((m, n) => Math.min(m, n), Infinity) : undefined;
     if (sidecarRank === undefined) {
@@ -254,15 +258,13 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       removeRankModulesFiles(opts.outDir);
     }
     writeOpenmpFile(opts.outDir, openmp, sidecarRank);
-    const modules = new ModuleCollector();
-    for (const p of parts) for (const [fn, file, i] of p.modules.functions) modules.note(fn, file, p.modules.modules[i].path, p.modules.modules[i].buildId);
-    writeModulesFile(opts.outDir, modules.data(), sidecarRank);
+    writeModulesFile(opts.outDir, parts.modules.data(), sidecarRank);
   } catch (e) {
     throw writeError(opts.outDir, e);
   }
   // The trace: one archive for the processes resolved together; ranks resolving their own files into
   // one directory at once would each replace it, so they leave it to a resolve of the whole run.
-  const traceParts = [...parts.flatMap((p) => (p.trace ? [p.trace] : [])), ...orphans];
+  const traceParts = [...parts.traces, ...orphans];
   let trace: TraceResult | undefined;
   if (traceParts.length > 0 && procs.some(isRankOfSeveral) && !allRanks) {
     trace = {
@@ -278,23 +280,21 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     trace = writeTraceArchive(opts.otf2Writer ?? null, opts.outDir, [...metrics], traceParts);
   }
 
-  const drops: Record<string, number> = {};
-  for (const p of parts) for (const [k, n] of Object.entries(p.drops)) drops[k] = (drops[k] ?? 0) + n;
   return {
     outDir: opts.outDir,
     files: written,
     processes: procs.length,
-    threads: parts.reduce((n, p) => n + p.threads, 0),
-    samples: parts.reduce((n, p) => n + p.samples, 0),
-    drops,
+    threads: parts.threads,
+    samples: parts.samples,
+    drops: parts.drops,
     // The program's own misuse warnings (each part's warnings) are not repeated: the runtime printed
     // each one while the program ran, and the profile's metadata keeps them (hyprof warning N).
     warnings: [
       ...[profileFormatWarning(opts.format)].filter((w): w is string => w !== null),
       ...new Set([...symbolizer.warnings, ...warnings]),
       // A part's per-process notes are joined over the whole run by the reduction (`processNotes`).
-      ...(opts.part ? [] : mergeProcessNotes(parts.flatMap((p) => p.openmpNotes))),
-      ...parts.flatMap((p) => p.stackNotes),
+      ...(opts.part ? [] : mergeProcessNotes(parts.openmpNotes)),
+      ...parts.stackNotes,
       ...(ranks && !opts.part ? rankNotes(allRanks ? ranks : { ...ranks, lost: [] }) : []),
       ...orphans.map(orphanNote),
       ...(trace?.warnings ?? []),
@@ -302,7 +302,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     ...(ranks ? { ranks } : {}),
     workers,
     metrics: [...metrics],
-    ...(opts.part ? { rankRecords, processNotes: parts.flatMap((p) => p.openmpNotes) } : {}),
+    ...(opts.part ? { rankRecords, processNotes: parts.openmpNotes } : {}),
     replacedImages: images,
     ...(trace ? { trace } : {}),
   };
@@ -364,4 +364,24 @@ function checkCollisions(procs: ProcessSummary[], underRun: boolean, contexts: R
     }
     owner.set(key, p);
   }
+}
+
+/** One instance of each attribute pair and metric list seen, for what pass 1 keeps of every process. */
+function sharedValues(): { pair: (a: [string, string]) => [string, string]; metrics: (m: string[]) => string[] } {
+  const pairs = new Map<string, [string, string]>();
+  const lists = new Map<string, string[]>();
+  return {
+    pair: (a) => {
+      const key = `${a[0]}\u0000${a[1]}`;
+      let v = pairs.get(key);
+      if (!v) pairs.set(key, (v = a));
+      return v;
+    },
+    metrics: (m) => {
+      const key = m.join('\u0000');
+      let v = lists.get(key);
+      if (!v) lists.set(key, (v = m));
+      return v;
+    },
+  };
 }
