@@ -3,8 +3,8 @@
  * (fine-grained tasks, a single task producer, many short parallel regions, an imbalanced loop, a
  * serial section), built with clang and with gcc, is measured as a user measures it (`hyprof run`, 2
  * threads) once as the machine is and once beside a CPU hog of one busy process per CPU the program
- * may use, which doubles the load. Both runs must give the same strong findings (kind, location) and
- * the finding the program was written for; a weak finding near its threshold may differ (logged). The hogged run must say it ran oversubscribed.
+ * may use, which doubles the load. Both runs must give the same strong findings (kind, grade, a line
+ * of their locations in common) and the finding the program was written for; a weak finding near its threshold may differ (logged). The hogged run must say it ran oversubscribed.
  */
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
