@@ -214,6 +214,30 @@ test('sample nodes with unwinding and callpaths: UNWIND chains, prefixes, inline
   t.deepEqual(line(ev, `${inner}  => [UNWIND] UNRESOLVED [@] UNRESOLVED /lib/libc.so.6 => [SAMPLE] UNRESOLVED /lib/libc.so.6`), [1, 0, 1000, 1000, 'TAU_UNWIND|TAU_SAMPLE|TAU_CALLPATH']);
 });
 
+test('a rare chain cut shorter than its stack keeps its stack whole in the stacks file, though no stack is deeper than the chains', (t) => {
+  const f = withSamples(matmult(), true);
+  f.sampling = { unwind: true, depth: 0 }; // complete stacks (HYPROF_UNWIND_DEPTH=0): the chains keep TAU's 10 frames
+  // 1,000 samples in add() called from mul(), 2 in add() called from elsewhere (0x500): under 0.5 %
+  // of the samples, that chain is cut to its leaf in the TAU profile; every stack is 2-3 frames, far
+  // from the chain depth of 10.
+  f.threads[0].samples = [
+    { context: P, count: 1000, values: [4_000_000], pcs: [0x100n, 0x200n] },
+    { context: P, count: 2, values: [8_000], pcs: [0x100n, 0x500n] },
+  ];
+  const a = assemble(f, { resolve: fakeSymbols, callpath: true, callpathDepth: 2 });
+  const meta = new Map(a.threads[0][0].metadata);
+  t.is(meta.get('hyprof samples in shortened chains'), '2');
+  t.false(a.threads[0][0].events.some((e) => e.name.includes('ADDR 0x500') || e.name.includes('[UNWIND] m.c.14 [@] UNRESOLVED')), 'the rare chain is cut in the profile');
+  const stacks = a.stacks;
+  if (!stacks) return t.fail('no stacks file: the rare chain\'s caller is kept nowhere');
+  const th = stacks.threads.find((x) => x.thread === 0)!;
+  const name = (i: number) => stacks.frames[th.frame[i]][0];
+  // the two samples end at add() under the unresolved caller, as they were unwound
+  const ends = th.samples.flatMap((n, i) => (n > 0 ? [[n, name(i), th.parent[i] >= 0 ? name(th.parent[i]) : '']] : []));
+  t.deepEqual(ends.filter(([, , caller]) => String(caller).startsWith('UNRESOLVED')), [[2, 'add', 'UNRESOLVED /lib/libc.so.6']]);
+  t.is(th.samples.reduce((x, y) => x + y, 0), 1002);
+});
+
 test('samples never add up to more than their context exclusive time: they are scaled down to it', (t) => {
   const f = withSamples(matmult(), false);
   // 6 ms of samples in the specialised context, which ran 5 ms exclusive; 1 ms in its timer outside

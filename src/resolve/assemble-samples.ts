@@ -172,8 +172,9 @@ function stackFrame(f: Frame, keep: boolean): StackFrame {
 }
 
 /**
- * Add the sample nodes of one thread to `table`; returns the samples added and whether any stack was
- * deeper than the [UNWIND] chains keep (then only the stacks file holds it whole).
+ * Add the sample nodes of one thread to `table`; returns the samples added, whether any stack was
+ * deeper than the [UNWIND] chains keep, and the samples whose rare chain was cut shorter still (for
+ * either, only the stacks file holds the stack whole).
  */
 export function addSamples(
   proc: RawProcess,

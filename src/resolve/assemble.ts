@@ -141,7 +141,7 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThrea
   const warnings: string[] = [];
   let samples = 0;
   const chainDepth = unwindChainDepth(proc);
-  // Complete stacks, kept for the stacks file when some stack is deeper than the chains.
+  // Complete stacks, kept for the stacks file when some stack is deeper than its chain.
   const frameTable = new FrameTable();
   const stackTrees: Array<[number, StackTree]> = [];
   let deeper = false;
@@ -151,7 +151,8 @@ export function assembleProcess(proc: RawProcess, opts: AssembleOptions, onThrea
     const made = threadTable(proc, tree, t, cp, opts, { chainDepth, frames: frameTable, tree: stackTree });
     const added = made.added;
     samples += added.samples;
-    deeper ||= added.deeper;
+    // A rare chain cut shorter than TAU's depth loses frames too: only the stacks file keeps them.
+    deeper ||= added.deeper || added.shortened > 0;
     if (stackTree.parent.length > 0) stackTrees.push([t.index, stackTree]);
     // Chains cut to TAU's depth say so, and how many samples a rarer, shorter chain holds.
     const chainMeta: Array<[string, string]> = Number.isFinite(chainDepth) && added.samples > 0
