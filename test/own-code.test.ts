@@ -69,17 +69,10 @@ for (const cc of ['gcc', 'clang'] as const) {
       if (th.thread === 0) {
         // The master's chains start where its innermost timer started: main, or inside a parallel
         // region the region's outlined function, as on the workers (the context names the region).
-        // Known limit (docs/sampling.md): a sample taken inside the vDSO (clock_gettime) in a
-        // parallel region sometimes unwinds no further than the vDSO's caller's caller; 0–1 such
-        // chains of 20–30 a run here, 2 of 20 once on a loaded 2-core machine. Two a run are allowed
-        // (and logged), more fail.
-        const startsRight = (c: string[]) => (c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /).test(c[0]);
-        const cutInVdso = cs.filter((c) => c.length > 1 && /^UNRESOLVED \[vdso\]/.test(c[c.length - 1]) && !startsRight(c));
-        if (cutInVdso.length > 0) t.log(`${cutInVdso.length} of ${cs.length} master stacks in the vDSO stop short: ${cutInVdso.map((c) => c.join(' <- ')).join(' | ')}`);
-        t.true(cutInVdso.length <= 2, `${cutInVdso.length} of ${cs.length} master stacks in the vDSO stop short`);
+        // (A chain seen cut short here, 0-2 a run, mostly in the vDSO, was a rare chain of the TAU
+        // profile shortened while no stacks file kept it whole: the resolve now writes one.)
         for (const c of cs)
-          if (c.length > 1 && !cutInVdso.includes(c))
-            t.regex(c[0], c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /, c.join(' <- '));
+          if (c.length > 1) t.regex(c[0], c.some((f) => OUTLINED.test(f)) ? OUTLINED : /^main /, c.join(' <- '));
       } else {
         // A worker's chains in the program's code start at the region's outlined function (idle in
         // the runtime's pool, they hold no program code at all).
