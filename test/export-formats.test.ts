@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Profile, type Sample } from 'pprof-format';
 import { buildPprof, exportPprof } from '../src/export/export-pprof.js';
-import { exportSpeedscope } from '../src/export/export-speedscope.js';
+import { exportSpeedscope, speedscopePieces, type SpeedscopeFile } from '../src/export/export-speedscope.js';
 import { exportCollapsed } from '../src/export/export-collapsed.js';
 import type { TauEvent } from '../src/profile/tau-model.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
@@ -115,6 +115,22 @@ for (const v of VARIANTS) {
     }
   });
 }
+
+test('speedscope: a file whose last text completes a 64 KB piece is written whole', (t) => {
+  // The pieces are about 64 KB; the file's last text (its name, from the directory) once completed a
+  // piece that was then dropped: the export came out cut, or empty. Directory names of these lengths
+  // put the end on both sides of the boundary.
+  const profile = readTauProfileDir(ref('hybrid_unwind'));
+  const whole = [...speedscopePieces(profile)].join('').length;
+  for (const extra of [0, 65_536 - whole - 40, 65_536 - whole, 65_536 - whole + 40, 70_000]) {
+    const dir = 'd'.repeat(Math.max(1, profile.dir.length + extra));
+    const text = [...speedscopePieces({ ...profile, dir })].join('');
+    let s: SpeedscopeFile | undefined;
+    t.notThrows(() => (s = JSON.parse(text) as SpeedscopeFile), `directory of ${dir.length} characters: ${text.length} characters written`);
+    t.is(s?.name, `${dir} (TIME)`);
+    t.is(s?.profiles.length, 1);
+  }
+});
 
 test('exports of a two-thread OpenMP profile keep the threads apart', (t) => {
   const profile = readTauProfileDir(ref('openmp_ompt_full'));

@@ -151,8 +151,9 @@ export function speedscopePieces(
       if ((piece = out.add(']}'))) yield piece;
     }
     const name = JSON.stringify(`${profile.dir} (${metric})`);
-    out.add(`],"name":${name},"activeProfileIndex":0,"exporter":${JSON.stringify(`hyprof ${version}`)}}\n`);
-    yield out.take();
+    // The last text: the piece it completes, or what is left (a completed piece was once dropped
+    // here, cutting a file that crossed 64 KB at its end).
+    yield out.add(`],"name":${name},"activeProfileIndex":0,"exporter":${JSON.stringify(`hyprof ${version}`)}}\n`) ?? out.take();
 
     /** A thread not kept from the first walk: read and walked again, its frames numbered as then. */
     function walkAgain(t: TauThreadProfile): ThreadSamples {
