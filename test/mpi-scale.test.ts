@@ -161,8 +161,8 @@ test.serial('ranks whose files hold different metrics: an error naming both file
 // What the resolve keeps of every process until it commits the profile, after a full collection
 // (test/helpers/resolve-heap.ts): each part kept whole (its list of sampled functions) and each
 // rank's settings read anew were about 7.3 KB a rank (0.7 GiB of heap at 100,000 ranks); folded as
-// they come, and the shared settings one pair, about 0.6 KB.
-test.serial('the resolve keeps well under 2 KB per rank until it commits (200 and 1,000 generated ranks)', (t) => {
+// they come, and the shared settings one pair, about 1 KB.
+test.serial('the resolve keeps well under 2 KB per rank until it commits (200 and 2,000 generated ranks)', (t) => {
   const kept = (ranks: number) => {
     const raw = tmpDir(`scale-heap-${ranks}`);
     generateRanks(raw, { ranks, threads: 1 });
@@ -176,9 +176,10 @@ test.serial('the resolve keeps well under 2 KB per rank until it commits (200 an
     return v.kept;
   };
   const small = kept(200);
-  const large = kept(1000);
-  const perRank = (large - small) / 800;
-  t.log(`heap kept: ${(small / 2 ** 20).toFixed(1)} MiB at 200 ranks, ${(large / 2 ** 20).toFixed(1)} MiB at 1,000: ${perRank.toFixed(0)} bytes per rank`);
+  // 1,800 ranks apart: the heap read after a collection varies by a few hundred KB between runs
+  const large = kept(2000);
+  const perRank = (large - small) / 1800;
+  t.log(`heap kept: ${(small / 2 ** 20).toFixed(1)} MiB at 200 ranks, ${(large / 2 ** 20).toFixed(1)} MiB at 2,000: ${perRank.toFixed(0)} bytes per rank`);
   t.true(perRank < 2048, `${perRank.toFixed(0)} bytes kept per rank`);
 });
 

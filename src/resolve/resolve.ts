@@ -25,6 +25,7 @@ import { PartsFold } from './parts-fold.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
 import { checkTraceFiles, orphanTracePart, traceFileOf, traceSamplePcs, writeTraceArchive, type TracePart, type TraceResult } from './trace-otf2.js';
 import { writeMergedFile } from '../profile/tau-merged.js';
+import { metadataPairs, ownString } from '../profile/tau-reader.js';
 import { MERGED_FILE } from '../profile/tau-merged-reader.js';
 import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
@@ -142,7 +143,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   let lone: RawProcess | undefined;
   // Kept for every process until the end: the settings most ranks share are one pair for all (each
   // rank's own copies were about 1.2 KB a rank, test/mpi-scale.test.ts).
-  const shared = sharedValues();
+  const pair = metadataPairs();
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
     // Checked whole; the timer statistics are read again, file by file, when it is assembled.
@@ -166,7 +167,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     }
     return {
       file,
-      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: shared.metrics(p.info.metrics), attributes: p.info.attributes.map(shared.pair), startNs: p.info.startNs },
+      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics.map(ownString), attributes: p.info.attributes.map(([k, v]) => pair(k, v)), startNs: p.info.startNs },
       startMs: Number(p.info.startNs / 1_000_000n),
     };
   });
@@ -364,24 +365,4 @@ function checkCollisions(procs: ProcessSummary[], underRun: boolean, contexts: R
     }
     owner.set(key, p);
   }
-}
-
-/** One instance of each attribute pair and metric list seen, for what pass 1 keeps of every process. */
-function sharedValues(): { pair: (a: [string, string]) => [string, string]; metrics: (m: string[]) => string[] } {
-  const pairs = new Map<string, [string, string]>();
-  const lists = new Map<string, string[]>();
-  return {
-    pair: (a) => {
-      const key = `${a[0]}\u0000${a[1]}`;
-      let v = pairs.get(key);
-      if (!v) pairs.set(key, (v = a));
-      return v;
-    },
-    metrics: (m) => {
-      const key = m.join('\u0000');
-      let v = lists.get(key);
-      if (!v) lists.set(key, (v = m));
-      return v;
-    },
-  };
 }
