@@ -2,8 +2,9 @@
  * `report --mpi` and `--diagnose` over many ranks keep their statistics over ranks as they read
  * (src/report/mpi-fold.ts): one rank at a time, folded in and dropped. Checked on generated runs
  * (test/helpers/gen-ranks.ts) against the whole profile read into memory and summed here, and by
- * the heap the scan keeps per rank (measured in a child process after a full collection: 64 and
- * 320 ranks, the difference per rank; keeping each rank's MPI maps cost about 15 KB a rank).
+ * the heap the scan keeps per rank (measured in a child process after full collections: 64 and
+ * 2,000 ranks, the difference per rank; keeping each rank's MPI maps cost about 15 KB a rank, its
+ * few numbers and records about 0.5 KB), and by the per-rank rows of --mpi past their bound.
  * Time is measured in bench/mpi-scale.ts, never here.
  */
 import test from 'ava';
@@ -14,12 +15,19 @@ import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { generateRanks } from './helpers/gen-ranks.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { displayName } from '../src/profile/tau-model.js';
-import type { MpiAccounting, MpiCallRow, MpiDiagnosis } from '../src/report/mpi-report.js';
+import type { MpiAccounting, MpiCallRow, MpiDiagnosis, RanksReport } from '../src/report/mpi-report.js';
+import { RANK_ROWS_KEPT } from '../src/report/rank-rows.js';
+import { QUARTILE_ACCURACY } from '../src/analysis/quartiles.js';
+
+
 
 const SMALL = 64;
 const LARGE = 320;
+/** More ranks than rank-rows.ts keeps rows of. */
+const MANY = 2000;
 let small = '';
 let large = '';
+let many = '';
 
 const made: string[] = [];
 async function generated(ranks: number): Promise<string> {
@@ -36,6 +44,7 @@ async function generated(ranks: number): Promise<string> {
 test.before(async () => {
   small = await generated(SMALL);
   large = await generated(LARGE);
+  many = await generated(MANY);
 });
 test.after.always(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
@@ -116,19 +125,51 @@ test.serial(`${SMALL} ranks: --mpi per call and calling context, and --diagnose'
   t.regex(diag!.message, new RegExp(`Rank ${want.minAt} spends least: it arrives last, and ranks 0-${SMALL - 2} wait for it \\(rank ${want.maxAt} longest`));
 });
 
-test.serial(`the scan keeps about a kilobyte per rank, not each rank's MPI maps (${SMALL} and ${LARGE} ranks)`, (t) => {
+test.serial(`the scan's memory does not grow with the ranks: ${SMALL} and ${MANY} ranks`, (t) => {
   const kept = (dir: string) => {
     const r = spawnSync(process.execPath, ['--expose-gc', join(repoRoot, 'dist', 'test', 'helpers', 'scan-heap.js'), dir], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout) as { ranks: number; threads: number; kept: number };
+    return JSON.parse(r.stdout) as { ranks: number; threads: number; kept: number; withoutRows: number };
   };
   const a = kept(small);
-  const b = kept(large);
+  const b = kept(many);
   t.is(a.ranks, SMALL);
-  t.is(b.ranks, LARGE);
-  t.is(b.threads, 2 * LARGE);
-  const perRank = (b.kept - a.kept) / (LARGE - SMALL);
-  t.log(`heap kept: ${(a.kept / 2 ** 20).toFixed(1)} MiB at ${SMALL} ranks, ${(b.kept / 2 ** 20).toFixed(1)} MiB at ${LARGE}: ${perRank.toFixed(0)} bytes per rank`);
-  // Generous: about 0.5 KB a rank now (the collector leaves some; 1.1 KB before the ranks shared their attribute pairs), 15.6 KB when each rank kept its maps (its run time, MPI time, bytes, rank attributes, MPI share).
-  t.true(perRank < 6144, `${perRank.toFixed(0)} bytes kept per rank`);
+  t.is(b.ranks, MANY);
+  t.is(b.threads, 2 * MANY);
+  const perRank = (b.withoutRows - a.withoutRows) / (MANY - SMALL);
+  const rows = b.kept - b.withoutRows;
+  t.log(`heap kept without the --mpi rows: ${(a.withoutRows / 1024).toFixed(0)} KiB at ${SMALL} ranks, ${(b.withoutRows / 1024).toFixed(0)} KiB at ${MANY}: ${perRank.toFixed(0)} bytes per rank; the rows ${(rows / 1024).toFixed(0)} KiB`);
+  // About 0 now (the collections leave ±100 KB either way); about 500 bytes a rank when each rank kept
+  // its figures and records, 15.6 KB when it kept its maps.
+  t.true(perRank < 100, `${perRank.toFixed(0)} bytes kept per rank`);
+  // At most 2 × RANK_ROWS_KEPT rows of about 200 bytes (about 400 KB measured).
+  t.true(rows < 1024 * 1024, `the --mpi rows keep ${rows} bytes`);
+});
+
+test.serial(`report --mpi past ${RANK_ROWS_KEPT} ranks: the ranks with the largest MPI share, and quartiles over all`, async (t) => {
+  const j = await hyprof(['report', many, '--mpi', '--json']);
+  t.is(j.code, 0, j.stderr);
+  const body = JSON.parse(j.stdout) as { ranks: RanksReport; mpi: MpiAccounting };
+  const a = body.mpi;
+  t.false(a.allRanks);
+  t.is(a.ranks.length, RANK_ROWS_KEPT);
+  t.is(a.overRanks?.count, MANY);
+  for (let i = 1; i < a.ranks.length; i++) t.true(a.ranks[i - 1].share >= a.ranks[i].share, `row ${i} by MPI share`);
+  // The share's least and most, kept apart (analysis/mpi-share.ts), agree with the rows and quartiles.
+  const share = body.ranks.mpiShare!;
+  t.is(a.ranks[0].node, share.max.node);
+  t.is(a.ranks[0].share, share.max.share);
+  const q = a.overRanks!.share;
+  t.is(q.max, share.max.share);
+  t.is(q.min, share.min.share);
+  t.is(q.minAt, share.min.node);
+  t.true(q.min <= q.q1 && q.q1 <= q.median && q.median <= q.q3 && q.q3 <= q.max, JSON.stringify(q));
+  // The 1,024 largest of 2,000 shares reach below the median and stay above the first quartile
+  // (the exact choice is checked in test/rank-rows.test.ts).
+  const last = a.ranks[a.ranks.length - 1].share;
+  t.true(last <= q.median * (1 + QUARTILE_ACCURACY) && last >= q.q1 * (1 - QUARTILE_ACCURACY), `${last} against ${JSON.stringify(q)}`);
+  const text = await hyprof(['report', many, '--mpi']);
+  t.is(text.code, 0, text.stderr);
+  t.true(text.stdout.includes(`(the 20 ranks with the largest MPI share of 2,000; --limit)`), text.stdout.slice(0, 3000));
+  t.regex(text.stdout, /Over the 2,000 ranks \(quartiles within 1%; the rank of the least and the most\):\n.*Min.*Q1.*Median.*Q3.*Max\n\s*MPI %\s+[\d.]+% \(\d+\)/);
 });

@@ -8,7 +8,7 @@
  * - MPI_Init / MPI_Init_thread and MPI_Finalize apart: the share is the time in the other MPI calls
  *   over the run between them (as mpiP's MPI%, whose application time starts after MPI_Init and ends
  *   at MPI_Finalize), and Init and Finalize are each given as a share of the whole run.
- * Fed one thread at a time (its flat events), so a profile of many ranks keeps one record per rank.
+ * Fed one thread at a time (its flat events), ranks together, so a profile of many ranks keeps a few sums.
  */
 
 /** What one thread contributes (its flat events, exclusive times). */
@@ -81,13 +81,30 @@ export function threadTally(node: number): MpiShareThread & { event(name: string
   return t;
 }
 
-/** Per rank, the threads summed; kept one record per rank. */
+type OpenShare = Omit<MpiShareRank, 'share' | 'initShare' | 'finalizeShare'>;
+
+const pct = (x: number, of: number) => (of > 0 ? (100 * x) / of : 0);
+
+/**
+ * Over ranks, as streaming sums: the threads of one rank come together (a rank's files in order, a
+ * merged file as written), so the rank being read is summed and closed when another rank starts, and
+ * only the sums over ranks and the least and most rank are kept, whatever the number of ranks. A rank
+ * whose threads come in two parts counts as two.
+ */
 export class MpiShareAcc {
-  private readonly ranks = new Map<number, Omit<MpiShareRank, 'share' | 'initShare' | 'finalizeShare'>>();
+  private open: OpenShare | undefined;
+  private ranks = 0;
+  private run = 0;
+  private mpi = 0;
+  private init = 0;
+  private finalize = 0;
+  private otherThreads = 0;
+  private min: { node: number; share: number } | undefined;
+  private max: { node: number; share: number } | undefined;
 
   add(t: MpiShareThread): void {
-    let r = this.ranks.get(t.node);
-    if (!r) this.ranks.set(t.node, (r = { node: t.node, threads: 0, otherThreads: 0, run: 0, mpi: 0, init: 0, finalize: 0 }));
+    if (this.open?.node !== t.node) this.close();
+    const r = (this.open ??= { node: t.node, threads: 0, otherThreads: 0, run: 0, mpi: 0, init: 0, finalize: 0 });
     if (t.mpiCalls === 0) {
       r.otherThreads++;
       return;
@@ -99,40 +116,43 @@ export class MpiShareAcc {
     r.finalize += t.finalize;
   }
 
-  /** Every rank with program threads, by rank. */
-  perRank(): MpiShareRank[] {
-    return [...this.ranks.values()]
-      .filter((r) => r.threads > 0)
-      .sort((a, b) => a.node - b.node)
-      .map((r) => {
-        const between = r.run - r.init - r.finalize;
-        const pct = (x: number, of: number) => (of > 0 ? (100 * x) / of : 0);
-        return {
-          ...r,
-          share: pct(r.mpi - r.init - r.finalize, between),
-          initShare: pct(r.init, r.run),
-          finalizeShare: pct(r.finalize, r.run),
-        };
-      });
+  /** Ends the rank being read: its row when it has program threads (a rank that called MPI). */
+  close(): MpiShareRank | undefined {
+    const r = this.open;
+    if (!r) return undefined;
+    this.open = undefined;
+    this.otherThreads += r.otherThreads;
+    if (r.threads === 0) return undefined;
+    const row = { ...r, share: pct(r.mpi - r.init - r.finalize, r.run - r.init - r.finalize), initShare: pct(r.init, r.run), finalizeShare: pct(r.finalize, r.run) };
+    this.ranks++;
+    this.run += r.run;
+    this.mpi += r.mpi;
+    this.init += r.init;
+    this.finalize += r.finalize;
+    // Ties: the lowest rank for the least, the highest for the most (as mpi-fold.ts).
+    if (!this.min || row.share < this.min.share || (row.share === this.min.share && row.node < this.min.node)) this.min = { node: r.node, share: row.share };
+    if (!this.max || row.share > this.max.share || (row.share === this.max.share && row.node > this.max.node)) this.max = { node: r.node, share: row.share };
+    return row;
+  }
+
+  /** The time of the program threads summed over ranks, Init and Finalize left out: the run between them and MPI in it. */
+  between(): { run: number; mpi: number } {
+    this.close();
+    return { run: this.run - this.init - this.finalize, mpi: this.mpi - this.init - this.finalize };
   }
 
   /** The figure over ranks; undefined when no rank called MPI. */
   result(): MpiShare | undefined {
-    const rows = this.perRank();
-    if (rows.length === 0) return undefined;
-    const by = [...rows].sort((a, b) => a.share - b.share || a.node - b.node);
-    const sum = (f: (r: MpiShareRank) => number) => rows.reduce((s, r) => s + f(r), 0);
-    const run = sum((r) => r.run);
-    const init = sum((r) => r.init);
-    const finalize = sum((r) => r.finalize);
-    const pct = (x: number, of: number) => (of > 0 ? (100 * x) / of : 0);
+    this.close();
+    if (this.ranks === 0 || !this.min || !this.max) return undefined;
+    const b = this.between();
     return {
-      mean: pct(sum((r) => r.mpi) - init - finalize, run - init - finalize),
-      min: { node: by[0].node, share: by[0].share },
-      max: { node: by[by.length - 1].node, share: by[by.length - 1].share },
-      init: pct(init, run),
-      finalize: pct(finalize, run),
-      otherThreads: [...this.ranks.values()].reduce((s, r) => s + r.otherThreads, 0),
+      mean: pct(b.mpi, b.run),
+      min: this.min,
+      max: this.max,
+      init: pct(this.init, this.run),
+      finalize: pct(this.finalize, this.run),
+      otherThreads: this.otherThreads,
     };
   }
 }

@@ -5,11 +5,12 @@
  * many ranks there are (a profile of 100,000 ranks holds the same maps as one of 100). What each
  * keeps: ranks, calls, the sum over ranks, the minimum and maximum and the rank that has each
  * (ties: the lowest rank for the minimum, the highest for the maximum, as a sort by time then rank
- * gives), and for a collective the ranks that make it, as ranges of consecutive ranks.
+ * gives), and for a collective the ranks that make it (a RankSet: ranges of consecutive ranks).
  */
 import type { MpiSiteRecord } from '../analysis/mpi-sites.js';
 import { displayName } from '../profile/tau-model.js';
 import { ownString } from '../profile/tau-reader.js';
+import { RankSet } from '../profile/rank-set.js';
 
 /** One value of every rank that has it (its threads summed), reduced. */
 export interface OverRanks {
@@ -48,7 +49,7 @@ export interface CollectiveAgg {
   /** The full caller paths it was made from (over every rank). */
   paths: Set<string>;
   time: OverRanks;
-  nodes: NodeRanges;
+  nodes: RankSet;
 }
 
 const COLLECTIVES = new Set(
@@ -79,28 +80,6 @@ function addRank(o: OverRanks, node: number, calls: number, v: number): void {
   if (v > o.max || (v === o.max && node > o.maxAt)) [o.max, o.maxAt] = [v, node];
 }
 
-/** A set of ranks as ranges: ranks are folded in order, so a run's ranks are a range or a few. */
-export class NodeRanges {
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
-
-  add(node: number): void {
-    const last = this.ends.length - 1;
-    if (last >= 0 && this.ends[last] + 1 === node) this.ends[last] = node;
-    else {
-      this.starts.push(node);
-      this.ends.push(node);
-    }
-  }
-
-  /** Every rank (only for the few findings that name them). */
-  nodes(): number[] {
-    const out: number[] = [];
-    for (let i = 0; i < this.starts.length; i++) for (let n = this.starts[i]; n <= this.ends[i]; n++) out.push(n);
-    return out;
-  }
-}
-
 export class MpiFold {
   readonly byCall = new Map<string, OverRanks>();
   /** Keyed `caller \0 call`. */
@@ -123,7 +102,7 @@ export class MpiFold {
         this.regionMpi.set(region, (this.regionMpi.get(region) ?? 0) + c.incl);
         if (!isCollective(call)) continue;
         const key = `${lastOf(caller)}\u0000${call}`;
-        const g = get(this.collectives, key, () => ({ caller: ownString(lastOf(caller)), call, paths: new Set<string>(), time: overRanks(), nodes: new NodeRanges() }));
+        const g = get(this.collectives, key, () => ({ caller: ownString(lastOf(caller)), call, paths: new Set<string>(), time: overRanks(), nodes: new RankSet() }));
         if (!g.paths.has(caller)) g.paths.add(ownString(caller));
         const p = get(perGroup, key, () => ({ calls: 0, t: 0 }));
         p.calls += c.calls;

@@ -10,8 +10,9 @@
  *   that differs most between the waiting ranks and the late one.
  * Pure functions; report-text and --json print the same data.
  */
-import { rankList, rankNotes, summarizeRanks } from '../profile/mpi-ranks.js';
-import { meanStd, type RankAcc, type RankScan } from './rank-scan.js';
+import { rankList, rankNotes } from '../profile/mpi-ranks.js';
+import { meanStd, type RankScan } from './rank-scan.js';
+import type { MpiRankRow, RankDistributions } from './rank-rows.js';
 import { type OverRanks, type SiteAgg } from './mpi-fold.js';
 import type { MpiShare } from '../analysis/mpi-share.js';
 import { displayName } from '../profile/tau-model.js';
@@ -47,20 +48,7 @@ export interface RanksReport {
   statCount: number;
 }
 
-export interface MpiRankRow {
-  node: number;
-  total: number;
-  mpi: number;
-  /** The rank's MPI share (analysis/mpi-share.ts): MPI other than Init / Finalize over the run between them. */
-  share: number;
-  /** MPI_Init and MPI_Finalize, percent of the run. */
-  initShare: number;
-  finalizeShare: number;
-  calls: number;
-  sent: number;
-  received: number;
-  collective: number;
-}
+export type { MpiRankRow } from './rank-rows.js';
 
 export interface MpiCallRow {
   call: string;
@@ -93,7 +81,12 @@ export type MpiSiteRow = SiteAgg;
 export interface MpiAccounting {
   /** The one MPI share, as RANKS gives it. */
   share?: MpiShare;
+  /** Every rank that calls MPI, by rank; or, past rank-rows.ts's RANK_ROWS_KEPT, those with the largest MPI share, largest first. */
   ranks: MpiRankRow[];
+  /** False when `ranks` holds only the ranks with the largest MPI share. */
+  allRanks: boolean;
+  /** The ranks that call MPI: how many, and quartiles of their MPI share, run time and MPI time. */
+  overRanks?: RankDistributions;
   byCall: MpiCallRow[];
   byCaller: MpiCallRow[];
   regions: MpiRegionRow[];
@@ -118,11 +111,11 @@ function callerKey(path: string): string {
   return (parts[0] === ROOT ? parts.slice(1) : parts).join(' => ');
 }
 
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+/** The mean run time of a rank. */
+const meanTotal = (scan: RankScan): number => (scan.totals.parts > 0 ? scan.totals.sum / scan.totals.parts : 0);
 
 export function ranksReport(scan: RankScan, limit = 20): RanksReport {
-  const summary = summarizeRanks(scan.records);
-  const ranks = [...scan.ranks.values()];
+  const summary = scan.records.summary();
   const stats = [...scan.events.values()]
     .map((e) => {
       const x = meanStd(e.excl, scan.threads);
@@ -140,11 +133,10 @@ export function ranksReport(scan: RankScan, limit = 20): RanksReport {
       };
     })
     .sort((a, b) => b.mean - a.mean || (a.name < b.name ? -1 : 1));
-  const slow = ranks.reduce<RankAcc | undefined>((best, r) => (!best || r.total > best.total ? r : best), undefined);
-  const meanTotal = mean(ranks.map((r) => r.total));
+  const slow = scan.totals.slowest;
   const mpiShare = scan.mpiShare.result();
   return {
-    ranks: ranks.length,
+    ranks: scan.ranks.size,
     threads: scan.threads,
     ...(summary.worldSize !== undefined ? { worldSize: summary.worldSize } : {}),
     notes: [
@@ -153,7 +145,7 @@ export function ranksReport(scan: RankScan, limit = 20): RanksReport {
         ? [`the threads of rank${scan.split.length > 1 ? 's' : ''} ${rankList(scan.split)} are not together in the profile (a merged file out of rank order): the MPI statistics over ranks count each part as a rank`]
         : []),
     ],
-    ...(slow && ranks.length > 1 ? { slowest: { node: slow.node, total: slow.total, meanTotal } } : {}),
+    ...(slow && scan.ranks.size > 1 ? { slowest: { node: slow.node, total: slow.total, meanTotal: meanTotal(scan) } } : {}),
     ...(mpiShare ? { mpiShare } : {}),
     stats: stats.slice(0, limit),
     statCount: stats.length,
@@ -177,29 +169,14 @@ function callRow(call: string, caller: string, o: OverRanks, meanTotal: number):
 }
 
 export function mpiAccounting(scan: RankScan): MpiAccounting {
-  const ranks = [...scan.ranks.values()].sort((a, b) => a.node - b.node);
-  const meanTotal = mean(ranks.map((r) => r.total));
-  const shares = new Map(scan.mpiShare.perRank().map((s) => [s.node, s]));
-  const rankRows = ranks
-    .filter((r) => r.mpiCalls > 0)
-    .map((r) => ({
-      node: r.node,
-      total: r.total,
-      mpi: r.mpi,
-      share: shares.get(r.node)?.share ?? 0,
-      initShare: shares.get(r.node)?.initShare ?? 0,
-      finalizeShare: shares.get(r.node)?.finalizeShare ?? 0,
-      calls: r.mpiCalls,
-      sent: r.bytesSent,
-      received: r.bytesReceived,
-      collective: r.bytesCollective,
-    }));
+  const perRank = scan.rankRows.result();
+  const mean = meanTotal(scan);
   const fold = scan.fold;
-  const byCall = [...fold.byCall].map(([call, o]) => callRow(call, '', o, meanTotal)).sort((a, b) => b.mean - a.mean);
+  const byCall = [...fold.byCall].map(([call, o]) => callRow(call, '', o, mean)).sort((a, b) => b.mean - a.mean);
   const byCaller = [...fold.byCaller]
     .map(([key, o]) => {
       const [caller, call] = key.split('\u0000');
-      return callRow(call, caller, o, meanTotal);
+      return callRow(call, caller, o, mean);
     })
     .sort((a, b) => b.mean - a.mean);
   // ompP's overhead class MPI: MPI time inside each OpenMP parallel region, and outside them.
@@ -214,14 +191,21 @@ export function mpiAccounting(scan: RankScan): MpiAccounting {
   // The whole program is the one MPI share (analysis/mpi-share.ts): the threads that call MPI, between
   // MPI_Init and MPI_Finalize; not divided by threads that never call MPI (runtime service threads).
   const share = scan.mpiShare.result();
-  if (rankRows.length > 0 && share) {
-    const per = scan.mpiShare.perRank();
-    const exec = per.reduce((n, r) => n + r.run - r.init - r.finalize, 0);
-    const mpi = per.reduce((n, r) => n + r.mpi - r.init - r.finalize, 0);
+  if (perRank.rows.length > 0 && share) {
+    const { run: exec, mpi } = scan.mpiShare.between();
     regions.push({ region: 'whole program (threads that call MPI, MPI_Init to MPI_Finalize)', exec, mpi, share: share.mean });
   }
   const sites = [...fold.sites.values()].map((row) => ({ ...row })).sort((a, b) => b.usec - a.usec);
-  return { ...(share ? { share } : {}), ranks: rankRows, byCall, byCaller, regions, sites };
+  return {
+    ...(share ? { share } : {}),
+    ranks: perRank.rows,
+    allRanks: perRank.all,
+    ...(perRank.over ? { overRanks: perRank.over } : {}),
+    byCall,
+    byCaller,
+    regions,
+    sites,
+  };
 }
 
 /** 0: a timer or a sampled line of the program's own sources; 1: a sampled line elsewhere; 2: own code. */
@@ -253,13 +237,12 @@ function ms(usec: number): string {
 export type WorkReader = (nodes: Set<number>, contexts: Set<string>) => Map<number, Map<string, Map<string, number>>>;
 
 export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis[] {
-  const ranks = [...scan.ranks.values()];
-  if (ranks.length < 2 || !/TIME/.test(scan.metric)) return [];
-  const meanTotal = mean(ranks.map((r) => r.total));
+  if (scan.ranks.size < 2 || !/TIME/.test(scan.metric)) return [];
+  const mean = meanTotal(scan);
   const out: MpiDiagnosis[] = [];
   // A collective is judged per immediate caller (mpi-fold.ts): the same call in every iteration
   // (phases, loops over contexts) adds up, as the waiting does.
-  const found = [...scan.fold.collectives.values()].filter((g) => g.time.ranks >= 2 && g.time.max - g.time.min >= Math.max(1000, 0.05 * meanTotal));
+  const found = [...scan.fold.collectives.values()].filter((g) => g.time.ranks >= 2 && g.time.max - g.time.min >= Math.max(1000, 0.05 * mean));
   // Only the late and the earliest rank of each imbalance are read again for their work.
   const nodes = new Set(found.flatMap((f) => [f.time.minAt, f.time.maxAt]));
   const contexts = new Set(found.flatMap((f) => [...f.paths]));
@@ -289,10 +272,10 @@ export function mpiDiagnoses(scan: RankScan, readWork: WorkReader): MpiDiagnosis
     }
     const example = [...paths].sort((a, b) => a.length - b.length)[0];
     const where = paths.size > 1 ? `${caller} (${paths.size} calling contexts, e.g. ${callerKey(example)})` : callerKey(example) || ROOT;
-    const waiting = having.nodes().filter((n) => n !== late.r.node);
+    const waiting = [...having].filter((n) => n !== late.r.node);
     const message =
       `ranks spend ${ms(late.t)} to ${ms(early.t)} in ${call} called from ${where} (mean ${ms(m)}, ` +
-      `${meanTotal > 0 ? ((100 * m) / meanTotal).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
+      `${mean > 0 ? ((100 * m) / mean).toFixed(0) : '?'}% of a rank's run time). Rank ${late.r.node} spends least: it ` +
       `arrives last, and rank${waiting.length > 1 ? 's' : ''} ${rankList(waiting)} wait for it (rank ${early.r.node} longest, ${ms(spreadT)} more). ` +
       (work
         ? `The work that differs most before the call: ${work.name}, ${ms(work.late)} on rank ${late.r.node} against ${ms(work.early)} on rank ${early.r.node}.`

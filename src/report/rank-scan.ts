@@ -2,18 +2,23 @@
  * One pass over every thread file of a profile (one metric), keeping only what the cross-rank views
  * need, so that a profile of thousands of ranks is reported in bounded memory: per flat event the
  * statistics over threads (ParaProf's mean / std. dev. views), the mean thread (pprof's mean), and
- * per rank a few numbers (run time, MPI time and calls, bytes), and the MPI accounting's statistics
- * over ranks (mpi-fold.ts: per call, calling context, call site and collective), into which each
- * rank's own maps are folded once its threads are read, so memory grows with the distinct events
- * and MPI contexts, not with the ranks. Files are read one at a time, ranks in order.
+ * over ranks streaming sums: run times (mean, slowest), the MPI share (analysis/mpi-share.ts), the
+ * per-rank MPI rows (rank-rows.ts: every rank of a job up to a thousand, else the largest MPI shares,
+ * with quartiles), the ranks' records (profile/mpi-ranks.ts) and the MPI accounting's statistics
+ * (mpi-fold.ts: per call, calling context, call site and collective). A rank's own figures and maps
+ * are folded in once its threads are read and dropped, so memory grows with the distinct events and
+ * MPI contexts, not with the ranks (the communication matrix, asked for, keeps its pairs). Files are
+ * read one at a time, ranks in order.
  */
 import { callSitesOf } from '../analysis/mpi-sites.js';
 import { MpiShareAcc, threadTally } from '../analysis/mpi-share.js';
-import { RANK_SETTINGS, type RankRecord } from '../profile/mpi-ranks.js';
+import { RANK_SETTINGS, RanksAcc } from '../profile/mpi-ranks.js';
+import { RankSet } from '../profile/rank-set.js';
+import { RankRows } from './rank-rows.js';
 import { callpathGroup, isSampleEvent, mpiGroup, pathPartsOf, sampleCounts } from './report-data.js';
 import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
-import { addMatrixEntry, type MatrixCell } from './comm-matrix.js';
+import { addMatrixEntry, type MatrixRow } from './comm-matrix.js';
 import { MpiFold, type OpenRank } from './mpi-fold.js';
 import { forEachThreadLines, metadataPairs, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
@@ -37,8 +42,8 @@ export interface EventSpread {
   incl: Spread;
 }
 
-/** What the MPI analysis keeps of one rank (its threads summed): a few numbers per rank. */
-export interface RankAcc {
+/** The rank being read (its threads summed), until it is folded into the figures over ranks. */
+interface RankAcc extends MatrixRow {
   node: number;
   threads: number;
   /** Largest inclusive value of the root timer over the rank's threads: the rank's run time. */
@@ -49,12 +54,15 @@ export interface RankAcc {
   bytesSent: number;
   bytesReceived: number;
   bytesCollective: number;
-  /** The communication matrix's row (TAU_COMM_MATRIX): per destination rank, messages and bytes sent
-   * over the rank's threads; kept only when the scan is asked for it (ScanNeeds.matrix). */
-  sentTo?: Map<number, MatrixCell>;
-  /** Messages to destinations beyond the layer's fixed row ("Message size sent beyond the
-   * communication matrix row"): counted, not lost. */
-  sentBeyond?: MatrixCell;
+}
+
+/** Run times over ranks (a rank in two parts counts twice), for the slowest rank and the mean. */
+export interface RankTotals {
+  parts: number;
+  sum: number;
+  slowest?: { node: number; total: number };
+  /** Ranks (parts) that made MPI calls. */
+  withMpi: number;
 }
 
 export interface RankScan {
@@ -63,8 +71,15 @@ export interface RankScan {
   events: Map<string, EventSpread>;
   /** pprof's mean thread: every value summed over threads (divided by `threads` when read). */
   meanSums: MeanSums;
-  ranks: Map<number, RankAcc>;
-  records: RankRecord[];
+  /** The ranks met (node numbers). */
+  ranks: RankSet;
+  totals: RankTotals;
+  /** The per-rank MPI rows of --mpi, bounded. */
+  rankRows: RankRows;
+  /** The communication matrix's rows (TAU_COMM_MATRIX), per sending rank: only when asked (ScanNeeds.matrix). */
+  matrix: Map<number, MatrixRow>;
+  /** What the ranks' main threads say of the run (rank notes: lost ranks, other runs, settings). */
+  records: RanksAcc;
   /** The metadata of the first file (configuration of the run, callpath depth). */
   metadataOfFirst: Array<[string, string]>;
   /** Samples taken and dropped over all threads (report-data's sampleCounts, summed). */
@@ -168,7 +183,7 @@ export interface ScanNeeds {
   mean?: boolean;
   /** The statistics of each flat event over threads (events: the cross-rank views); default true. */
   spreads?: boolean;
-  /** The communication matrix's rows (RankAcc.sentTo); default false: an entry per rank pair. */
+  /** The communication matrix's rows (RankScan.matrix); default false: an entry per rank pair. */
   matrix?: boolean;
 }
 
@@ -186,8 +201,8 @@ class ThreadScan implements ThreadSink {
     private readonly matrix: boolean,
     /** Also told every line (a thread the report prints in full). */
     private readonly also: ThreadSink | undefined,
-    /** The rank being read (its maps, folded in when the next rank starts). */
-    private readonly open: (node: number) => OpenRank,
+    /** The rank being read (its figures and maps, folded in when the next rank starts). */
+    private readonly open: (node: number) => { o: OpenRank; r: RankAcc },
     /** An attribute pair of the scan's ranks, each (name, value) once (metadataPairs). */
     private readonly pair: (k: string, v: string) => [string, string],
   ) {}
@@ -196,17 +211,16 @@ class ThreadScan implements ThreadSink {
     const scan = this.scan;
     scan.threads++;
     this.at = threadLabel(t).replace(/^n,c,t /, '');
-    let r = scan.ranks.get(t.node);
-    if (!r) scan.ranks.set(t.node, (r = rankAcc(t.node)));
+    const { o, r } = this.open(t.node);
     this.r = r;
-    this.o = this.open(t.node);
+    this.o = o;
     this.tally = threadTally(t.node);
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
       // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
       // A setting with the same value on every rank (most of them) is one pair for all.
       const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]) => this.pair(k, v));
-      scan.records.push({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
+      scan.records.add({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     }
     // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
     this.o.sites.push(...callSitesOf(t.metadata));
@@ -293,8 +307,11 @@ export function scanRanks(
     threads: 0,
     events: new Map(),
     meanSums: new MeanSums(),
-    ranks: new Map(),
-    records: [],
+    ranks: new RankSet(),
+    totals: { parts: 0, sum: 0, withMpi: 0 },
+    rankRows: new RankRows(),
+    matrix: new Map(),
+    records: new RanksAcc(),
     metadataOfFirst: [],
     samples: { drops: new Map() },
     mpiShare: new MpiShareAcc(),
@@ -305,15 +322,50 @@ export function scanRanks(
   // The rank being read: its threads come together (files sorted by rank; a merged file as written,
   // by rank), so it is folded in and dropped when another rank starts. A rank met again after that
   // is folded as a second part, and said (scan.split).
-  let open: OpenRank | undefined;
+  let open: { o: OpenRank; r: RankAcc } | undefined;
   const pair = metadataPairs();
-  const folded = new Set<number>();
-  const openRank = (node: number): OpenRank => {
-    if (open?.node === node) return open;
-    if (open) scan.fold.add(open);
-    if (folded.has(node) && !scan.split.includes(node)) scan.split.push(node);
-    folded.add(node);
-    return (open = { node, byCall: new Map(), byCaller: new Map(), sites: [] });
+  const close = () => {
+    if (!open) return;
+    const { o, r } = open;
+    scan.fold.add(o);
+    const share = scan.mpiShare.close();
+    const totals = scan.totals;
+    totals.parts++;
+    totals.sum += r.total;
+    if (!totals.slowest || r.total > totals.slowest.total) totals.slowest = { node: r.node, total: r.total };
+    if (r.mpiCalls > 0) {
+      totals.withMpi++;
+      scan.rankRows.add({
+        node: r.node,
+        total: r.total,
+        mpi: r.mpi,
+        share: share?.share ?? 0,
+        initShare: share?.initShare ?? 0,
+        finalizeShare: share?.finalizeShare ?? 0,
+        calls: r.mpiCalls,
+        sent: r.bytesSent,
+        received: r.bytesReceived,
+        collective: r.bytesCollective,
+      });
+    }
+    if (r.sentTo || r.sentBeyond) {
+      // A rank in two parts: its row is one.
+      const row = scan.matrix.get(r.node) ?? {};
+      for (const [to, c] of r.sentTo ?? []) {
+        const cell = (row.sentTo ??= new Map()).get(to) ?? { count: 0, bytes: 0 };
+        row.sentTo.set(to, { count: cell.count + c.count, bytes: cell.bytes + c.bytes });
+      }
+      if (r.sentBeyond) row.sentBeyond = { count: (row.sentBeyond?.count ?? 0) + r.sentBeyond.count, bytes: (row.sentBeyond?.bytes ?? 0) + r.sentBeyond.bytes };
+      scan.matrix.set(r.node, row);
+    }
+    open = undefined;
+  };
+  const openRank = (node: number): { o: OpenRank; r: RankAcc } => {
+    if (open?.o.node === node) return open;
+    close();
+    if (scan.ranks.has(node) && !scan.split.includes(node)) scan.split.push(node);
+    scan.ranks.add(node);
+    return (open = { o: { node, byCall: new Map(), byCaller: new Map(), sites: [] }, r: rankAcc(node) });
   };
   forEachThreadLines(set, (i) => {
     onFile?.(i, set.files.length);
@@ -329,7 +381,7 @@ export function scanRanks(
       end: () => inner!.end(),
     };
   });
-  if (open) scan.fold.add(open);
+  close();
   return scan;
 }
 

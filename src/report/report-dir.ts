@@ -182,10 +182,10 @@ async function* profileReport(dir: string, opts: ReportOptions): AsyncGenerator<
     needs,
   );
   progress.done();
-  const multiRank = scan.ranks.size > 1 || scan.records.some((r) => r.attributes.some(([k]) => k === 'MPI World Size'));
+  const multiRank = scan.ranks.size > 1 || scan.records.summary().worldSize !== undefined;
 
   if (opts.mpi || opts.diagnose) {
-    const hasMpi = [...scan.ranks.values()].some((r) => r.mpiCalls > 0);
+    const hasMpi = scan.totals.withMpi > 0;
     const hasOmp = hasOpenmpFile(dir);
     if (opts.mpi && !hasMpi) {
       throw new UserError(
@@ -203,7 +203,7 @@ async function* profileReport(dir: string, opts: ReportOptions): AsyncGenerator<
     const diagnoses = mpiDiagnoses(scan, (nodes, contexts) => workOf(set, nodes, contexts));
     if (opts.json) {
       const omp = opts.diagnose && hasOmp ? readOpenmpFile(dir) : undefined;
-      const matrix = opts.matrix ? { matrix: commMatrix(scan.ranks) } : {};
+      const matrix = opts.matrix ? { matrix: commMatrix(scan.matrix) } : {};
       const body = opts.mpi ? { ranks, mpi: accounting, ...matrix, ...(opts.diagnose ? { diagnoses } : {}) } : { ...(omp ?? {}), mpi: diagnoses, ranks };
       yield `${JSON.stringify(body, null, 2)}\n`;
       return;
@@ -211,7 +211,7 @@ async function* profileReport(dir: string, opts: ReportOptions): AsyncGenerator<
     const parts: string[] = [];
     if (ranks.notes.length > 0) parts.push(`${ranks.notes.map((n) => `WARNING: ${n}`).join('\n')}\n`);
     if (opts.mpi) parts.push(renderMpiAccounting(accounting, { limit: opts.limit }));
-    if (opts.matrix) parts.push(renderCommMatrix(commMatrix(scan.ranks), { limit: opts.limit }));
+    if (opts.matrix) parts.push(renderCommMatrix(commMatrix(scan.matrix), { limit: opts.limit }));
     if (opts.diagnose) {
       if (hasOmp) parts.push(renderDiagnoses(readOpenmpFile(dir)));
       parts.push(renderMpiDiagnoses(diagnoses, scan.ranks.size));

@@ -5,6 +5,7 @@
  */
 import type { CommMatrix } from './comm-matrix.js';
 import { mpiShareLine } from '../analysis/mpi-share.js';
+import { QUARTILE_ACCURACY, type Quartiles } from '../analysis/quartiles.js';
 import type { MpiAccounting, MpiDiagnosis, RanksReport } from './mpi-report.js';
 import { formatValue, significant, withCommas } from './report-format.js';
 import { formatBytes } from '../base/units.js';
@@ -61,7 +62,8 @@ export function renderMpiAccounting(a: MpiAccounting, opts: { limit?: number } =
     'MPI per rank (time in msec; MPI % as above: the threads that call MPI, MPI_Init to MPI_Finalize, Init and Finalize apart; ' +
       'bytes as the MPI calls gave them: point-to-point sent / received, collectives):',
   );
-  const shown = a.ranks.length > limit ? [...a.ranks].sort((x, y) => y.share - x.share).slice(0, limit) : a.ranks;
+  const count = a.overRanks?.count ?? a.ranks.length;
+  const shown = count > limit ? [...a.ranks].sort((x, y) => y.share - x.share || x.node - y.node).slice(0, limit) : a.ranks;
   out.push(
     ...table(
       ['Rank', 'Total', 'MPI', 'MPI %', 'Init %', 'Finalize %', 'Calls', 'Sent', 'Received', 'Collective'],
@@ -79,7 +81,15 @@ export function renderMpiAccounting(a: MpiAccounting, opts: { limit?: number } =
       ]),
     ),
   );
-  if (shown.length < a.ranks.length) out.push(`(the ${shown.length} ranks with the largest MPI share of ${a.ranks.length}; --limit)`);
+  if (shown.length < count) {
+    out.push(`(the ${shown.length} ranks with the largest MPI share of ${withCommas(count)}; --limit)`);
+    const o = a.overRanks;
+    if (o) {
+      const row = (what: string, q: Quartiles, f: (x: number) => string) => [what, `${f(q.min)} (${q.minAt})`, f(q.q1), f(q.median), f(q.q3), `${f(q.max)} (${q.maxAt})`];
+      out.push('', `Over the ${withCommas(o.count)} ranks (quartiles within ${100 * QUARTILE_ACCURACY}%; the rank of the least and the most):`);
+      out.push(...table(['', 'Min', 'Q1', 'Median', 'Q3', 'Max'], [row('MPI %', o.share, pct), row('Total', o.total, msec), row('MPI', o.mpi, msec)]));
+    }
+  }
   out.push('', 'MPI calls over ranks (inclusive msec per rank: mean, least and most, with the rank):');
   out.push(
     ...table(

@@ -10,6 +10,7 @@ import type { OmpContextMetrics, OpenmpAnalysis } from '../analysis/openmp-model
 import type { OpenmpFile } from '../analysis/openmp.js';
 import { sampledTotal, type ActivityTimes } from '../analysis/openmp-samples.js';
 import { loadLine } from '../analysis/run-load.js';
+import { rankList as ranksInShort } from '../profile/mpi-ranks.js';
 
 const ms = (ns: number): string => (ns / 1e6).toFixed(ns >= 1e9 ? 0 : 3);
 const us = (ns: number): string => (ns / 1e3).toPrecision(3);
@@ -239,15 +240,7 @@ export function renderOpenmpReport(data: OpenmpFile, opts: { limit?: number } = 
 
 /** `0-3,5,7-8` */
 export function rankList(ranks: number[]): string {
-  const r = [...new Set(ranks)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < r.length; ) {
-    let j = i;
-    while (j + 1 < r.length && r[j + 1] === r[j] + 1) j++;
-    parts.push(j > i ? `${r[i]}-${r[j]}` : `${r[i]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
+  return ranksInShort(ranks).replaceAll(', ', ',');
 }
 
 /**

@@ -195,7 +195,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   // its node, resolves each at its exit).
   const allRanks =
     opts.part === true ||
-    (opts.allRanks ?? (ranks !== undefined ? ranks.present.length > 1 || ranks.worldSize === 1 : opts.fromRun === true || opts.rawDirectory === true));
+    (opts.allRanks ?? (ranks !== undefined ? ranks.present > 1 || ranks.worldSize === 1 : opts.fromRun === true || opts.rawDirectory === true));
   const format = profileFormat(opts.format);
   if (format === 'merged' && procs.some(isRankOfSeveral) && !allRanks) {
     throw new UserError(
