@@ -5,12 +5,13 @@
  */
 import { closeSync, mkdtempSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { makeDirs } from '../base/make-dirs.js';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { formatG16 } from './format-g.js';
 import type { TauProfile, TauThreadProfile, ThreadToWrite } from './tau-model.js';
 import { STACKS_FILE } from './stacks-file.js';
 import { FOLD_FILE } from './fold-file.js';
 import { escapeXml } from './xml-text.js';
+import { ownString } from './tau-reader.js';
 
 /** TAU's readers split on `"` and lines: names may carry neither. */
 export function sanitizeName(name: string): string {
@@ -171,6 +172,23 @@ export function writeThreadFile(w: ProfileWrite, m: number, t: ThreadToWrite): [
   const from = join(w.tmp, sub, name);
   writeThreadProfile(from, { ...t, metric: w.metrics[m] });
   return [from, join(w.dir, sub, name)];
+}
+
+/**
+ * A file written into the write's temporary directory, by its path relative to it: the same relative
+ * path as its final one in the profile directory (what a resolve of many ranks keeps per file until
+ * it commits: one short name instead of two full paths).
+ */
+export function relativeMove(w: ProfileWrite, [from, to]: [string, string]): string {
+  // Its own copy: a slice of `from` would keep the whole path alive.
+  const rel = ownString(relative(w.tmp, from));
+  if (join(w.dir, rel) !== to) throw new Error(`${from} is not written where it goes (${to})`);
+  return rel;
+}
+
+/** The moves of files kept by their relative paths (relativeMove), in order of their final paths. */
+export function movesOf(w: ProfileWrite, rels: string[]): Array<[string, string]> {
+  return [...rels].sort().map((rel) => [join(w.tmp, rel), join(w.dir, rel)]);
 }
 
 /**

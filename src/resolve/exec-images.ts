@@ -23,6 +23,9 @@ export interface ReplacedImage {
   executable: string;
 }
 
+/** The attributes of a process this file reads (a resolve keeps only these of each process). */
+export const IMAGE_ATTRIBUTES = new Set(['Hostname', 'Executable']);
+
 function attribute(p: ImageSummary, key: string): string {
   return p.info.attributes.find(([k]) => k === key)?.[1] ?? '';
 }

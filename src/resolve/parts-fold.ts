@@ -11,7 +11,8 @@ import type { FilePart } from './resolve-file.js';
 import type { TracePart } from './trace-otf2.js';
 
 export class PartsFold {
-  readonly moves: Array<[string, string]> = [];
+  /** The files written, by their paths relative to the write (tau-writer.ts relativeMove). */
+  readonly moves: string[] = [];
   readonly nodes = new Set<number>();
   readonly openmp: OpenmpFile = { processes: [], withoutTool: [] };
   readonly modules = new ModuleCollector();

@@ -13,7 +13,7 @@ import type { Symbolizer } from '../symbolize/symbolizer.js';
 import { assembleProcess } from './assemble.js';
 import { markThrottled, nameFunctions } from './function-names.js';
 import { ModuleCollector, type ModulesFile } from '../profile/modules-file.js';
-import { writeThreadFile, type ProfileWrite } from '../profile/tau-writer.js';
+import { relativeMove, writeThreadFile, type ProfileWrite } from '../profile/tau-writer.js';
 import { stacksFileName, writeStacksFile } from '../profile/stacks-file.js';
 import { join } from 'node:path';
 import { ContextTree } from './assemble-tree.js';
@@ -29,15 +29,16 @@ export interface AssembleJob {
   keepAddresses?: boolean;
   underRun: boolean;
   /** The contexts of images replaced by exec, by file (exec-images.ts); other files are numbered as usual. */
-  contexts?: Record<string, number>;
+  contexts?: Map<string, number>;
   /** The program counters of each file's traced samples, `<hex>,<1 for a return address>` (resolve.ts, pass 1). */
-  tracePcs?: Record<string, string[]>;
+  tracePcs?: Map<string, string[]>;
 }
 
 /** One file's part of the result. */
 export interface FilePart {
   file: string;
-  moves: Array<[string, string]>;
+  /** The files written, by their paths relative to the write (tau-writer.ts relativeMove). */
+  moves: string[];
   nodes: number[];
   threads: number;
   samples: number;
@@ -64,7 +65,8 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
   const modules = new ModuleCollector();
   // MPI call sites go into each thread's metadata, so the profile directory alone carries them.
   const sites = await mpiCallSites(proc, symbolizer);
-  const moves: Array<[string, string]> = [];
+  const moves: string[] = [];
+  const written = (m: [string, string]) => moves.push(relativeMove(job.write, m));
   // Each thread's file is written as soon as it is assembled, and dropped.
   const a = assembleProcess(
     proc,
@@ -74,19 +76,19 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       keepAddresses: job.keepAddresses,
       resolve: (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn),
       underRun: job.underRun,
-      context: job.contexts?.[file],
+      context: job.contexts?.get(file),
       modules,
       dropStatistics: true,
     },
     (m, t) => {
       const list = sites.get(t.thread);
       if (list) t.metadata.push([MPI_SITES_KEY, JSON.stringify(list)]);
-      moves.push(writeThreadFile(job.write, m, t));
+      written(writeThreadFile(job.write, m, t));
     },
   );
   // The trace's names are the profile's: taken now, after the renaming above.
   const traceFile = traceFileOf(file);
-  const samplePcs = (job.tracePcs?.[file] ?? []).map((k): [bigint, boolean] => {
+  const samplePcs = (job.tracePcs?.get(file) ?? []).map((k): [bigint, boolean] => {
     const [pc, ret] = k.split(',');
     return [BigInt(`0x${pc}`), ret === '1'];
   });
@@ -98,10 +100,10 @@ export async function assembleFile(file: string, job: AssembleJob, symbolizer: S
       })
     : undefined;
   // The complete stacks beside the profile files, moved into place with them.
-  if (a.stacks) moves.push([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
+  if (a.stacks) written([writeStacksFile(job.write.tmp, a.stacks), join(job.write.dir, stacksFileName(a.node, a.context))]);
   // HYPROF_FOLD's instances and samples beside them (the TAU profile is as without folding).
   const fold = buildFoldFile(proc, a.node, a.context, (pc, isReturn) => symbolizer.resolve(proc, pc, isReturn));
-  if (fold) moves.push([writeFoldFile(job.write.tmp, fold), join(job.write.dir, foldFileName(a.node, a.context))]);
+  if (fold) written([writeFoldFile(job.write.tmp, fold), join(job.write.dir, foldFileName(a.node, a.context))]);
   return {
     file,
     moves,

@@ -17,9 +17,9 @@ import { INFO_MPI_RANK, INFO_NODE_SET, INFO_RANK_FROM_ENV, INFO_RUN_ROOT, type R
 import { readRaw } from '../samples/raw-reader.js';
 import { Symbolizer } from '../symbolize/symbolizer.js';
 import { fileNumbering } from './assemble.js';
-import { replacedImages, type ReplacedImage } from './exec-images.js';
+import { IMAGE_ATTRIBUTES, replacedImages, type ReplacedImage } from './exec-images.js';
 import { removeRankModulesFiles, writeModulesFile } from '../profile/modules-file.js';
-import { rankNotes, summarizeRanks, type RankRecord, type RankSummary } from '../profile/mpi-ranks.js';
+import { RANK_SETTINGS, rankNotes, RanksAcc, type RankRecord, type RankSummary } from '../profile/mpi-ranks.js';
 import { assembleFile, type AssembleJob, type FilePart } from './resolve-file.js';
 import { PartsFold } from './parts-fold.js';
 import { assembleInWorkers, workerCount } from './resolve-workers.js';
@@ -27,7 +27,7 @@ import { checkTraceFiles, orphanTracePart, traceFileOf, traceSamplePcs, writeTra
 import { writeMergedFile } from '../profile/tau-merged.js';
 import { metadataPairs, ownString } from '../profile/tau-reader.js';
 import { MERGED_FILE } from '../profile/tau-merged-reader.js';
-import { abandonProfile, commitProfile, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
+import { abandonProfile, commitProfile, movesOf, startProfileWrite, type ProfileWrite, type StaleRule } from '../profile/tau-writer.js';
 
 export interface ResolveOptions {
   outDir: string;
@@ -136,14 +136,21 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
   });
 
   // Pass 1: summaries and addresses; every file is checked before anything is written.
-  const tracePcs: Record<string, string[]> = {};
+  const tracePcs = new Map<string, string[]>();
   // A lone file (a program's own run) is read once, whole, and assembled from what pass 1 read:
   // reading it twice was a tenth of the resolve of a Node run.
   const workers = workerCount(files.length);
   let lone: RawProcess | undefined;
-  // Kept for every process until the end: the settings most ranks share are one pair for all (each
-  // rank's own copies were about 1.2 KB a rank, test/mpi-scale.test.ts).
+  // Kept for every process until the end, so a few bytes: the attributes the exec images need, each
+  // pair shared by the processes that have it (a host's, the program's), and one list of metrics for
+  // all; what the rank notes read goes to the ranks' summary at once (profile/mpi-ranks.ts). Each
+  // rank's own copies were about 1.2 KB a rank (test/mpi-scale.test.ts).
   const pair = metadataPairs();
+  const sameMetrics = new Map<string, string[]>();
+  const sameAttributes = new Map<string, Array<[string, string]>>();
+  const ranksAcc = new RanksAcc();
+  // A resolve per node hands its ranks' records to the reduction (run/node-step.ts): what the rank notes read.
+  const partRecords: RankRecord[] = [];
   const procs: ProcessSummary[] = files.map((file, i) => {
     opts.onProgress?.(i, files.length, `reading ${file}`);
     // Checked whole; the timer statistics are read again, file by file, when it is assembled.
@@ -163,17 +170,28 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     if (trace && p.sampling?.enabled) {
       const pcs = traceSamplePcs(opts.otf2Writer ?? null, trace);
       symbolizer.collectPcs(p, pcs);
-      if (pcs.length > 0) tracePcs[file] = pcs.map(([pc, ret]) => `${pc.toString(16)},${ret ? 1 : 0}`);
+      if (pcs.length > 0) tracePcs.set(file, pcs.map(([pc, ret]) => `${pc.toString(16)},${ret ? 1 : 0}`));
     }
+    ranksAcc.add({ node: p.info.node, attributes: p.info.attributes, source: file });
+    if (opts.part) partRecords.push({ node: p.info.node, attributes: p.info.attributes.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]) => pair(k, v)), source: file });
+    const metrics = shared(sameMetrics, p.info.metrics.map(ownString));
     return {
       file,
-      info: { node: p.info.node, flags: p.info.flags, pid: p.info.pid, metrics: p.info.metrics.map(ownString), attributes: p.info.attributes.map(([k, v]) => pair(k, v)), startNs: p.info.startNs },
+      info: {
+        node: p.info.node,
+        flags: p.info.flags,
+        pid: p.info.pid,
+        metrics,
+        attributes: shared(sameAttributes, p.info.attributes.filter(([k]) => IMAGE_ATTRIBUTES.has(k)).map(([k, v]) => pair(k, v))),
+        startNs: p.info.startNs,
+      },
       startMs: Number(p.info.startNs / 1_000_000n),
     };
   });
   const underRun = opts.fromRun === true || procs.some((p) => (p.info.flags & INFO_RUN_ROOT) !== 0);
   const images = replacedImages(procs, underRun);
-  const contexts: Record<string, number> = Object.fromEntries(images.map((i) => [i.file, i.context]));
+  // A Map: the files of a run as object keys would each be copied into V8's table of names.
+  const contexts = new Map(images.map((i) => [i.file, i.context]));
   checkCollisions(procs, underRun, contexts);
   const metrics = procs[0].info.metrics;
   for (const p of procs) {
@@ -186,8 +204,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     }
   }
   const mpiRun = procs.some((p) => (p.info.flags & (INFO_MPI_RANK | INFO_RANK_FROM_ENV)) !== 0);
-  const rankRecords: RankRecord[] = mpiRun ? procs.map((p) => ({ node: p.info.node, attributes: p.info.attributes, source: p.file })) : [];
-  const ranks = mpiRun ? summarizeRanks(rankRecords) : undefined;
+  const ranks = mpiRun ? ranksAcc.summary() : undefined;
   // Every rank is here: several, or the one of a world of one (a program started without mpirun).
   // Without MPI, a process that set its node (TAU_PROFILE_SET_NODE, as TAU's examples do) is the
   // whole run when the files are a run's raw directory (hyprof run's, or one named to hyprof
@@ -241,7 +258,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
       procs.some(isRankOfSeveral) && !allRanks
         ? { kind: 'ranks', before: procs.reduce((m, p) => Math.min(m, p.startMs), Infinity), worldSize: ranks?.worldSize }
         : { kind: 'all' };
-    const moves = parts.moves.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const moves = movesOf(write, parts.moves);
     const nodes = parts.nodes;
     if (format === 'merged') {
       const merged = writeMergedFile(moves.map(([from]) => from), metrics, join(write.tmp, MERGED_FILE));
@@ -303,7 +320,7 @@ export async function resolveRawFiles(files: string[], opts: ResolveOptions): Pr
     ...(ranks ? { ranks } : {}),
     workers,
     metrics: [...metrics],
-    ...(opts.part ? { rankRecords, processNotes: parts.openmpNotes } : {}),
+    ...(opts.part ? { rankRecords: mpiRun ? partRecords : [], processNotes: parts.openmpNotes } : {}),
     replacedImages: images,
     ...(trace ? { trace } : {}),
   };
@@ -350,11 +367,20 @@ function writeError(outDir: string, e: unknown): unknown {
 
 /** Two processes must never write the same profile.<node>.<context>.* files (`contexts`: the images
  * replaced by exec, numbered apart: exec-images.ts). */
-function checkCollisions(procs: ProcessSummary[], underRun: boolean, contexts: Record<string, number>): void {
+/** One list for every process whose list has the same items (read, never changed). */
+function shared<T extends string | [string, string]>(pool: Map<string, T[]>, list: T[]): T[] {
+  const key = list.flat().join('\u0000');
+  const kept = pool.get(key);
+  if (kept) return kept;
+  pool.set(ownString(key), list);
+  return list;
+}
+
+function checkCollisions(procs: ProcessSummary[], underRun: boolean, contexts: Map<string, number>): void {
   const owner = new Map<string, ProcessSummary>();
   for (const p of procs) {
     const { node, context: own } = fileNumbering(p, underRun);
-    const context = contexts[p.file] ?? own;
+    const context = contexts.get(p.file) ?? own;
     const key = `${node}.${context}`;
     const other = owner.get(key);
     if (other) {
