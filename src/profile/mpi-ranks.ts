@@ -5,6 +5,7 @@
  * disappear silently: a rank that wrote nothing is named ("rank 3 of 4 wrote no measurements").
  */
 import { RankSet } from './rank-set.js';
+import { ownString } from './tau-reader.js';
 
 /** What one process (or one profile file's thread) says about itself. */
 export interface RankRecord {
@@ -47,11 +48,6 @@ function attr(r: RankRecord, key: string): string | undefined {
   return undefined;
 }
 
-/** True when the records come from an MPI run (some process knew its rank from MPI or its launcher). */
-export function isMpiRun(records: RankRecord[]): boolean {
-  return records.some((r) => attr(r, 'MPI Rank') !== undefined);
-}
-
 /** What the records of one run id say: kept per run id, since which id is the run's own is known at the end. */
 interface RunGroup {
   ranks: RankSet;
@@ -82,7 +78,8 @@ export class RanksAcc {
     this.mpi = true;
     const id = attr(r, 'MPI Run Id') || '';
     let g = this.groups.get(id);
-    if (!g) this.groups.set(id, (g = { ranks: new RankSet(), source: r.source, settings: new Map() }));
+    // Own copies: a value read from a file may be a slice that keeps the whole file's text alive.
+    if (!g) this.groups.set(ownString(id), (g = { ranks: new RankSet(), source: ownString(r.source), settings: new Map() }));
     g.ranks.add(r.node);
     const w = Number(attr(r, 'MPI World Size'));
     if (Number.isInteger(w) && w > 0) g.worldSize = Math.max(g.worldSize ?? 0, w);
@@ -92,7 +89,7 @@ export class RanksAcc {
       let byValue = g.settings.get(setting);
       if (!byValue) g.settings.set(setting, (byValue = new Map()));
       let set = byValue.get(v);
-      if (!set) byValue.set(v, (set = new RankSet()));
+      if (!set) byValue.set(ownString(v), (set = new RankSet()));
       set.add(r.node);
     }
   }

@@ -20,7 +20,7 @@ import { displayName, threadLabel } from '../profile/tau-model.js';
 import type { TauUserEvent } from '../profile/tau-model.js';
 import { addMatrixEntry, type MatrixRow } from './comm-matrix.js';
 import { MpiFold, type OpenRank } from './mpi-fold.js';
-import { forEachThreadLines, metadataPairs, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
+import { forEachThreadLines, ownString, poolUserEvent, type MetricFiles, type ThreadHead, type ThreadSink } from '../profile/tau-reader.js';
 
 /** Statistics of one value over threads. */
 export interface Spread {
@@ -203,8 +203,6 @@ class ThreadScan implements ThreadSink {
     private readonly also: ThreadSink | undefined,
     /** The rank being read (its figures and maps, folded in when the next rank starts). */
     private readonly open: (node: number) => { o: OpenRank; r: RankAcc },
-    /** An attribute pair of the scan's ranks, each (name, value) once (metadataPairs). */
-    private readonly pair: (k: string, v: string) => [string, string],
   ) {}
 
   begin(t: ThreadHead): void {
@@ -217,9 +215,8 @@ class ThreadScan implements ThreadSink {
     this.tally = threadTally(t.node);
     r.threads++;
     if (t.context === 0 && t.thread === 0) {
-      // Only what the rank notes read: thousands of ranks' whole metadata would not be bounded.
-      // A setting with the same value on every rank (most of them) is one pair for all.
-      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k)).map(([k, v]) => this.pair(k, v));
+      // Only what the rank notes read; the summary keeps sets of ranks, not the attributes.
+      const attributes = t.metadata.filter(([k]) => k.startsWith('MPI ') || RANK_SETTINGS.has(k));
       scan.records.add({ node: t.node, attributes, source: `profile.${t.node}.0.0` });
     }
     // Each thread's own MPI calls (any thread may call MPI at MPI_THREAD_SERIALIZED or MULTIPLE).
@@ -323,7 +320,6 @@ export function scanRanks(
   // by rank), so it is folded in and dropped when another rank starts. A rank met again after that
   // is folded as a second part, and said (scan.split).
   let open: { o: OpenRank; r: RankAcc } | undefined;
-  const pair = metadataPairs();
   const close = () => {
     if (!open) return;
     const { o, r } = open;
@@ -373,7 +369,7 @@ export function scanRanks(
     let inner: ThreadScan | undefined;
     return {
       begin: (t) => {
-        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t), openRank, pair);
+        inner = new ThreadScan(scan, sums, needs.spreads !== false, needs.matrix === true, printFor?.(t), openRank);
         inner.begin(t);
       },
       event: (name, calls, subrs, excl, incl, group) => inner!.event(name, calls, subrs, excl, incl, group),

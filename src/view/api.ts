@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync }
 import { threadWords } from '../profile/thread-words.js';
 import { displayName, threadLabel, type TauEvent, type TauProfile, type TauThreadProfile, type ThreadStackView } from '../profile/tau-model.js';
 import { functionsOf } from '../report/report-functions.js';
-import { isMpiRun, rankNotes, summarizeRanks, type RankSummary } from '../profile/mpi-ranks.js';
+import { rankNotes, RanksAcc, type RankSummary } from '../profile/mpi-ranks.js';
 import { MpiShareAcc, mpiShareLine, threadTally } from '../analysis/mpi-share.js';
 import { aggregateEvents, isStat, STATS, type Stat } from './aggregate.js';
 import { flameGraph, type FlameNode } from './flame.js';
@@ -89,10 +89,10 @@ export class ProfileApi {
     private readonly scaled?: ScaledProfile,
   ) {
     this.access = sources instanceof SourceAccess ? sources : new SourceAccess(sources);
-    const records = (profile.threads[0] ?? [])
-      .filter((t) => t.context === 0 && t.thread === 0)
-      .map((t) => ({ node: t.node, attributes: t.metadata, source: threadLabel(t) }));
-    this.ranks = isMpiRun(records) ? summarizeRanks(records) : undefined;
+    // The ranks' main threads, one at a time (the summary keeps sets of ranks, not their records).
+    const records = new RanksAcc();
+    for (const t of profile.threads[0] ?? []) if (t.context === 0 && t.thread === 0) records.add({ node: t.node, attributes: t.metadata, source: threadLabel(t) });
+    this.ranks = records.isMpi ? records.summary() : undefined;
   }
 
   /** `rank 3 · thread 1` for the ranks of an MPI run (the node is the rank), else TAU's n,c,t. */
