@@ -33,7 +33,7 @@ const PROGRAMS: Program[] = [
   // fib(22) at 20 kHz. A [strong] finding needs 50 samples behind its share (openmp-diagnose.ts
   // MIN_STRONG), and wall-clock samples of a thread waiting for a CPU merge into one: at 10 kHz it
   // gave 76 samples idle and 46 beside the hog while the rest of the suite loaded the machine (a weak
-  // finding for lack of evidence, its share unchanged); at 20 kHz, alone, 157-490 (were 76-150).
+  // finding for lack of evidence, its share unchanged); at 20 kHz, alone, 157-490 in four runs.
   // libomp's taskwait under a hog spins with sched_yield, each yield a hog's time slice: fib(27)
   // took 1-3 minutes there (53 s without hyprof), fib(22) 10-20 s.
   { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '22'], env: { HYPROF_PERIOD_US: '50' }, expect: ['tasks-too-fine'] },
