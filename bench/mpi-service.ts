@@ -8,8 +8,11 @@
  *   wall-all      1 kHz sampling, service threads by the wall clock (HYPROF_SERVICE_THREADS=wall:
  *                 how every thread was sampled before)
  *   default       1 kHz sampling, service threads by their CPU time (the default)
- *   cpu-all       1 kHz sampling of every thread by its CPU time (HYPROF_SAMPLE_SOURCE=itimer-cpu):
- *                 the bare timer floor of sampling what computes
+ *   cpu-all       1 kHz sampling of every thread by its CPU time (HYPROF_SAMPLE_SOURCE=itimer-cpu)
+ *   floor         the layer, and in each rank a 1 kHz wall-clock timer with a handler that does
+ *                 nothing on its main thread alone (bench/noop-timer.c, NOOP_TIMER_THREADS=main): the
+ *                 bare timer floor of sampling the thread that computes, above the runtime + PMPI
+ *                 layer (issue: the default's cost should be at most this)
  * interleaved (each round starting at the next configuration), `rounds` times; per configuration the
  * whole job's CPU time (user + system of mpirun and every rank, from the shell's `times`) and wall
  * time, min and median, and CPU against plain; and, from the raw files of the sampled runs, the
@@ -32,6 +35,9 @@ const exe = join(dir, 'mpi-compute');
 const cc = spawnSync('mpicc', ['-O2', '-g', join(repoRoot, 'bench', 'mpi-compute.c'), '-o', exe], { encoding: 'utf8' });
 if (cc.status !== 0) throw new Error(`mpicc failed: ${cc.stderr}`);
 const preload = `${join(libDir, 'libhyprof.so')}:${join(libDir, 'libhyprof_mpi.so')}`;
+const noop = join(dir, 'noop-timer.so');
+const noopCc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt', '-ldl'], { encoding: 'utf8' });
+if (noopCc.status !== 0) throw new Error(`noop-timer: ${noopCc.stderr}`);
 const sampled = { LD_PRELOAD: preload, HYPROF_SAMPLING: '1', HYPROF_PERIOD_US: '1000' };
 const configs: Record<string, Record<string, string>> = {
   plain: {},
@@ -39,6 +45,8 @@ const configs: Record<string, Record<string, string>> = {
   'wall-all': { ...sampled, HYPROF_SERVICE_THREADS: 'wall' },
   default: sampled,
   'cpu-all': { ...sampled, HYPROF_SAMPLE_SOURCE: 'itimer-cpu' },
+  // the ranks' preload (mpirun itself gets the layer's, as in every other configuration)
+  floor: { LD_PRELOAD: preload, HYPROF_SAMPLING: '0', HYPROF_PERIOD_US: '1000', NOOP_TIMER_THREADS: 'main', RANK_LD_PRELOAD: `${preload}:${noop}` },
 };
 const mpirun = ['--oversubscribe', '--allow-run-as-root', '--mca', 'btl', 'self,vader', '-np', '2'];
 
@@ -65,8 +73,9 @@ function signals(raw: string): [number, number] {
 /** One job: [CPU s of the whole job, wall s]. */
 function job(name: string, env: Record<string, string>): [number, number] {
   const raw = tmpDir('bench-mpi-service-raw');
-  const all = { ...env, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw };
-  const exports = Object.keys(all).flatMap((k) => ['-x', k]);
+  const { RANK_LD_PRELOAD: rankPreload, ...rest } = env;
+  const all = { ...rest, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw };
+  const exports = Object.keys(all).flatMap((k) => ['-x', k === 'LD_PRELOAD' && rankPreload ? `LD_PRELOAD=${rankPreload}` : k]);
   const cmd = ['mpirun', ...mpirun, ...exports, exe, String(steps), '100'].map((a) => `'${a}'`).join(' ');
   const t0 = process.hrtime.bigint();
   // `times` prints the shell's own times, then its children's: mpirun and, through it, every rank

@@ -1,7 +1,10 @@
 /* The floor of any timer-based sampler: preloaded into a program, it arms on the main thread and on
  * every thread created afterwards (pthread_create is interposed) the per-thread POSIX timer hyprof
  * uses (CLOCK_MONOTONIC, SIGPROF to the thread, HYPROF_PERIOD_US, default 1000 µs), with a handler
- * that does nothing. bench/matmult.ts and bench/openmp.ts run it beside hyprof in the same run. */
+ * that does nothing. With NOOP_TIMER_THREADS=main, only the main thread: the floor of sampling the
+ * thread that computes and not the threads a library creates to wait (bench/mpi-service.ts, whose
+ * ranks compute on their main thread). bench/matmult.ts and bench/openmp.ts run it beside hyprof in
+ * the same run. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -52,6 +55,8 @@ static void *trampoline(void *p) {
 int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
   static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
   if (!real) real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+  const char *which = getenv("NOOP_TIMER_THREADS");
+  if (which && strcmp(which, "main") == 0) return real(t, a, fn, arg);
   start *s = malloc(sizeof *s);
   if (!s) return real(t, a, fn, arg);
   s->fn = fn;
