@@ -19,21 +19,37 @@
  * sampling signals the service threads took against the main threads' (the cost's cause, which the
  * machine's load does not blur: a loaded machine makes the ranks' spin-waits in MPI, and so the job's
  * CPU time, vary from run to run).
- * Run: node dist/bench/mpi-service.js [steps] [rounds]
+ * Run: node dist/bench/mpi-service.js [steps] [rounds]; or, on a program not written here, the HPC
+ * Challenge suite (Debian's `hpcc`: HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT and b_eff on 2
+ * ranks, 1 × 2 grid): node dist/bench/mpi-service.js N rounds hpcc (N: HPL's problem size).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { libDir, repoRoot, tmpDir } from '../test/helpers/native.js';
 
 const steps = Number(process.argv[2] ?? 8);
 const rounds = Number(process.argv[3] ?? 5);
+const hpcc = process.argv[4] === 'hpcc';
 const dir = tmpDir('bench-mpi-service');
-const exe = join(dir, 'mpi-compute');
-const cc = spawnSync('mpicc', ['-O2', '-g', join(repoRoot, 'bench', 'mpi-compute.c'), '-o', exe], { encoding: 'utf8' });
-if (cc.status !== 0) throw new Error(`mpicc failed: ${cc.stderr}`);
+let command: string[];
+if (hpcc) {
+  // hpcc reads hpccinf.txt in its directory: Debian's example with a 1 × 2 grid and HPL's N = steps.
+  const example = '/usr/share/doc/hpcc/examples/_hpccinf.txt';
+  const lines = readFileSync(example, 'utf8').split('\n');
+  lines[5] = `${steps}         Ns`;
+  lines[10] = '1            Ps';
+  lines[11] = '2            Qs';
+  writeFileSync(join(dir, 'hpccinf.txt'), lines.join('\n'));
+  command = ['/usr/bin/hpcc'];
+} else {
+  const exe = join(dir, 'mpi-compute');
+  const cc = spawnSync('mpicc', ['-O2', '-g', join(repoRoot, 'bench', 'mpi-compute.c'), '-o', exe], { encoding: 'utf8' });
+  if (cc.status !== 0) throw new Error(`mpicc failed: ${cc.stderr}`);
+  command = [exe, String(steps), '100'];
+}
 const preload = `${join(libDir, 'libhyprof.so')}:${join(libDir, 'libhyprof_mpi.so')}`;
 const noop = join(dir, 'noop-timer.so');
 const noopCc = spawnSync('gcc', ['-O2', '-shared', '-fPIC', join(repoRoot, 'bench', 'noop-timer.c'), '-o', noop, '-lrt', '-ldl'], { encoding: 'utf8' });
@@ -76,10 +92,10 @@ function job(name: string, env: Record<string, string>): [number, number] {
   const { RANK_LD_PRELOAD: rankPreload, ...rest } = env;
   const all = { ...rest, HYPROF_RESOLVE: '0', HYPROF_RAW_DIR: raw };
   const exports = Object.keys(all).flatMap((k) => ['-x', k === 'LD_PRELOAD' && rankPreload ? `LD_PRELOAD=${rankPreload}` : k]);
-  const cmd = ['mpirun', ...mpirun, ...exports, exe, String(steps), '100'].map((a) => `'${a}'`).join(' ');
+  const cmd = ['mpirun', ...mpirun, ...exports, ...command].map((a) => `'${a}'`).join(' ');
   const t0 = process.hrtime.bigint();
   // `times` prints the shell's own times, then its children's: mpirun and, through it, every rank
-  const r = spawnSync('bash', ['-c', `${cmd} >/dev/null || exit 1; times`], { encoding: 'utf8', env: { ...process.env, ...all } });
+  const r = spawnSync('bash', ['-c', `${cmd} >/dev/null || exit 1; times`], { encoding: 'utf8', cwd: dir, env: { ...process.env, ...all } });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`mpirun failed: ${r.stderr}`);
   const children = r.stdout.trim().split('\n').at(-1)!;
@@ -107,7 +123,7 @@ for (let round = 0; round < rounds; round++) {
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const min = (k: string) => sorted(seen.get(k)!)[0]!;
 const med = (k: string) => sorted(seen.get(k)!)[Math.floor(seen.get(k)!.length / 2)]!;
-console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}; load ${load.toFixed(1)}; 2 ranks, ${steps} steps, ${rounds} rounds interleaved`);
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}; load ${load.toFixed(1)}; 2 ranks, ${hpcc ? `hpcc, HPL N=${steps}` : `${steps} steps`}, ${rounds} rounds interleaved`);
 console.log('| configuration | job CPU s (min / median) | × plain CPU (min / median) | wall s (min / median) | signals on main threads / service threads (median) |');
 console.log('|---|---|---|---|---|');
 for (const name of Object.keys(configs)) {

@@ -13,13 +13,14 @@
 #                        export tests to read hyprof's pprof files), strace (the system calls of the
 #                        sampler's unwinding: test/node-unwind-syscalls, bench/node-unwind), valgrind
 #                        (callgrind's instruction counts in the benchmarks), git (bench/tau/build-tau.sh
-#                        checks TAU's source out of a repository)
+#                        checks TAU's source out of a repository), hpcc (the HPC Challenge suite: an MPI
+#                        program not written here, bench/mpi-service)
 #   traces (OTF2):       libopen-trace-format2-dev (the OTF2 library: hyprof-otf2-read is built with it),
 #                        otf2-tools (otf2-print) and python3-otf2 (the tests read traces with OTF2's own readers)
 set -euo pipefail
 packages=(build-essential python3 pkg-config gfortran clang llvm binutils libunwind-dev libpapi-dev libomp-dev
   openmpi-bin libopenmpi-dev chromium linux-perf openjdk-17-jdk-headless util-linux time golang-go golang-github-google-pprof-dev
-  libopen-trace-format2-dev otf2-tools python3-otf2 strace valgrind git)
+  libopen-trace-format2-dev otf2-tools python3-otf2 strace valgrind git hpcc)
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 missing=()
 for p in "${packages[@]}"; do
