@@ -25,19 +25,28 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { libDir, repoRoot, tmpDir } from '../test/helpers/native.js';
 
 const steps = Number(process.argv[2] ?? 8);
 const rounds = Number(process.argv[3] ?? 5);
-const hpcc = process.argv[4] === 'hpcc';
+const program = process.argv[4];
+if (program !== undefined && program !== 'hpcc') {
+  console.error(`mpi-service: '${program}' is no program this benchmark runs: leave it out (bench/mpi-compute.c) or give hpcc`);
+  process.exit(2);
+}
+const hpcc = program === 'hpcc';
 const dir = tmpDir('bench-mpi-service');
 let command: string[];
 if (hpcc) {
   // hpcc reads hpccinf.txt in its directory: Debian's example with a 1 × 2 grid and HPL's N = steps.
   const example = '/usr/share/doc/hpcc/examples/_hpccinf.txt';
+  if (!existsSync('/usr/bin/hpcc') || !existsSync(example)) {
+    console.error(`mpi-service: hpcc is not installed (/usr/bin/hpcc, ${example}): Debian's package hpcc, which scripts/install-deps.sh installs`);
+    process.exit(2);
+  }
   const lines = readFileSync(example, 'utf8').split('\n');
   lines[5] = `${steps}         Ns`;
   lines[10] = '1            Ps';
