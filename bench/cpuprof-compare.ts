@@ -19,6 +19,20 @@
  *     code deeper under JavaScript than that would pass for `(program)`).
  * In both, the main thread waiting in its event loop (the leaf `epoll_wait` / `epoll_pwait`) is
  * `(idle)`, as --cpu-prof names it.
+ *
+ * Three differences of what each profiler can see are taken out of the second keying, so that it
+ * compares like with like (the first keying, by the leaf, is left as each profiler writes it):
+ *   - --cpu-prof gives a native function called from JavaScript through V8's API (a node binding
+ *     such as `writev`, or the URL parser's `parse`: a node with no script) a node of its own, under
+ *     the JavaScript function that called it. By the innermost-JavaScript-frame rule its time is that
+ *     caller's, so it is charged to its nearest ancestor with a script (`(program)` when there is none).
+ *   - node tells V8's profiler that the thread is idle from libuv's prepare phase to its check phase
+ *     (around the poll for I/O), so --cpu-prof counts native code run in the poll without JavaScript
+ *     on the stack (a socket read before its callback) as `(idle)`, not `(program)`: so does this
+ *     keying, for a stack under `uv__io_poll` with no JavaScript frame.
+ *   - --cpu-prof starts once node has created the isolate and its environment, and stops before node
+ *     tears them down; hyprof samples the whole process. A hyprof stack that passes through node's
+ *     start-up or teardown (OUTSIDE_CPUPROF) is left out of this keying (counted in `outside`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -30,23 +44,48 @@ export type Ranked = Array<[string, number]>;
 interface CpuNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 export const key = (fn: string, file: string) => (file ? `${fn || '(anonymous)'} ${basename(file)}` : fn || '(anonymous)');
 
-/** Self time (ms) per function of a .cpuprofile. */
-export function cpuprofSelf(file: string): Map<string, number> {
+export interface CpuprofSelf {
+  /** by the node each sample names */
+  leaf: Map<string, number>;
+  /** by the innermost JavaScript frame: a native API function's time is its caller's */
+  jsFrame: Map<string, number>;
+}
+
+/** A node of V8's own (`(garbage collector)`, `(program)`, `(idle)`, `(root)`), not a function. */
+const isV8Node = (f: CpuNode['callFrame']) => f.functionName.startsWith('(') && f.url === '';
+
+/** Self time (ms) per function of a .cpuprofile, keyed both ways. */
+export function cpuprofSelf(file: string): CpuprofSelf {
   const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: CpuNode[]; samples: number[]; timeDeltas: number[] };
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const leaf = new Map<string, number>();
+  const jsFrame = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
+  const keyOf = (f: CpuNode['callFrame']) => key(f.functionName, f.url.replace(/^file:\/\//, ''));
   p.samples.forEach((id, i) => {
     const f = byId.get(id)!.callFrame;
     if (f.functionName === '(root)') return;
-    const k = key(f.functionName, f.url.replace(/^file:\/\//, ''));
-    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+    const ms = (p.timeDeltas[i] ?? 0) / 1000;
+    add(leaf, keyOf(f), ms);
+    // a native API function (no script, not one of V8's own nodes): its nearest caller with a script
+    let at: number | undefined = id;
+    while (at !== undefined && byId.get(at)!.callFrame.url === '' && !isV8Node(byId.get(at)!.callFrame)) at = parent.get(at);
+    const js = at === undefined ? undefined : byId.get(at)!.callFrame;
+    add(jsFrame, !js || js.functionName === '(root)' ? '(program)' : keyOf(js), ms);
   });
-  return self;
+  return { leaf, jsFrame };
 }
+
+/** Node's start-up (before --cpu-prof starts) and teardown (after it stops), by the frames of a stack. */
+const OUTSIDE_CPUPROF =
+  /^(node::InitializeOncePerProcess|node::NodeMainInstance::NodeMainInstance|node::NodeMainInstance::~NodeMainInstance|node::TearDownOncePerProcess|node::LoadSnapshotData|node::FreeEnvironment|__run_exit_handlers|__libc_csu_init)/;
 
 export interface HyprofSelf {
   /** by the [SAMPLE] leaf */
@@ -56,6 +95,8 @@ export interface HyprofSelf {
   unresolved: number;
   total: number;
   threads: number;
+  /** ms left out of jsCaller: node's start-up and teardown, which --cpu-prof does not see */
+  outside: number;
 }
 
 const SAMPLE = /^\[SAMPLE\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/;
@@ -124,37 +165,48 @@ export function hyprofSelf(profDir: string, thread = 0): HyprofSelf {
     add(jsCaller, caller, ms);
   }
   const fromStacks = stacksJsCaller(profDir, thread);
-  return { leaf, jsCaller: fromStacks ?? jsCaller, unresolved, total, threads: threads.length };
+  return { leaf, jsCaller: fromStacks?.out ?? jsCaller, unresolved, total, threads: threads.length, outside: fromStacks?.outside ?? 0 };
 }
 
-/** Self time (ms) of one thread by the innermost JavaScript frame of each complete stack; undefined
- * when the profile has no stacks file. */
-function stacksJsCaller(profDir: string, thread: number): Map<string, number> | undefined {
+/** Self time (ms) of one thread by the innermost JavaScript frame of each complete stack, without
+ * the stacks of node's start-up and teardown (their time in `outside`); undefined when the profile
+ * has no stacks file. */
+function stacksJsCaller(profDir: string, thread: number): { out: Map<string, number>; outside: number } | undefined {
   const file = readStacksFiles(profDir)[0];
   const t = file?.threads.find((x) => x.thread === thread);
   if (!file || !t) return undefined;
   const time = file.metrics.indexOf('TIME');
   const out = new Map<string, number>();
+  let outside = 0;
   t.samples.forEach((n, i) => {
     if (!n) return;
     const ms = (t.values[time >= 0 ? time : 0][i] ?? 0) / 1000;
+    let beyond = false;
+    for (let at: number = i; at >= 0 && !beyond; at = t.parent[at]) beyond = OUTSIDE_CPUPROF.test(file.frames[t.frame[at]][0]);
+    if (beyond) {
+      outside += ms;
+      return;
+    }
     const [fn, srcFile] = file.frames[t.frame[i]];
     let k: string;
     if (isIdle(fn)) k = '(idle)';
     else if (fn.startsWith('(garbage collector)') || isJsFile(srcFile)) k = key(fn, srcFile);
     else {
       k = '(program)';
+      let polling = false;
       for (let at = t.parent[i]; at >= 0; at = t.parent[at]) {
         const [f, src] = file.frames[t.frame[at]];
         if (isJsFile(src)) {
           k = key(f, src);
           break;
         }
+        polling ||= f.startsWith('uv__io_poll');
       }
+      if (k === '(program)' && polling) k = '(idle)';
     }
     out.set(k, (out.get(k) ?? 0) + ms);
   });
-  return out;
+  return { out, outside };
 }
 
 export const top = (m: Map<string, number>, n = 20): Ranked => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
@@ -229,7 +281,13 @@ export function sumHyprof(hs: HyprofSelf[]): HyprofSelf {
     unresolved: hs.reduce((a, h) => a + h.unresolved, 0),
     total: hs.reduce((a, h) => a + h.total, 0),
     threads: Math.max(...hs.map((h) => h.threads)),
+    outside: hs.reduce((a, h) => a + h.outside, 0),
   };
+}
+
+/** .cpuprofile self-time maps added up (several rounds). */
+export function sumCpuprof(cs: CpuprofSelf[]): CpuprofSelf {
+  return { leaf: sumMaps(cs.map((c) => c.leaf)), jsFrame: sumMaps(cs.map((c) => c.jsFrame)) };
 }
 
 const f1 = (x: number) => x.toFixed(1);
@@ -241,25 +299,46 @@ export function agreementLine(label: string, a: Map<string, number>, b: Map<stri
   return `| ${label} | ${f2(spearman(top(a), top(b)))} | ${f2(s.r)} | ${f2(s.meanDiff)} | ${f2(s.maxDiff)} (${s.maxKey}) |`;
 }
 
+/** The agreement lines of hyprof against --cpu-prof, each keying against --cpu-prof keyed alike. */
+export function agreementLines(c: CpuprofSelf, h: HyprofSelf, prefix = ''): string[] {
+  return [
+    agreementLine(`${prefix}hyprof, by the sample's leaf`, c.leaf, h.leaf),
+    agreementLine(`${prefix}hyprof, by the innermost JavaScript frame`, c.jsFrame, h.jsCaller),
+  ];
+}
+
+/** --cpu-prof against itself (rounds a against rounds b), each keying: the floors. */
+export function floorLines(a: CpuprofSelf, b: CpuprofSelf, what: string, prefix = ''): string[] {
+  return [
+    agreementLine(`${prefix}--cpu-prof, ${what} (the floor)`, a.leaf, b.leaf),
+    agreementLine(`${prefix}--cpu-prof by the innermost JavaScript frame, ${what} (its floor)`, a.jsFrame, b.jsFrame),
+  ];
+}
+
+export const AGREEMENT_HEAD = ['| --cpu-prof against | rank correlation, top 20 | share correlation | mean share difference, points | largest |', '|---|---|---|---|---|'];
+
 /**
  * The comparison as markdown: the agreement of --cpu-prof with hyprof by each keying, and (the
  * floor: how far --cpu-prof agrees with itself) with another round of --cpu-prof when given; then
  * the top 30 side by side.
  */
-export function comparison(c: Map<string, number>, h: HyprofSelf, cOther?: Map<string, number>): string {
-  const cTotal = [...c.values()].reduce((a, x) => a + x, 0);
+export function comparison(c: CpuprofSelf, h: HyprofSelf, cOther?: CpuprofSelf): string {
+  const cTotal = [...c.leaf.values()].reduce((a, x) => a + x, 0);
   const out: string[] = [];
-  out.push(`main thread: hyprof ${h.total.toFixed(0)} ms sampled, unresolved ${f1((100 * h.unresolved) / h.total)} %; cpuprofile ${cTotal.toFixed(0)} ms`);
-  out.push('', '| --cpu-prof against | rank correlation, top 20 | share correlation | mean share difference, points | largest |', '|---|---|---|---|---|');
-  out.push(agreementLine("hyprof, by the sample's leaf", c, h.leaf));
-  out.push(agreementLine('hyprof, by the innermost JavaScript frame', c, h.jsCaller));
-  if (cOther) out.push(agreementLine('--cpu-prof of another round (the floor)', c, cOther));
-  out.push('', '| # | --cpu-prof | % | hyprof, leaf | % | hyprof, innermost JavaScript frame | % |', '|---|---|---|---|---|---|---|');
-  const [ct, hl, hj] = [top(c, 30), top(h.leaf, 30), top(h.jsCaller, 30)];
+  out.push(
+    `main thread: hyprof ${h.total.toFixed(0)} ms sampled, unresolved ${f1((100 * h.unresolved) / h.total)} %, ` +
+      `${h.outside.toFixed(0)} ms in node's start-up and teardown (outside --cpu-prof's run); cpuprofile ${cTotal.toFixed(0)} ms`,
+  );
+  out.push('', ...AGREEMENT_HEAD, ...agreementLines(c, h));
+  if (cOther) out.push(...floorLines(c, cOther, 'another round'));
+  out.push('', '| # | --cpu-prof | % | hyprof, leaf | % | --cpu-prof, innermost JavaScript frame | % | hyprof, innermost JavaScript frame | % |', '|---|---|---|---|---|---|---|---|---|');
+  const jTotal = [...h.jsCaller.values()].reduce((a, x) => a + x, 0);
+  const [ct, hl, cj, hj] = [top(c.leaf, 30), top(h.leaf, 30), top(c.jsFrame, 30), top(h.jsCaller, 30)];
   const cell = (r: [string, number] | undefined, total: number) => (r ? `${r[0]} | ${f1((100 * r[1]) / total)}` : ' | ');
-  for (let i = 0; i < 30; i++) out.push(`| ${i + 1} | ${cell(ct[i], cTotal)} | ${cell(hl[i], h.total)} | ${cell(hj[i], h.total)} |`);
+  for (let i = 0; i < 30; i++) out.push(`| ${i + 1} | ${cell(ct[i], cTotal)} | ${cell(hl[i], h.total)} | ${cell(cj[i], cTotal)} | ${cell(hj[i], jTotal)} |`);
   return out.join('\n');
 }
+
 
 if (process.argv[1] && /cpuprof-compare\.js$/.test(process.argv[1])) {
   const [profDir, cpuprofile, other] = process.argv.slice(2);

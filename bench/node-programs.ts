@@ -11,17 +11,23 @@
  * resolve, interleaved rounds, process CPU through wait4); this prints its full output per program,
  * then one summary table: CPU over plain node (medians) of --cpu-prof and of hyprof, the unresolved
  * share of each thread profile, the share and rank correlation of the top 20 functions with
- * --cpu-prof (all rounds added up, hyprof keyed by the innermost JavaScript frame as --cpu-prof
- * counts) beside --cpu-prof's odd rounds against its even rounds (the floor), the output sizes and
+ * --cpu-prof (all rounds added up; keyed by the sample's leaf, and by the innermost JavaScript frame
+ * as --cpu-prof counts: bench/cpuprof-compare.ts), each beside --cpu-prof's odd rounds against its
+ * even rounds keyed alike (the floor), the output sizes and
  * resolve's CPU against the program's; then each worker thread's agreement with its own `.cpuprofile`.
- * Run: node dist/bench/node-programs.js [rounds] [--install]   (default 2 rounds)
+ * Run: node dist/bench/node-programs.js [rounds] [--install] [-- node-flags...]   (default 2 rounds)
+ * Node flags after `--` go to every configuration's node, before the program: a diagnosis, e.g.
+ * `-- --no-turbo-inlining` (V8's code events cannot say which function a position of optimised code
+ * was inlined from: docs/node.md), never a measurement of the programs as they are.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../test/helpers/native.js';
 
-const args = process.argv.slice(2);
+const dash = process.argv.indexOf('--', 2);
+const args = process.argv.slice(2, dash >= 0 ? dash : undefined);
+const nodeFlags = dash >= 0 ? process.argv.slice(dash + 1) : [];
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 2);
 const folder = join(repoRoot, 'bench', 'node-programs');
 if (args.includes('--install') || !existsSync(join(folder, 'node_modules', '.package-lock.json'))) {
@@ -51,7 +57,7 @@ const workers: string[] = [];
 for (const [name, prog] of programs) {
   const r = spawnSync(
     process.execPath,
-    [join(repoRoot, 'dist', 'bench', 'node-vs-cpuprof.js'), String(rounds), '--no-perf-map', '--', join(folder, prog[0]), ...prog.slice(1)],
+    [join(repoRoot, 'dist', 'bench', 'node-vs-cpuprof.js'), String(rounds), '--no-perf-map', '--', ...nodeFlags, join(folder, prog[0]), ...prog.slice(1)],
     { encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   console.log(`\n## ${name}\n\n${r.stdout}`);
@@ -68,8 +74,10 @@ for (const [name, prog] of programs) {
   // all rounds added up: | label | rank correlation | share correlation | mean diff | largest |
   const sections = r.stdout.split('### All ');
   const all = sections.length > 1 ? sections[1] : r.stdout;
-  const js = row(all, 'hyprof, by the innermost JavaScript frame');
+  const leaf = row(all, "hyprof, by the sample's leaf");
   const floor = row(all, '--cpu-prof, odd rounds against even rounds (the floor)');
+  const js = row(all, 'hyprof, by the innermost JavaScript frame');
+  const jsFloor = row(all, '--cpu-prof by the innermost JavaScript frame, odd rounds against even rounds (its floor)');
   for (const l of r.stdout.split('\n')) if (/^\| worker \d+ \|/.test(l)) workers.push(`| ${name} ${l.slice(2)}`);
   const sizes = after(r.stdout, 'output:');
   const cpuprofMb = /\.cpuprofile ([\d.]+) MB/.exec(sizes)?.[1] ?? '?';
@@ -77,12 +85,12 @@ for (const [name, prog] of programs) {
   const ratio = (a: string, b: string) => (parseFloat(a) / parseFloat(b)).toFixed(2);
   summary.push(
     `| ${name} | ${plain[4] ?? '?'} | ${cpuprof[5] ?? '?'} | ${hyprof[5] ?? '?'} | ${after(r.stdout, 'unresolved samples by thread (last round):')} | ` +
-      `${js[2] ?? '?'} / ${js[1] ?? '?'} | ${floor[2] ?? '?'} / ${floor[1] ?? '?'} | ${cpuprofMb} / ${profMb} | ${resolve[4] ?? '?'} (${ratio(resolve[4] ?? '', hyprof[4] ?? '')}) |`,
+      `${leaf[2] ?? '?'} / ${leaf[1] ?? '?'} (${floor[2] ?? '?'} / ${floor[1] ?? '?'}) | ${js[2] ?? '?'} / ${js[1] ?? '?'} (${jsFloor[2] ?? '?'} / ${jsFloor[1] ?? '?'}) | ${cpuprofMb} / ${profMb} | ${resolve[4] ?? '?'} (${ratio(resolve[4] ?? '', hyprof[4] ?? '')}) |`,
   );
 }
-console.log(`\n## Summary (${rounds} rounds each, interleaved; medians)\n`);
+console.log(`\n## Summary (${rounds} rounds each, interleaved; medians${nodeFlags.length ? `; node ${nodeFlags.join(' ')}` : ''})\n`);
 console.log(
-  '| program | plain node CPU | --cpu-prof CPU vs plain | hyprof CPU vs plain | unresolved, each thread | top-20 share / rank correlation with --cpu-prof | --cpu-prof odd vs even rounds (floor) | .cpuprofile / hyprof profile MB | resolve CPU (÷ program CPU under hyprof) |',
+  '| program | plain node CPU | --cpu-prof CPU vs plain | hyprof CPU vs plain | unresolved, each thread | top-20 share / rank correlation by the leaf (floor: --cpu-prof odd vs even rounds) | by the innermost JavaScript frame (its floor) | .cpuprofile / hyprof profile MB | resolve CPU (÷ program CPU under hyprof) |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const l of summary) console.log(l);

@@ -34,7 +34,7 @@ import { removePerfMaps } from '../src/run/run-perf-maps.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { readStacksFiles, STACKS_FILE } from '../src/profile/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
-import { agreementLine, comparison, cpuprofFilesByThread, cpuprofSelf, hyprofSelf, hyprofWorkers, sumHyprof, sumMaps } from './cpuprof-compare.js';
+import { AGREEMENT_HEAD, agreementLines, comparison, cpuprofFilesByThread, cpuprofSelf, floorLines, hyprofSelf, hyprofWorkers, sumCpuprof, sumHyprof, type CpuprofSelf } from './cpuprof-compare.js';
 import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib.js';
 
 const argv = process.argv.slice(2);
@@ -163,22 +163,21 @@ if (rounds > 1) {
   // every round added up: more samples, less of the noise of one run (the floor: the odd rounds of
   // --cpu-prof against the even ones)
   console.log(`\n### All ${rounds} rounds added up\n`);
-  const odd = sumMaps(cs.filter((_, i) => i % 2 === 1));
-  const even = sumMaps(cs.filter((_, i) => i % 2 === 0));
+  const odd = sumCpuprof(cs.filter((_, i) => i % 2 === 1));
+  const even = sumCpuprof(cs.filter((_, i) => i % 2 === 0));
   // the summary lines of the comparison (the side-by-side table is the last round's, above)
-  console.log(comparison(sumMaps(cs), sumHyprof(hs)).split("\n").slice(0, 6).join("\n"));
-  console.log(agreementLine('--cpu-prof, odd rounds against even rounds (the floor)', even, odd));
+  console.log(comparison(sumCpuprof(cs), sumHyprof(hs)).split('\n').slice(0, 6).join('\n'));
+  console.log(floorLines(even, odd, 'odd rounds against even rounds').join('\n'));
 }
 // Each worker thread against its own .cpuprofile (matched by Node's threadId), as the main thread:
 // the last round, then every round added up beside --cpu-prof's odd rounds against its even rounds.
 const workerIds = [...cpuprofFilesByThread(cpuprofDir).keys()].filter((id) => id > 0).sort((a, b) => a - b);
 if (workerIds.length > 0) {
   console.log('\n### Worker threads, each against its own .cpuprofile\n');
-  console.log('| worker (threadId) | against --cpu-prof | rank correlation, top 20 | share correlation | mean share difference, points | largest |');
-  console.log('|---|---|---|---|---|---|');
-  const label = (id: number, l: string) => `worker ${id} | ${l}`;
+  console.log(AGREEMENT_HEAD[0].replace('| --cpu-prof against', '| worker (threadId) | against --cpu-prof'));
+  console.log(`|---${AGREEMENT_HEAD[1]}`);
   for (const id of workerIds) {
-    const cRounds: Array<Map<string, number>> = [];
+    const cRounds: CpuprofSelf[] = [];
     const hRounds = [];
     for (let i = 0; i < cpuprofDirs.length; i++) {
       const c = cpuprofFilesByThread(cpuprofDirs[i]).get(id);
@@ -190,14 +189,13 @@ if (workerIds.length > 0) {
       console.log(`| worker ${id} | no hyprof thread profile named worker ${id} | | | | |`);
       continue;
     }
-    const c = sumMaps(cRounds);
+    const c = sumCpuprof(cRounds);
     const h = sumHyprof(hRounds);
-    console.log(agreementLine(label(id, "hyprof, by the sample's leaf, all rounds"), c, h.leaf));
-    console.log(agreementLine(label(id, 'hyprof, by the innermost JavaScript frame, all rounds'), c, h.jsCaller));
+    console.log(agreementLines(c, h, `worker ${id} | all rounds: `).join('\n'));
     if (cRounds.length > 1) {
-      const odd = sumMaps(cRounds.filter((_, i) => i % 2 === 1));
-      const even = sumMaps(cRounds.filter((_, i) => i % 2 === 0));
-      console.log(agreementLine(label(id, '--cpu-prof, odd rounds against even rounds (the floor)'), even, odd));
+      const odd = sumCpuprof(cRounds.filter((_, i) => i % 2 === 1));
+      const even = sumCpuprof(cRounds.filter((_, i) => i % 2 === 0));
+      console.log(floorLines(even, odd, 'odd rounds against even rounds', `worker ${id} | `).join('\n'));
     }
     console.log(`| worker ${id} | unresolved (hyprof, all rounds): ${fmt((100 * h.unresolved) / h.total, 2)} % of ${fmt(h.total / 1000, 1)} s | | | | |`);
   }
