@@ -3,6 +3,7 @@
  * file, which has no top-level await; main.ts is the package's entry point).
  */
 import { startEarlySignals } from '../base/early-signals.js';
+import './batch-tiering.js';
 import { main } from './program.js';
 
 startEarlySignals();
