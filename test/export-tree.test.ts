@@ -20,6 +20,7 @@ import { speedscopePieces } from '../src/export/export-speedscope.js';
 import { openExportSource } from '../src/export/export-source.js';
 import type { TauEvent, TauProfile, TauThreadProfile } from '../src/profile/tau-model.js';
 import { parseThreadProfile, readTauProfileDir } from '../src/profile/tau-reader.js';
+import { STACKS_FILE } from '../src/profile/stacks-file.js';
 import { cliPath, compileC, hyprof, run, tauReferenceDir, tmpDir } from './helpers/native.js';
 
 interface Walked {
@@ -105,7 +106,7 @@ const deep = (async () => {
 
 test("the column tree gives the event tree's stacks with a stacks file's complete stacks", async (t) => {
   const dir = await deep;
-  t.true(readdirSync(dir).some((f) => /^stacks\.\d+\.\d+\.json$/.test(f)), 'the profile has a stacks file');
+  t.true(readdirSync(dir).some((f) => STACKS_FILE.test(f)), 'the profile has a stacks file');
   const p = readTauProfileDir(dir);
   t.truthy(p.threads[0][0].stacks);
   t.true(sameStacks(t, p) > 0);

@@ -2,13 +2,16 @@
  * The stack tree of the stacks file (src/profile/stacks-file.ts): identical stacks are one node, and a
  * thread with more nodes than the bound folds its rarest stacks into their caller under one counted
  * marker frame, with every sample and value kept. A damaged stacks file is refused by its readers,
- * naming the file and what is wrong, for each kind of damage.
+ * naming the file and what is wrong, for each kind of damage. The file is written gzip-compressed and
+ * read back whole; an older hyprof's plain JSON reads alike; a file that unpacks past the bound, or
+ * two files of one process, are refused.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { UserError } from '../src/base/errors.js';
-import { FrameTable, MERGED_FRAME, readStacksFiles, StackTree } from '../src/profile/stacks-file.js';
+import { FrameTable, MERGED_FRAME, readStacksFiles, StackTree, writeStacksFile, type StacksFile } from '../src/profile/stacks-file.js';
 import { tmpDir } from './helpers/native.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -136,4 +139,35 @@ test('each kind of damage to a stacks file is refused, naming the file and what 
   ];
   for (const [what, damage, message] of cases) t.is(refusal(damage(whole())), message, what);
   t.regex(refusal('{"format": "hyprof-stacks", "vers') ?? '', /JSON/);
+});
+
+// ---- the file on disk: gzip, an older plain file, a bomb, two files of one process ----
+
+test('a stacks file is written gzip-compressed and read back whole; an older plain .json reads alike', (t) => {
+  const dir = tmpDir('stacks-gz');
+  const path = writeStacksFile(dir, whole() as unknown as StacksFile);
+  t.is(readdirSync(dir).join(), 'stacks.0.1.json.gz');
+  t.deepEqual([...readFileSync(path).subarray(0, 2)], [0x1f, 0x8b], 'gzip magic');
+  t.deepEqual(readStacksFiles(dir), [whole()]);
+  const old = tmpDir('stacks-plain');
+  writeFileSync(join(old, NAME), JSON.stringify(whole()));
+  t.deepEqual(readStacksFiles(old), [whole()]);
+});
+
+test('a .gz stacks file that is not gzip, or that unpacks past 500 MiB, is refused before it is used', (t) => {
+  t.regex(refusal('{"format": "hyprof-stacks"}', `${NAME}.gz`) ?? '', /^not gzip: /);
+  // 501 gzip members of 1 MiB of spaces each: 0.5 MB on disk, 501 MiB unpacked
+  const member = gzipSync(Buffer.alloc(1024 * 1024, 0x20));
+  const dir = tmpDir('stacks-bomb');
+  writeFileSync(join(dir, `${NAME}.gz`), Buffer.concat(Array.from({ length: 501 }, () => member)));
+  const e = t.throws(() => readStacksFiles(dir), { instanceOf: UserError });
+  t.is(e?.message, `${join(dir, `${NAME}.gz`)}: not a hyprof stacks file (it unpacks to more than 500 MiB); remove it or resolve the profile again`);
+});
+
+test('two stacks files of one process (plain and gzip) are refused: either would count its samples twice', (t) => {
+  const dir = tmpDir('stacks-two');
+  writeFileSync(join(dir, NAME), JSON.stringify(whole()));
+  writeStacksFile(dir, whole() as unknown as StacksFile);
+  const e = t.throws(() => readStacksFiles(dir), { instanceOf: UserError });
+  t.is(e?.message, `${join(dir, `${NAME}.gz`)}: a second stacks file of node 0, context 1 beside ${NAME}; remove one or resolve the profile again`);
 });

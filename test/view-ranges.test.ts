@@ -17,7 +17,7 @@ import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { ProfileApi } from '../src/view/api.js';
 import { QUANTILE_ACCURACY, ScaledProfile } from '../src/view/scaled-profile.js';
 import { displayName } from '../src/profile/tau-model.js';
-import { stacksFileName } from '../src/profile/stacks-file.js';
+import { writeStacksFile, type StacksFile } from '../src/profile/stacks-file.js';
 import { launchBrowser, openPage } from './helpers/view-browser.js';
 import { startView } from './helpers/view-server.js';
 
@@ -137,7 +137,9 @@ test('viewer of many threads: complete stacks are read with their thread, not he
       frames: [['main', solver, 3, '/bin/solver'], ['relax', solver, 20 + r, '/bin/solver'], ['norm', solver, 30, '/bin/solver']],
       threads: [{ thread: 0, contexts: ['.TAU application => main => Iteration 7 => solve => exchange_halo => MPI_Waitall()  => [CONTEXT] MPI_Waitall()'], parent: [-1, 0, 0], frame: [0, 1, 2], samples: [0, 5 + r, 2], values: [[0, 5000 + r, 2000]], merged: 0 }],
     };
-    writeFileSync(join(small, stacksFileName(r, 0)), JSON.stringify(file));
+    // rank 1's as hyprof writes it (gzip), rank 3's as an older hyprof did (plain JSON)
+    if (r === 1) writeStacksFile(small, file as StacksFile);
+    else writeFileSync(join(small, `stacks.${r}.0.json`), JSON.stringify(file));
   }
   const whole = new ProfileApi(readTauProfileDir(small), [src]);
   const scaled = new ScaledProfile(small);

@@ -10,7 +10,7 @@
  * when the page asks for it, and a few are kept. So the memory grows with the distinct events (times
  * the blocks), and with the threads only by their names and rank attributes (a setting with the same
  * value on every rank is one shared pair). */
-import { readStacksFile, STACKS_FILE, stacksFileName, stacksFileNames, stacksOf } from '../profile/stacks-file.js';
+import { readStacksFile, STACKS_FILE, stacksFileNames, stacksOf } from '../profile/stacks-file.js';
 import { displayName, type TauEvent, type TauProfile, type TauThreadProfile, type TauUserEvent } from '../profile/tau-model.js';
 import { listProfileFiles, metadataPairs, ownString, poolUserEvent, readThreadFile } from '../profile/tau-reader.js';
 import { isParamEvent, kindOf, sourceOf, splitPath } from '../profile/event-tree.js';
@@ -93,8 +93,8 @@ export class ScaledProfile {
   private readonly loaded = new Map<TauThreadProfile, TauThreadProfile>();
   /** Thread files read since the directory was opened (on demand, for the page). */
   reads = 0;
-  /** The processes (`node.context`) with a stacks file. */
-  private readonly withStacks = new Set<string>();
+  /** The processes (`node.context`) with a stacks file, and its name. */
+  private readonly withStacks = new Map<string, string>();
 
   /** Reads every thread file of `dir` once; `onFile` is told before each. */
   constructor(dir: string, onFile?: (file: string, index: number, total: number) => void) {
@@ -186,7 +186,7 @@ export class ScaledProfile {
       const f = readStacksFile(dir, name);
       for (const [, file] of f.frames) if (file && !this.sourceFiles.has(file)) this.sourceFiles.set(ownString(file), ownString(file));
       const [, node, context] = STACKS_FILE.exec(name)!;
-      this.withStacks.add(`${node}.${context}`);
+      this.withStacks.set(`${node}.${context}`, name);
     }
   }
 
@@ -228,8 +228,9 @@ export class ScaledProfile {
     }
     whole = readThreadFile(this.files.get(t)!);
     this.reads++;
-    if (this.withStacks.has(`${t.node}.${t.context}`)) {
-      const stacks = stacksOf(readStacksFile(this.profile.dir, stacksFileName(t.node, t.context)), t);
+    const stacksFile = this.withStacks.get(`${t.node}.${t.context}`);
+    if (stacksFile) {
+      const stacks = stacksOf(readStacksFile(this.profile.dir, stacksFile), t);
       if (stacks) whole.stacks = stacks;
     }
     this.loaded.set(t, whole);
