@@ -43,7 +43,7 @@ test('diff points at the function that got slower: sign and a ratio near 2, per 
   t.truthy(line, d.lines.map((l) => `${l.context}: ${l.line}`).join('\n'));
   t.log(`line ${line.line} in ${line.context}: x${line.value.ratio?.toFixed(2)}`);
   // One iteration's value rests on a few dozen CPU-clock samples or fewer in run A (the kernel
-  // paces the CPU-time timer: 100-250 a second, 0.12 s of work), so its ratio is known to about
+  // paces the CPU-time timer: 100-250 a second, 0.25 s of work), so its ratio is known to about
   // ±40 % at two errors; a loaded
   // machine made it 3.28 once, where the whole thread's three iterations said 2.48.
   t.true(line.value.ratio! > 1.3 && line.value.ratio! < 3.5, `line ratio ${line.value.ratio}`);

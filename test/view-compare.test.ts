@@ -81,7 +81,7 @@ serial('hyprof view A B: both runs side by side, the difference points at the sl
   );
   const inIt2 = lineRows.find(([c, n]) => /Iteration 2 => scaled_work$/.test(c!) && n!.startsWith('scaled_work ['));
   t.truthy(inIt2, JSON.stringify(lineRows.slice(0, 5)));
-  t.true(Number(inIt2![2]) > 1.4 && Number(inIt2![2]) < 2.9);
+  t.true(Number(inIt2![2]) > 1.4 && Number(inIt2![2]) < 2.9, `B/A of ${inIt2![1]} in ${inIt2![0]}: ${inIt2![2]}`);
   await page.screenshot({ path: join(shots, 'compare-table.png') });
 
   // The differential flame graph: widths of run B, each frame with its run-A width; red when wider.

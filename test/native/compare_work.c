@@ -18,6 +18,11 @@ static double cpu_s(void) {
 }
 
 static volatile double sink;
+/* CPU seconds of each work call. The CPU-time timer delivers 100-250 samples a second, so the
+ * doubled function's change must rest on enough of them to stand beyond 3 sampling errors when a
+ * loaded machine blurs it (at 0.12 s it did not: the change came out as noise in 2 runs of 4 beside
+ * three CPU hogs). */
+#define WORK_S 0.25
 
 /* Busy for `sec` seconds of CPU time, in the calling function's own loop (samples land in it). */
 #define BUSY(sec)                                                      \
@@ -71,8 +76,8 @@ int main(int argc, char **argv) {
     char name[32];
     snprintf(name, sizeof name, "Iteration %d", i);
     hyprof_start_named(name);
-    steady_work(0.12);
-    scaled_work(0.12 * scale);
+    steady_work(WORK_S);
+    scaled_work(WORK_S * scale);
     hyprof_user_event_trigger(bytes, 1024.0 * i);
     hyprof_stop_named(name);
   }
