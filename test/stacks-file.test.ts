@@ -7,7 +7,7 @@
  * two files of one process, are refused.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { UserError } from '../src/base/errors.js';
@@ -162,6 +162,13 @@ test('a .gz stacks file that is not gzip, or that unpacks past 500 MiB, is refus
   writeFileSync(join(dir, `${NAME}.gz`), Buffer.concat(Array.from({ length: 501 }, () => member)));
   const e = t.throws(() => readStacksFiles(dir), { instanceOf: UserError });
   t.is(e?.message, `${join(dir, `${NAME}.gz`)}: not a hyprof stacks file (it unpacks to more than 500 MiB); remove it or resolve the profile again`);
+});
+
+test('a stacks file that cannot be read (a directory of that name) is refused in one line, naming it', (t) => {
+  const dir = tmpDir('stacks-unreadable');
+  mkdirSync(join(dir, `${NAME}.gz`));
+  const e = t.throws(() => readStacksFiles(dir), { instanceOf: UserError });
+  t.regex(e?.message ?? '', new RegExp(`^${join(dir, NAME).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\.gz: not a hyprof stacks file \\(EISDIR`));
 });
 
 test('two stacks files of one process (plain and gzip) are refused: either would count its samples twice', (t) => {

@@ -272,11 +272,11 @@ function stacksText(path: string, name: string): string {
 /** One stacks file of a profile directory by its name (stacksFileName), read and checked. */
 export function readStacksFile(dir: string, name: string): StacksFile {
   const path = join(dir, name);
-  const text = stacksText(path, name);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(stacksText(path, name));
   } catch (e) {
+    if (e instanceof UserError) throw e; // the gzip layer's refusal, already worded
     bad(path, (e as Error).message);
   }
   return checked(path, name, parsed);
