@@ -33,6 +33,9 @@
  *   - --cpu-prof starts once node has created the isolate and its environment, and stops before node
  *     tears them down; hyprof samples the whole process. A hyprof stack that passes through node's
  *     start-up or teardown (OUTSIDE_CPUPROF) is left out of this keying (counted in `outside`).
+ *   The last two need the complete stacks: a profile without a stacks file (a bounded unwind depth)
+ *   is keyed from its 10-frame chains, which seldom reach libuv's poll or node's start-up, so there
+ *   hyprof's side keeps both as they are.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
