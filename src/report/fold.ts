@@ -75,6 +75,8 @@ export interface FoldThreadRow {
   samples: number;
   /** Per bin, the top function's name, null without samples. */
   top: (string | null)[];
+  /** Per bin, the samples of that top function (0 without samples): how much a bin's lead rests on. */
+  topSamples: number[];
 }
 
 /** The functions of a class as shares of each bin: the STACK_FUNCTIONS most sampled, the rest as "other". */
@@ -273,11 +275,15 @@ export function foldSeries(f: FoldFile, s: FoldSeries, file: string, opts: FoldO
     });
     const threads: FoldThreadRow[] = [...perThread]
       .sort((a, b) => a[0] - b[0])
-      .map(([thread, rows]) => ({
-        thread,
-        samples: rows.reduce((a, r) => a + [...r.values()].reduce((x, y) => x + y, 0), 0),
-        top: rows.map((r) => (r.size ? frameName([...r].sort((a, b) => b[1] - a[1])[0][0]) : null)),
-      }));
+      .map(([thread, rows]) => {
+        const lead = rows.map((r) => (r.size ? [...r].sort((a, b) => b[1] - a[1])[0] : null));
+        return {
+          thread,
+          samples: rows.reduce((a, r) => a + [...r.values()].reduce((x, y) => x + y, 0), 0),
+          top: lead.map((l) => (l ? frameName(l[0]) : null)),
+          topSamples: lead.map((l) => (l ? l[1] : 0)),
+        };
+      });
     const totals = new Map<number, number>();
     for (const m of fnCount) for (const [fn, n] of m) totals.set(fn, (totals.get(fn) ?? 0) + n);
     const chosen = [...totals].sort((a, b) => b[1] - a[1]).slice(0, STACK_FUNCTIONS).map(([fn]) => fn);
