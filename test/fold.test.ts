@@ -24,6 +24,7 @@ import type { FoldFile } from '../src/profile/fold-file.js';
 import { EV, readTrace, traceReaderMissing } from '../src/trace/otf2-index.js';
 
 const ITERATIONS = 300;
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const CPU_ENV = { HYPROF_FOLD: 'Iteration *', HYPROF_METRICS: 'TIME:CPU_TIME', HYPROF_SAMPLE_SOURCE: 'itimer-cpu', TAU_METRICS: undefined };
 
 async function foldRun(exe: string, args: string[], env: Record<string, string | undefined>, tag: string, report: string[]): Promise<FoldReport[]> {
@@ -248,11 +249,16 @@ test('OpenMP (clang, libomp): a parallel loop inside the iteration folds per thr
   t.true(worker.samples >= 20, `${worker.samples} worker samples`);
   t.true(worker.top.includes('c'), JSON.stringify(worker.top));
   t.false(worker.top.includes('a'), 'a() runs on the primary thread only');
-  // c() starts after a() ends: on each thread, the loop's bins come after the bins a() leads.
+  // c() starts after a() ends: on each thread, the loop's bins come after the bins a() leads. Judged
+  // by samples, not by the first bin c() leads: an instance stretched by preemption (the primary
+  // descheduled before the loop's barrier) puts a few of the worker's c() samples in an early bin,
+  // where the worker otherwise waits unsampled in the pool, and c() then leads that bin on 1-3
+  // samples (seen in whole-suite runs: c() from bin 4 or 5 while a() led up to bin 6 or 15).
   const primary = rows.get(0)!;
   const lastA = primary.top.lastIndexOf('a');
-  const firstC = worker.top.indexOf('c');
-  t.true(lastA >= 0 && firstC >= 0 && firstC >= lastA - 1, `a() leads up to bin ${lastA} on thread 0, c() from bin ${firstC} on thread 1`);
+  const cLead = worker.top.map((f, b) => (f === 'c' ? worker.topSamples[b] : 0));
+  const early = sum(cLead.slice(0, Math.max(0, lastA - 1)));
+  t.true(lastA >= 0 && sum(cLead) > 0 && early <= 0.1 * sum(cLead), `a() leads up to bin ${lastA} on thread 0; c() leads thread 1's bins with ${JSON.stringify(cLead)} samples, ${early} before bin ${lastA - 1}`);
   // --thread 1 folds the worker alone
   const dir = join(tmpDir('fold-omp-thread'), 'profile');
   await hyprof(['run', '--dir', dir, '--', exe, '20', '5', 'omp'], { env: { HYPROF_FOLD: 'Iteration *', OMP_NUM_THREADS: '2' } });
