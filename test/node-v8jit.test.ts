@@ -3,8 +3,9 @@
  * docs/node.md, "JavaScript frames in samples"), measured for real: test/native/node_jit_lines.mjs
  * under `hyprof run -- node`. The sampled line of optimised code (not only the function's first line),
  * the line of the call in an optimised caller's frame, a worker thread's code, no perf map; and the
- * fallback to V8's perf map with HYPROF_V8_JIT=0. The log's reader and lookup on hand-made records
- * are tested in raw-jit.test.ts.
+ * fallback to V8's perf map with HYPROF_V8_JIT=0; a function inlined into another on the same line
+ * (test/native/node_jit_one_line.mjs, minified) named by its source position. The log's reader and
+ * lookup on hand-made records are tested in raw-jit.test.ts.
  */
 import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
@@ -90,6 +91,28 @@ test("a worker thread's JIT code is named, with its line", async (t) => {
     workers.some((n) => n > 100),
     `ms sampled in jitHot on line ${hotLine} per other thread: ${workers.join(', ')}`,
   );
+});
+
+test('minified code: a function inlined into another on the same line is named, by its source position', async (t) => {
+  if (!withEvents) return t.fail('no V8 part');
+  const oneLine = join(testNativeDir, 'node_jit_one_line.mjs');
+  const dir = tmpDir('node-v8jit-one-line');
+  const out = join(dir, 'prof');
+  // V8's trace of its inlining decisions goes to the program's stdout: it shows that this run's
+  // optimised hot holds helper, so the samples in helper's loop lie in hot's code, at line 1.
+  const r = await hyprof(['run', '--dir', out, '--', process.execPath, '--trace-turbo-inlining', oneLine], {
+    cwd: dir,
+    env: { NODE_OPTIONS: undefined },
+    timeoutMs: 120_000,
+  });
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /Inlining .*<SharedFunctionInfo helper>.* into .*<SharedFunctionInfo hot>/, 'V8 inlined helper into hot');
+  const main = readTauProfileDir(out).threads[0].find((x) => x.thread === 0)!;
+  const ms = (fn: string) =>
+    main.events.filter((e) => e.name === `[SAMPLE] ${fn} [{${oneLine}} {1}]`).reduce((a, e) => a + e.excl / 1000, 0);
+  const [helper, hot] = [ms('helper'), ms('hot')];
+  // Told apart by line, every sample on line 1 of hot's code was hot's (about 99 % of them).
+  t.true(helper > 500 && helper > 10 * hot, `ms sampled in helper ${helper}, in hot ${hot}`);
 });
 
 test('no perf map is created when the V8 part is loaded', async (t) => {

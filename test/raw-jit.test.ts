@@ -1,7 +1,8 @@
 /**
  * The JIT section of a raw file (src/samples/raw-jit.ts, docs/raw-format.md tag 12) and the lookup
  * resolve makes from it (src/symbolize/jit-code.ts), on hand-made records: lines by pc offset, moves,
- * inlined functions, the drop count; and every kind of damage refused with the file, the offset of
+ * inlined functions (by lines in a log of types 1 and 4, by source positions in one of types 6 and 7,
+ * as the V8 part writes it now), the drop count; and every kind of damage refused with the file, the offset of
  * the record and what was wrong. The V8 part that writes the log is tested for real in
  * node-v8jit.test.ts.
  */
@@ -46,6 +47,42 @@ function codeRecord(start: bigint, size: bigint, name: string, lines: Array<[num
     b.writeUInt32LE(l, 44 + 8 * i);
   });
   b.write(name, 40 + lines.length * 8);
+  return b;
+}
+
+/** A CODE record with source positions (type 6): entries (pc offset, line, position). */
+function codePosRecord(start: bigint, size: bigint, name: string, entries: Array<[number, number, number]>): Buffer {
+  const payload = 32 + entries.length * 12 + Buffer.byteLength(name);
+  const len = 8 + Math.ceil(payload / 8) * 8;
+  const b = Buffer.alloc(len);
+  b.writeUInt32LE(len, 0);
+  b.writeUInt32LE(6, 4);
+  b.writeBigUInt64LE(start, 8);
+  b.writeBigUInt64LE(size, 16);
+  b.writeUInt32LE(1, 24);
+  b.writeUInt32LE(Buffer.byteLength(name), 28);
+  b.writeUInt32LE(entries.length, 32);
+  entries.forEach(([o, l, p], i) => {
+    b.writeUInt32LE(o, 40 + 12 * i);
+    b.writeUInt32LE(l, 44 + 12 * i);
+    b.writeUInt32LE(p, 48 + 12 * i);
+  });
+  b.write(name, 40 + entries.length * 12);
+  return b;
+}
+
+/** A RANGE record with source positions (type 7). */
+function rangePosRecord(first: number, last: number, firstPos: number, lastPos: number, name: string): Buffer {
+  const len = 8 + Math.ceil((24 + Buffer.byteLength(name)) / 8) * 8;
+  const b = Buffer.alloc(len);
+  b.writeUInt32LE(len, 0);
+  b.writeUInt32LE(7, 4);
+  b.writeUInt32LE(first, 8);
+  b.writeUInt32LE(last, 12);
+  b.writeUInt32LE(Buffer.byteLength(name), 16);
+  b.writeUInt32LE(firstPos, 24);
+  b.writeUInt32LE(lastPos, 28);
+  b.write(name, 32);
   return b;
 }
 
@@ -130,6 +167,61 @@ test("the log: a line outside the function's span is an inlined function's", (t)
   t.deepEqual(jit.lookup(0x1040n), [{ function: 'hot', file: '/a.js', line: 2 }]);
   t.deepEqual(jit.lookup(0x2000n), [{ function: 'early', file: '/b.js', line: 12 }]);
   t.deepEqual(jit.lookup(0x2010n), [{ function: 'early', file: '/b.js', line: 10 }]);
+});
+
+test('positions tell apart functions on one line (a minified file): the innermost that holds the position', (t) => {
+  // One line: helper at positions 10-60, hot 70-400 with a closure at 200-260 inside it; hot compiled
+  // twice (two spans), and a second file on the same line numbers.
+  const jit = new JitCodeLog(
+    readJit(
+      section([
+        rangePosRecord(1, 1, 10, 60, 'JS:~helper file:///m.js:1:1'),
+        rangePosRecord(1, 1, 70, 400, 'JS:~hot file:///m.js:1:65'),
+        rangePosRecord(1, 1, 200, 260, 'JS:~ file:///m.js:1:190'),
+        rangePosRecord(1, 1, 72, 380, 'JS:~hot file:///m.js:1:65'),
+        rangePosRecord(1, 1, 10, 900, 'JS:~other file:///n.js:1:1'),
+        codePosRecord(0x1000n, 0x100n, 'JS:*hot file:///m.js:1:65', [
+          [0, 1, 80],
+          [0x10, 1, 30],
+          [0x20, 1, 220],
+          [0x30, 1, 300],
+          [0x40, 1, 5000],
+          [0x50, 1, 390],
+        ]),
+      ]),
+    ),
+  );
+  t.deepEqual(jit.lookup(0x1000n), [{ function: 'hot', file: '/m.js', line: 1 }]);
+  // helper inlined into hot: on the same line, told apart by its position
+  t.deepEqual(jit.lookup(0x1010n), [
+    { function: 'helper', file: '/m.js', line: 1 },
+    { function: 'hot', file: '/m.js', line: 1 },
+  ]);
+  // a closure of hot inlined into it
+  t.deepEqual(jit.lookup(0x1020n), [
+    { function: '(anonymous)', file: '/m.js', line: 1 },
+    { function: 'hot', file: '/m.js', line: 1 },
+  ]);
+  // hot's own code after the closure; and where only its earlier compilation's span reaches
+  t.deepEqual(jit.lookup(0x1030n), [{ function: 'hot', file: '/m.js', line: 1 }]);
+  t.deepEqual(jit.lookup(0x1050n), [{ function: 'hot', file: '/m.js', line: 1 }]);
+  // held by no function of the file (inlined from another file): hot at its first line
+  t.deepEqual(jit.lookup(0x1040n), [{ function: 'hot', file: '/m.js', line: 1 }]);
+});
+
+test('a log with positions is read with them; a record of types 6 and 7 too short for its fields is refused', (t) => {
+  const records = readJit(
+    section([codePosRecord(0x1000n, 0x10n, 'JS:*f file:///a.js:3:1', [[0, 4, 17]]), rangePosRecord(3, 5, 12, 40, 'JS:~f file:///a.js:3:1')]),
+  ).records;
+  t.deepEqual(records[1], { type: 'range', first: 3, last: 5, name: 'JS:~f file:///a.js:3:1', firstPos: 12, lastPos: 40 });
+  t.deepEqual(records[0].type === 'code' ? [[...records[0].lines], [...(records[0].positions ?? [])]] : [], [[0, 4], [17]]);
+  const long = codePosRecord(0x1000n, 0x10n, 'JS:*f file:///a.js:3:1', [[0, 4, 17]]);
+  long.writeUInt32LE(3, 32); // three entries of 12 bytes do not fit
+  t.throws(() => readJit(section([long])), { message: /JIT code record of length \d+ cannot hold 3 lines and a name of 22 bytes/ });
+  t.throws(() => readJit(section([bare(7, 24)])), { message: 'test.raw: offset 16: section JIT: JIT range record of length 24 (at least 32 expected)' });
+  const range = rangePosRecord(1, 9, 0, 9, 'JS:~f file:///a.js:1:1');
+  range.writeUInt32LE(500, 16);
+  t.throws(() => readJit(section([range])), { message: `test.raw: offset 16: section JIT: JIT range record of length ${range.length} cannot hold a name of 500 bytes` });
 });
 
 test('a corrupt log is refused with the offset and what was wrong', (t) => {

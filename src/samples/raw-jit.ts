@@ -12,6 +12,9 @@ const MOVE = 2;
 const REMOVE = 3;
 const RANGE = 4;
 const PENDING = 5;
+/** CODE and RANGE with V8's source positions (what the V8 part writes now; 1 and 4 are still read). */
+const CODE_POS = 6;
+const RANGE_POS = 7;
 
 /**
  * A record shorter than its type's fields is damage, not a record cut off by a program that died:
@@ -34,33 +37,43 @@ export function readJit(c: Cursor): RawJitLog {
     const len = c.u32('the length of a JIT record');
     const type = c.u32('the type of a JIT record');
     if (len < 8 || len % 8 !== 0 || at + len > end) c.fail(`JIT record of length ${len} (a multiple of 8 inside the log expected)`, at);
-    if (type === CODE) {
+    if (type === CODE || type === CODE_POS) {
       fits(c, len, 40, 'code', at);
       const start = c.u64('the start of JIT code');
       const size = c.u64('the size of JIT code');
       const codeType = c.u32('the code type');
       const nameLen = c.u32('the length of the code name');
-      const nLines = c.u32('the number of line entries');
+      const n = c.u32('the number of line entries');
       c.u32('padding');
-      if (32 + 8 + nLines * 8 + nameLen > len) c.fail(`JIT code record of length ${len} cannot hold ${nLines} lines and a name of ${nameLen} bytes`, at);
-      const lines = new Uint32Array(nLines * 2);
-      for (let i = 0; i < nLines * 2; i++) lines[i] = c.u32('a line entry');
+      const entry = type === CODE_POS ? 12 : 8;
+      if (32 + 8 + n * entry + nameLen > len) c.fail(`JIT code record of length ${len} cannot hold ${n} lines and a name of ${nameLen} bytes`, at);
+      const lines = new Uint32Array(n * 2);
+      const positions = type === CODE_POS ? new Uint32Array(n) : undefined;
+      for (let i = 0; i < n; i++) {
+        lines[2 * i] = c.u32('a line entry');
+        lines[2 * i + 1] = c.u32('a line entry');
+        if (positions) positions[i] = c.u32('a source position');
+      }
       const name = c.text(nameLen, 'the code name');
-      records.push({ type: 'code', start, size, codeType, name, lines });
+      records.push(positions ? { type: 'code', start, size, codeType, name, lines, positions } : { type: 'code', start, size, codeType, name, lines });
     } else if (type === MOVE) {
       fits(c, len, 32, 'move', at);
       records.push({ type: 'move', from: c.u64('the old code start'), to: c.u64('the new code start'), size: c.u64('the code size') });
     } else if (type === REMOVE) {
       fits(c, len, 24, 'remove', at);
       records.push({ type: 'remove', start: c.u64('the removed code start'), size: c.u64('the code size') });
-    } else if (type === RANGE) {
-      fits(c, len, 24, 'range', at);
+    } else if (type === RANGE || type === RANGE_POS) {
+      const head = type === RANGE_POS ? 24 : 16;
+      fits(c, len, 8 + head, 'range', at);
       const first = c.u32('the first line of a function');
       const last = c.u32('the last line of a function');
       const nameLen = c.u32('the length of the function name');
       c.u32('padding');
-      if (24 + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
-      records.push({ type: 'range', first, last, name: c.text(nameLen, 'the function name') });
+      const firstPos = type === RANGE_POS ? c.u32('the first position of a function') : undefined;
+      const lastPos = type === RANGE_POS ? c.u32('the last position of a function') : undefined;
+      if (8 + head + nameLen > len) c.fail(`JIT range record of length ${len} cannot hold a name of ${nameLen} bytes`, at);
+      const name = c.text(nameLen, 'the function name');
+      records.push(firstPos === undefined ? { type: 'range', first, last, name } : { type: 'range', first, last, name, firstPos, lastPos });
     }
     if (type === PENDING) pending++;
     // records still being written (PENDING) and those of a later version (unknown types) are skipped whole

@@ -381,12 +381,19 @@ export interface RawProcess {
 
 /** One JIT code event as logged, in the order V8 sent them. */
 export type RawJitRecord =
-  /** Code at [start, start + size): V8's name, and (pc offset, 1-based line) where the line changes. */
-  | { type: 'code'; start: bigint; size: bigint; codeType: number; name: string; lines: Uint32Array }
+  /**
+   * Code at [start, start + size): V8's name, and (pc offset, 1-based line) where the line changes;
+   * or, as the V8 part writes it now, where the source position changes, with that position in
+   * `positions` (one per entry).
+   */
+  | { type: 'code'; start: bigint; size: bigint; codeType: number; name: string; lines: Uint32Array; positions?: Uint32Array }
   | { type: 'move'; from: bigint; to: bigint; size: bigint }
   | { type: 'remove'; start: bigint; size: bigint }
-  /** The lines a function's bytecode spans (first and last position), named as its code is. */
-  | { type: 'range'; first: number; last: number; name: string };
+  /**
+   * The lines a function's bytecode spans (first and last position), named as its code is; and, as
+   * the V8 part writes it now, those first and last source positions.
+   */
+  | { type: 'range'; first: number; last: number; name: string; firstPos?: number; lastPos?: number };
 
 export interface RawJitLog {
   records: RawJitRecord[];

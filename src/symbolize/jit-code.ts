@@ -3,19 +3,23 @@
  * src/samples/raw-jit.ts; docs/node.md, "JavaScript frames in samples").
  *
  * Each code record names a code range the way a perf map does (`JS:*hot file:///app/a.mjs:2:13`,
- * perf-map.ts) and, for optimised code, carries its line table: (pc offset, line) where the line
- * changes. A sampled PC gets the line of the last entry at or before its offset; a return address is
+ * perf-map.ts) and, for optimised code, carries its line table: (pc offset, line, source position)
+ * where the position changes (where the line changes, in a log written before positions were
+ * logged). A sampled PC gets the line of the last entry at or before its offset; a return address is
  * looked up at address − 1 (inside the call), so a caller's frame gets the line of the call. Code
  * without a line table (interpreted functions, baseline code) keeps the line where its function starts.
  *
  * Inlining. V8 gives the line table of optimised code as source positions only, without saying which
- * function inlined into it a position belongs to. So the log also keeps, per function, the lines its
- * bytecode spans (its first and last position). A sampled line outside the function's span is a line
- * of a function inlined into it: the frame becomes that function at that line (the innermost of the
- * same file whose span holds it) inside the outer function at its first line (where it called the
- * inlined one is not known); when no function of the file holds it (inlined from another file, whose
- * positions cannot be told apart), the outer function at its first line. Without a span (code
- * compiled before the log started) a line before the function's first is treated the same way.
+ * function inlined into it a position belongs to. So the log also keeps, per function, the positions
+ * its bytecode spans (its first and last, with their lines). A sampled position is the innermost
+ * function of the same file whose span holds it: the function itself, or one inlined into it (the
+ * frame becomes that function at that line, inside the outer function at its first line: where it
+ * called the inlined one is not known). When no function of the file holds it (inlined from another
+ * file, whose positions cannot be told apart), it is the outer function at its first line. Without a
+ * span (code compiled before the log started) a line before the function's first is treated the
+ * same way. Positions, not lines: a minified file holds hundreds of functions on one line, where
+ * lines would name the outer function for every one inlined into it. A log written before positions
+ * were logged (records of types 1 and 4) is read by lines, as it was.
  *
  * What a range names when several codes held it over the run: V8 reuses memory, and the samples carry
  * no time to compare with the log, so the last code logged at an address wins (as with a perf map;
@@ -36,6 +40,8 @@ interface Code {
   name: string;
   /** (pc offset, line) pairs, flat, offsets ascending. */
   lines: Uint32Array;
+  /** The source position of each entry of `lines` (a log with positions). */
+  positions?: Uint32Array;
   /** Its name parsed (jitFrame), once it was looked up: many sampled addresses share a code. */
   frame?: SourceFrame;
 }
@@ -44,6 +50,52 @@ interface Span {
   first: number;
   last: number;
   function: string;
+  /** Its function key (functionKey): one per function, whichever compilation logged the span. */
+  key: string;
+  /** Source positions (a log with positions). */
+  firstPos?: number;
+  lastPos?: number;
+}
+
+/**
+ * The spans of one file that have positions, sorted by first position, for the innermost span that
+ * holds a position: each span's `up` is the nearest span before it in that order that holds it.
+ * Functions nest, so the innermost span holding a position is the last span starting at or before
+ * it, or one of that span's `up` chain (a handful of steps: the nesting depth), not a scan of the
+ * file's functions (thousands in a bundle).
+ */
+interface PosIndex {
+  spans: Span[];
+  up: Int32Array;
+}
+
+function posIndex(spans: Span[]): PosIndex {
+  const sorted = spans.filter((s) => s.firstPos !== undefined).sort((a, b) => a.firstPos! - b.firstPos! || b.lastPos! - a.lastPos!);
+  const up = new Int32Array(sorted.length).fill(-1);
+  const open: number[] = [];
+  sorted.forEach((s, i) => {
+    while (open.length > 0 && sorted[open[open.length - 1]].lastPos! < s.lastPos!) open.pop();
+    if (open.length > 0) up[i] = open[open.length - 1];
+    open.push(i);
+  });
+  return { spans: sorted, up };
+}
+
+/** The innermost span of `ix` that holds `pos`, or undefined. */
+function innermostAt(ix: PosIndex, pos: number): Span | undefined {
+  const e = ix.spans;
+  let lo = 0;
+  let hi = e.length - 1;
+  let i = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (e[mid].firstPos! <= pos) {
+      i = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  while (i >= 0 && e[i].lastPos! < pos) i = ix.up[i];
+  return i >= 0 ? e[i] : undefined;
 }
 
 /** A code name without its tier mark (`JS:*f a.js:2:13` and `JS:~f a.js:2:13` are one function). */
@@ -55,6 +107,8 @@ export class JitCodeLog {
   private readonly spans = new Map<string, Span>();
   /** The same, per file. */
   private readonly spansOfFile = new Map<string, Span[]>();
+  /** Per file, its spans with positions indexed (made at the first lookup in the file). */
+  private readonly posIndexOfFile = new Map<string, PosIndex>();
   private readonly maxSize: bigint;
   readonly dropped: number;
   readonly pending: number;
@@ -72,11 +126,12 @@ export class JitCodeLog {
       if (c.end - c.start > maxSize) maxSize = c.end - c.start;
     };
     for (const r of log.records) {
-      if (r.type === 'code') add({ start: r.start, end: r.start + r.size, order: order++, name: r.name, lines: r.lines });
+      if (r.type === 'code') add({ start: r.start, end: r.start + r.size, order: order++, name: r.name, lines: r.lines, positions: r.positions });
       else if (r.type === 'range') {
         const f = jitFrame(r.name);
-        const span = { first: r.first, last: r.last, function: f.function };
-        this.spans.set(functionKey(r.name), span);
+        const key = functionKey(r.name);
+        const span: Span = { first: r.first, last: r.last, function: f.function, key, firstPos: r.firstPos, lastPos: r.lastPos };
+        this.spans.set(key, span);
         if (f.file) {
           let l = this.spansOfFile.get(f.file);
           if (!l) this.spansOfFile.set(f.file, (l = []));
@@ -125,9 +180,23 @@ export class JitCodeLog {
     const code = this.find(address);
     if (!code) return null;
     const frame = (code.frame ??= jitFrame(code.name));
-    const line = this.lineAt(code, address);
-    if (line === 0 || line === frame.line) return [frame];
+    const at = this.entryAt(code, address);
+    const line = at >= 0 ? code.lines[2 * at + 1] : 0;
+    if (line === 0) return [frame];
     const span = this.spans.get(functionKey(code.name));
+    if (code.positions && span?.firstPos !== undefined) {
+      // by position: the innermost function of the file that holds it
+      const pos = code.positions[at];
+      let ix = this.posIndexOfFile.get(frame.file);
+      if (!ix) this.posIndexOfFile.set(frame.file, (ix = posIndex(this.spansOfFile.get(frame.file) ?? [])));
+      const inner = innermostAt(ix, pos);
+      // none (inlined from another file): the function at its first line
+      if (!inner) return [frame];
+      // the function itself (its span, or that of an earlier compilation of it)
+      if (inner.key === span.key) return [{ ...frame, line }];
+      return [{ function: inner.function, file: frame.file, line }, frame];
+    }
+    if (line === frame.line) return [frame];
     if (span ? line >= span.first && line <= span.last : line > frame.line) return [{ ...frame, line }];
     const inner = (this.spansOfFile.get(frame.file) ?? [])
       .filter((s) => line >= s.first && line <= s.last)
@@ -135,18 +204,18 @@ export class JitCodeLog {
     return inner ? [{ function: inner.function, file: frame.file, line }, frame] : [frame];
   }
 
-  /** The line of the entry at or before address's offset in code's table; 0 when it has none. */
-  private lineAt(code: Code, address: bigint): number {
+  /** The index of the entry at or before address's offset in code's table; -1 when there is none. */
+  private entryAt(code: Code, address: bigint): number {
     const offset = Number(address - code.start);
     const l = code.lines;
-    let line = 0;
+    let at = -1;
     for (let lo = 0, hi = l.length / 2 - 1; lo <= hi; ) {
       const mid = (lo + hi) >> 1;
       if (l[2 * mid] <= offset) {
-        line = l[2 * mid + 1];
+        at = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return line;
+    return at;
   }
 }

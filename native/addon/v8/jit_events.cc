@@ -12,7 +12,7 @@
 //   and script. Only optimised code (TurboFan) and bytecode carry positions; baseline code (Sparkplug)
 //   and the interpreter's per-function trampolines (--interpreted-frames-native-stack) carry none.
 // CODE_MOVED comes from the garbage collector, possibly on its helper threads. Bytecode itself is
-// left out (a sampled PC is never inside it); the lines its positions span are kept (AddRange).
+// left out (a sampled PC is never inside it); the lines and positions it spans are kept (AddRange).
 #include <node.h>
 #include <v8.h>
 
@@ -53,9 +53,11 @@ Positions *TakePending(const v8::JitCodeEvent *e) {
 }
 
 // One RANGE record per function whose bytecode carries positions: u32 first line, u32 last line,
-// u32 name bytes, u32 0, name (the name its compiled code has, but for the tier mark). Resolve tells
-// by it a line of the function from a line of a function inlined into its optimised code (V8 gives
-// source positions without saying which inlined function they belong to).
+// u32 name bytes, u32 0, u32 first position, u32 last position, name (the name its compiled code has,
+// but for the tier mark). Resolve tells by it a position of the function from a position of a
+// function inlined into its optimised code (V8 gives source positions without saying which inlined
+// function they belong to). Positions, not only lines: a minified file holds many functions on one
+// line.
 void AddRange(const v8::JitCodeEvent *e) {
   Positions *pos = TakePending(e);
   if (!pos || pos->at.empty() || e->script.IsEmpty()) {
@@ -72,18 +74,22 @@ void AddRange(const v8::JitCodeEvent *e) {
   int first = e->script->GetLineNumber(static_cast<int>(lo)), last = e->script->GetLineNumber(static_cast<int>(hi));
   if (first < 0 || last < first) return;
   size_t name_len = e->name.len > 4096 ? 4096 : e->name.len;
-  auto *p = static_cast<uint8_t *>(hp_jit_log_reserve(16 + name_len));
+  auto *p = static_cast<uint8_t *>(hp_jit_log_reserve(24 + name_len));
   if (!p) return;
-  uint32_t head[4] = {static_cast<uint32_t>(first) + 1, static_cast<uint32_t>(last) + 1, static_cast<uint32_t>(name_len), 0};
-  memcpy(p, head, 16);
-  memcpy(p + 16, e->name.str, name_len);
-  hp_jit_log_commit(p, 16 + name_len, HP_JIT_RANGE);
+  uint32_t head[6] = {static_cast<uint32_t>(first) + 1, static_cast<uint32_t>(last) + 1, static_cast<uint32_t>(name_len), 0, lo, hi};
+  memcpy(p, head, 24);
+  memcpy(p + 24, e->name.str, name_len);
+  hp_jit_log_commit(p, 24 + name_len, HP_JIT_RANGE_POS);
 }
 
-// One CODE record: u64 start, u64 size, u32 code type, u32 name bytes, u32 lines, u32 0,
-// (u32 pc offset, u32 line)[lines], name. Lines are 1-based; a line only where it changes.
+// One CODE record: u64 start, u64 size, u32 code type, u32 name bytes, u32 entries, u32 0,
+// (u32 pc offset, u32 line, u32 position)[entries], name. Lines are 1-based, positions V8's source
+// positions (offsets into the script); an entry only where the position changes.
 void AddCode(const v8::JitCodeEvent *e) {
-  std::vector<std::pair<uint32_t, uint32_t>> lines;
+  struct Entry {
+    uint32_t offset, line, position;
+  };
+  std::vector<Entry> entries;
   Positions *pos = TakePending(e);
   if (pos && !e->script.IsEmpty()) {
     // GetLineNumber allocates the script's table of line ends the first time (a heap allocation, which
@@ -91,31 +97,30 @@ void AddCode(const v8::JitCodeEvent *e) {
     // made that table before this event, to put the function's line:column into the code's name.
     v8::HandleScope scope(e->isolate);
     for (const auto &p : pos->at) {
+      if (!entries.empty() && entries.back().position == p.second) continue;
       int line = e->script->GetLineNumber(static_cast<int>(p.second));
       if (line < 0) continue;
-      uint32_t l = static_cast<uint32_t>(line) + 1;
-      if (lines.empty() || lines.back().second != l) lines.emplace_back(p.first, l);
+      entries.push_back({p.first, static_cast<uint32_t>(line) + 1, p.second});
     }
   }
   delete pos;
   size_t name_len = e->name.len > 4096 ? 4096 : e->name.len;
-  size_t len = 32 + lines.size() * 8 + name_len;
+  size_t len = 32 + entries.size() * 12 + name_len;
   auto *p = static_cast<uint8_t *>(hp_jit_log_reserve(len));
   if (!p) return;
   uint64_t start = reinterpret_cast<uintptr_t>(e->code_start), size = e->code_len;
   uint32_t head[4] = {static_cast<uint32_t>(e->code_type), static_cast<uint32_t>(name_len),
-                      static_cast<uint32_t>(lines.size()), 0};
+                      static_cast<uint32_t>(entries.size()), 0};
   memcpy(p, &start, 8);
   memcpy(p + 8, &size, 8);
   memcpy(p + 16, head, 16);
   uint8_t *q = p + 32;
-  for (const auto &l : lines) {
-    memcpy(q, &l.first, 4);
-    memcpy(q + 4, &l.second, 4);
-    q += 8;
+  for (const auto &x : entries) {
+    memcpy(q, &x, 12);
+    q += 12;
   }
   memcpy(q, e->name.str, name_len);
-  hp_jit_log_commit(p, len, HP_JIT_CODE);
+  hp_jit_log_commit(p, len, HP_JIT_CODE_POS);
 }
 
 // MOVE: u64 from, u64 to, u64 size. REMOVE: u64 start, u64 size.

@@ -13,7 +13,9 @@ extern "C" {
 #endif
 
 /* HP_JIT_PENDING: a record reserved, not committed yet (its header holds its length at once). */
-enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3, HP_JIT_RANGE = 4, HP_JIT_PENDING = 5 };
+/* CODE and RANGE (lines only) are what earlier versions wrote; CODE_POS and RANGE_POS add V8's
+ * source positions, which tell apart functions on one line (docs/raw-format.md). */
+enum { HP_JIT_CODE = 1, HP_JIT_MOVE = 2, HP_JIT_REMOVE = 3, HP_JIT_RANGE = 4, HP_JIT_PENDING = 5, HP_JIT_CODE_POS = 6, HP_JIT_RANGE_POS = 7 };
 
 /* Map the log (once per process). 1 when it is there. */
 int hp_jit_log_open(void);
