@@ -3,7 +3,9 @@
  * (bench/node-programs/: a formatter, prettier; a linter, eslint; a transpiler, @babel/core with
  * preset-env; a minifier, terser; a worker pool on worker_threads, piscina running terser in two
  * workers; an HTTP server, node:http under autocannon with 10 connections for a fixed number of
- * requests), working on this repository's own sources.
+ * requests), working on this repository's own sources; and a production bundle: the transpiler
+ * bundled and minified by esbuild (hyprof's own dev dependency) into one file whose functions share a
+ * handful of lines, so that functions inlined into others are told apart by source position only.
  *
  * The programs' packages are installed into bench/node-programs/ from its own lockfile (`npm ci`,
  * on the first run or with --install), never into hyprof's dependencies. Each program is measured
@@ -21,8 +23,9 @@
  * was inlined from: docs/node.md), never a measurement of the programs as they are.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { repoRoot } from '../test/helpers/native.js';
 
 const dash = process.argv.indexOf('--', 2);
@@ -35,6 +38,24 @@ if (args.includes('--install') || !existsSync(join(folder, 'node_modules', '.pac
   if (r.status !== 0) throw new Error(`npm ci in ${folder} failed`);
 }
 
+// The minified bundle, built fresh for each run (a file of the run's own, never kept in the tree).
+const bundleDir = mkdtempSync(join(tmpdir(), 'hyprof-bench-bundle-'));
+const bundle = join(bundleDir, 'transpile.min.mjs');
+{
+  const r = spawnSync(
+    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
+    [
+      join(folder, 'transpile.mjs'), '--bundle', '--minify', '--platform=node', '--format=esm', `--outfile=${bundle}`, '--log-level=warning',
+      // files.mjs finds the sources from its own folder; a bundle's require() of node's modules needs one
+      `--define:import.meta.dirname=${JSON.stringify(folder)}`,
+      "--banner:js=import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`esbuild failed: ${r.stderr}`);
+}
+process.on('exit', () => rmSync(bundleDir, { recursive: true, force: true }));
+
 const programs: Array<[string, string[]]> = [
   ['formatter (prettier)', ['format.mjs']],
   ['linter (eslint)', ['lint.mjs']],
@@ -42,6 +63,7 @@ const programs: Array<[string, string[]]> = [
   ['minifier (terser)', ['minify.mjs']],
   ['worker pool (piscina, 2 workers)', ['pool.mjs']],
   ['HTTP server (node:http, autocannon)', ['server.mjs', '10000']],
+  ['minified bundle (the transpiler, esbuild --bundle --minify)', [bundle]],
 ];
 
 /** A markdown row of the output whose first cell is `label`: its cells. */
@@ -57,7 +79,7 @@ const workers: string[] = [];
 for (const [name, prog] of programs) {
   const r = spawnSync(
     process.execPath,
-    [join(repoRoot, 'dist', 'bench', 'node-vs-cpuprof.js'), String(rounds), '--no-perf-map', '--', ...nodeFlags, join(folder, prog[0]), ...prog.slice(1)],
+    [join(repoRoot, 'dist', 'bench', 'node-vs-cpuprof.js'), String(rounds), '--no-perf-map', '--', ...nodeFlags, resolvePath(folder, prog[0]), ...prog.slice(1)],
     { encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   console.log(`\n## ${name}\n\n${r.stdout}`);
