@@ -1,5 +1,5 @@
 /**
- * bench/node-programs: hyprof against `node --cpu-prof` on six real npm programs of different kinds
+ * bench/node-programs: hyprof against `node --cpu-prof` on six real npm programs of different kinds and a minified bundle
  * (bench/node-programs/: a formatter, prettier; a linter, eslint; a transpiler, @babel/core with
  * preset-env; a minifier, terser; a worker pool on worker_threads, piscina running terser in two
  * workers; an HTTP server, node:http under autocannon with 10 connections for a fixed number of
