@@ -4,13 +4,16 @@
  * serial section), built with clang and with gcc, is measured as a user measures it (`hyprof run`, 2
  * threads) once as the machine is and once beside a CPU hog of one busy process per CPU the program
  * may use, which doubles the load. Both runs must give the same strong findings (kind, grade, a line
- * of their locations in common) and the finding the program was written for; a weak finding near its threshold may differ (logged). The hogged run must say it ran oversubscribed.
+ * of their locations in common; graded weak on one side only where fewer than MIN_STRONG samples or
+ * events stood behind it there) and the finding the program was written for; a weak finding near its
+ * threshold may differ (logged). The hogged run must say it ran oversubscribed.
  */
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readOpenmpFile } from '../src/analysis/openmp.js';
+import { MIN_STRONG } from '../src/analysis/openmp-diagnose.js';
 import type { OpenmpAnalysis } from '../src/analysis/openmp-model.js';
 import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
@@ -103,8 +106,19 @@ for (const cc of ['clang', 'gcc'] as const) {
       const detail = `plain: ${described(plain)}\nloaded: ${described(loaded)}`;
       t.log(detail);
       const strong = (a: OpenmpAnalysis) => a.diagnoses.filter((d) => d.severity === 'strong' && !skip.includes(d.kind));
-      t.deepEqual(unmatched(strong(plain), strong(loaded)), [], `strong findings lost with the load\n${detail}`);
-      t.deepEqual(unmatched(strong(loaded), strong(plain)), [], `strong findings new with the load\n${detail}`);
+      // The one exception: the other run has the same finding, graded weak only because fewer than
+      // MIN_STRONG samples or events stood behind it (the evidence rule, openmp-diagnose.ts): a hog
+      // that leaves the program's threads a few slices of CPU leaves few samples in short tasks (24
+      // against 164 idle, in one run of the whole suite). Its share still decides its kind; the
+      // grade says how sure it is, and the report prints both.
+      const capped = (a: OpenmpAnalysis) =>
+        a.diagnoses.filter((d) => d.severity === 'weak' && Number(/^from (\d+) /.exec(d.evidence)?.[1]) < MIN_STRONG);
+      const lost = (a: OpenmpAnalysis, b: OpenmpAnalysis) => {
+        const gone = strong(a).filter((d) => unmatched([d], strong(b)).length > 0);
+        return unmatched(gone, capped(b), false);
+      };
+      t.deepEqual(lost(plain, loaded), [], `strong findings lost with the load\n${detail}`);
+      t.deepEqual(lost(loaded, plain), [], `strong findings new with the load\n${detail}`);
       const made = (a: OpenmpAnalysis) => a.diagnoses.filter((d) => p.expect.includes(d.kind));
       t.deepEqual(unmatched(made(plain), made(loaded), false), [], `the finding the program is made for changed with the load\n${detail}`);
       t.deepEqual(unmatched(made(loaded), made(plain), false), [], `the finding the program is made for changed with the load\n${detail}`);
