@@ -3,6 +3,7 @@
  * in [start, end) of a segment belongs to its object at a − bias, the address symbolizers take.
  */
 import type { RawMapping } from '../samples/raw-model.js';
+import { lastAtOrBefore } from './sorted-search.js';
 
 export interface ModuleAddress {
   mapping: RawMapping;
@@ -19,16 +20,7 @@ export class AddressMap {
 
   lookup(address: bigint): ModuleAddress | null {
     const s = this.sorted;
-    let lo = 0;
-    let hi = s.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid].start <= address) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const found = lastAtOrBefore(s.length, (i) => s[i].start <= address);
     // Segments do not overlap, but a zero-sized or odd entry must not hide a good one before it.
     for (let i = found; i >= 0 && i > found - 4; i--) {
       const m = s[i];

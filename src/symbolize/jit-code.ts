@@ -31,6 +31,7 @@
 import type { RawJitLog } from '../samples/raw-model.js';
 import type { SourceFrame } from './frames.js';
 import { jitFrame } from './perf-map.js';
+import { lastAtOrBefore } from './sorted-search.js';
 
 interface Code {
   start: bigint;
@@ -84,16 +85,7 @@ function posIndex(spans: Span[]): PosIndex {
 /** The innermost span of `ix` that holds `pos`, or undefined. */
 function innermostAt(ix: PosIndex, pos: number): Span | undefined {
   const e = ix.spans;
-  let lo = 0;
-  let hi = e.length - 1;
-  let i = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (e[mid].firstPos! <= pos) {
-      i = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  let i = lastAtOrBefore(e.length, (k) => e[k].firstPos! <= pos);
   while (i >= 0 && e[i].lastPos! < pos) i = ix.up[i];
   return i >= 0 ? e[i] : undefined;
 }
@@ -155,16 +147,7 @@ export class JitCodeLog {
 
   private find(address: bigint): Code | null {
     const e = this.codes;
-    let lo = 0;
-    let hi = e.length - 1;
-    let last = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (e[mid].start <= address) {
-        last = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const last = lastAtOrBefore(e.length, (i) => e[i].start <= address);
     let best: Code | null = null;
     for (let i = last; i >= 0 && address - e[i].start < this.maxSize; i--) {
       if (address < e[i].end && (!best || e[i].order > best.order)) best = e[i];
@@ -208,14 +191,6 @@ export class JitCodeLog {
   private entryAt(code: Code, address: bigint): number {
     const offset = Number(address - code.start);
     const l = code.lines;
-    let at = -1;
-    for (let lo = 0, hi = l.length / 2 - 1; lo <= hi; ) {
-      const mid = (lo + hi) >> 1;
-      if (l[2 * mid] <= offset) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return at;
+    return lastAtOrBefore(l.length / 2, (i) => l[2 * i] <= offset);
   }
 }

@@ -13,6 +13,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SourceFrame } from './frames.js';
+import { lastAtOrBefore } from './sorted-search.js';
 
 interface Entry {
   start: bigint;
@@ -85,17 +86,7 @@ export class PerfMap {
   /** The name of the code holding `address`, or null. */
   lookup(address: bigint): string | null {
     const e = this.entries;
-    // last entry with start <= address
-    let lo = 0;
-    let hi = e.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (e[mid].start <= address) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const at = lastAtOrBefore(e.length, (i) => e[i].start <= address);
     let best: Entry | null = null;
     for (let i = at; i >= 0 && address - e[i].start < this.maxSize; i--) {
       if (address < e[i].end && (!best || e[i].order > best.order)) best = e[i];
