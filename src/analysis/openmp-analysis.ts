@@ -127,7 +127,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
       rep.imbalance += r.imbalance;
       rep.limitedParallelism += r.limitedParallelism;
       rep.threadManagement += r.threadManagement;
-      rep.perThread.push({ thread: th.index, exec: r.exec, sync: r.sync, imbalance: r.imbalance, limitedParallelism: r.limitedParallelism, threadManagement: r.threadManagement });
+      rep.perThread.push({ thread: th.index, exec: r.exec, sync: r.sync, imbalance: r.imbalance, limitedParallelism: r.limitedParallelism, threadManagement: r.threadManagement, sampledWork: 0 });
       programOverheads.time += r.exec + r.threadManagement;
       programOverheads.exec += r.exec;
       programOverheads.sync += r.sync;
@@ -158,7 +158,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
         rep = { name: nameOf(ev), kind: OMP_KINDS[kind] ?? 'OpenMP', location: locOf(ev), perThread: [] };
         constructs.set(ev, rep);
       }
-      rep.perThread.push({ thread: t.index, ...acc });
+      rep.perThread.push({ thread: t.index, ...acc, sampledWork: 0 });
     }
   }
   for (const c of constructs.values()) c.perThread.sort((a, b) => a.thread - b.thread);
@@ -243,6 +243,11 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
           left -= take;
         }
       }
+    }
+  }
+  for (const [event, perThread] of act.workIn) {
+    for (const p of [...(regions.get(event)?.perThread ?? []), ...(constructs.get(event)?.perThread ?? [])]) {
+      p.sampledWork = perThread.get(p.thread) ?? 0;
     }
   }
   const sampledTasks: OmpSampledTask[] = [];

@@ -21,10 +21,11 @@
  *   forking, joining and waiting at the region's barriers take ≥ 20% (weak) / ≥ 40% (strong) of the
  *   threads' time in it.
  * - loop imbalance: the slowest thread's time in a work-shared loop is ≥ 1.2× (weak) / ≥ 1.5×
- *   (strong) the mean, and ≥ 1% of the run.
+ *   (strong) the mean, and ≥ 1% of the run; measured in samples of the program's code in the loop
+ *   when there are MIN_STRONG of them, else in time (then at most weak on an oversubscribed run).
  * - imbalance in a region (no work-shared loop reported: gcc's static schedules): the slowest
- *   thread's work in the region (its time there less its waits) is ≥ 1.2× (weak) / ≥ 1.5× (strong)
- *   the mean, and its extra work ≥ 1% of the run.
+ *   thread's work in the region (its time there less its waits, or its samples of work there, as
+ *   for loops) is ≥ 1.2× (weak) / ≥ 1.5× (strong) the mean, and its extra work ≥ 1% of the run.
  * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
  *   idleness (seed 000, equation 2); strong from 25% absolute.
  * - lock contention: ≥ 5% (weak) / ≥ 15% (strong) of the effort waiting for locks released at one site.
@@ -295,65 +296,86 @@ export function diagnose(
     });
   }
 
-  // ---- work-shared loops ----
-  // Loops, not Math.max(...values): a spread over every construct of every thread can overflow the stack.
+  // ---- work-shared loops, and imbalance seen only at a region's end ----
+  // A thread's time in a construct is wall time: on a loaded machine it holds the time the thread
+  // waited to run, unevenly between threads, and a balanced loop looks imbalanced (a run of 3,000
+  // short regions beside the rest of a test suite: 1.65x). Its samples of the program's own code in
+  // the construct grow only while it runs: with MIN_STRONG of them the ratio is taken from those
+  // counts, loaded or not, so one program gets one ruling. With fewer, from the times, and on an
+  // oversubscribed run at most weak.
   let runTime = Math.max(1, effort);
   for (const c of a.constructs) for (const p of c.perThread) runTime = Math.max(runTime, p.incl);
+  // `least`: the time (of the slowest thread, or its extra over the mean) that must be 1% of the run.
+  const imbalance = (times: number[], counts: number[], events: number, what: 'loop' | 'region', least: (max: number, mean: number) => number) => {
+    const sum = times.reduce((n, x) => n + x, 0);
+    const mean = sum / times.length;
+    const sampled = counts.reduce((n, x) => n + x, 0);
+    const bySamples = sampled >= MIN_STRONG;
+    const values = bySamples ? counts : times;
+    const top = values.reduce((m, x) => Math.max(m, x), 0);
+    const ratio = top / (values.reduce((n, x) => n + x, 0) / values.length);
+    // The slowest thread's time: measured, or its share of the threads' time by its samples.
+    const max = bySamples ? (sum * top) / sampled : top;
+    if (mean <= 0 || least(max, mean) < 0.01 * runTime) return null;
+    let g = backed(ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null, bySamples ? sampled : events);
+    if (g === 'strong' && loaded && !bySamples) g = 'weak';
+    if (!g) return null;
+    // On an oversubscribed run the samples are what a strong finding would rest on: named first.
+    const instances = `${events} ${what === 'loop' ? 'loop instances' : 'implicit tasks'} over ${values.length} threads`;
+    const evidence = bySamples
+      ? `from ${sampled} samples of the threads' work in the ${what} (${values.length} threads), which waiting to run does not stretch`
+      : loaded
+        ? `from ${sampled} samples of the threads' work in the ${what}, fewer than ${MIN_STRONG}, and ${instances} timed: ` +
+          'the machine was oversubscribed, and threads that waited to run unevenly look imbalanced too'
+        : `from ${instances}`;
+    const slowest = values.indexOf(top);
+    const basis = bySamples ? `${ratio.toFixed(2)}x the mean in samples of work` : `${ratio.toFixed(2)}x the mean`;
+    return { g, ratio, time: times[slowest], mean, share: 100 * (1 - 1 / ratio), slowest, basis, evidence };
+  };
   for (const c of a.constructs) {
     if (c.kind !== 'OpenMP_Work_Loop' || c.perThread.length < 2) continue;
-    const times = c.perThread.map((p) => p.incl);
-    const max = times.reduce((m, x) => Math.max(m, x), -Infinity);
-    const mean = times.reduce((n, x) => n + x, 0) / times.length;
-    if (mean <= 0 || max < 0.01 * runTime) continue;
-    const ratio = max / mean;
-    const g = ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null;
-    if (!g) continue;
-    const slow = c.perThread.find((p) => p.incl === max)!;
-    const share = (100 * (max - mean)) / max;
     const calls = c.perThread.reduce((n, p) => n + (p.calls ?? 0), 0);
+    const found = imbalance(c.perThread.map((p) => p.incl), c.perThread.map((p) => p.sampledWork), calls || c.perThread.length, 'loop', (max) => max);
+    if (!found) continue;
+    const { g, time, mean, share, basis, evidence } = found;
+    const slow = c.perThread[found.slowest];
     out.push({
       kind: 'loop-imbalance',
       severity: g,
       score: share,
       location: c.location,
       construct: c.name,
-      evidence: `from ${calls || c.perThread.length} loop instances over ${c.perThread.length} threads${loaded ? '; the machine was oversubscribed: threads that waited to run unevenly look imbalanced too' : ''}`,
+      evidence,
       message:
-        `load imbalance: the slowest thread (${slow.thread}) spends ${us(max)} in the loop, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
+        `load imbalance: the slowest thread (${slow.thread}) spends ${us(time)} in the loop (the mean ${us(mean)}), ${basis} ` +
         `(${p0(share)} of the slowest thread's time is waited by the others). Use schedule(dynamic) / schedule(guided) or balance the iterations.`,
     });
   }
 
-  // ---- imbalance seen only at a region's end ----
   // gcc computes a static schedule in the compiled code: the runtime reports no work-shared loop, and
   // the imbalance shows only as the threads' wait at the region's closing barrier. Raised when the
   // runtime reported no loop at all, so that a loop found above is not named twice.
-  // Judged by the threads' work in the region (their implicit tasks' time less every wait in them),
-  // as the loop rule above: the slowest thread's work against the mean. Not by the wait at the end:
-  // that also holds the fork's skew of regions too short to matter and, on a loaded machine, the
-  // time a partner waited to run (a worker waits for the release of a master that waits to run),
-  // while load stretches every thread's work alike and leaves their ratio. The extra work must be
-  // at least 1% of the run.
+  // Judged by the threads' work in the region (their implicit tasks' time less every wait in them,
+  // or their samples of work there), as the loop rule above: the slowest thread's work against the
+  // mean. Not by the wait at the end: that also holds the fork's skew of regions too short to matter
+  // and, on a loaded machine, the time a partner waited to run (a worker waits for the release of a
+  // master that waits to run). The extra work must be at least 1% of the run.
   if (!a.constructs.some((c) => c.kind === 'OpenMP_Work_Loop')) {
     for (const r of a.regions) {
       if (r.perThread.length < 2) continue;
       const work = r.perThread.map((x) => Math.max(0, x.exec - x.sync - x.imbalance - x.limitedParallelism));
-      const max = work.reduce((m, x) => Math.max(m, x), 0);
-      const mean = work.reduce((n, x) => n + x, 0) / work.length;
-      if (mean <= 0 || max - mean < 0.01 * runTime) continue;
-      const ratio = max / mean;
-      const g = backed(ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null, r.count);
-      if (!g) continue;
-      const share = (100 * (max - mean)) / max;
+      const found = imbalance(work, r.perThread.map((x) => x.sampledWork), r.count, 'region', (max, mean) => max - mean);
+      if (!found) continue;
+      const { g, time, mean, share, basis, evidence } = found;
       out.push({
         kind: 'region-imbalance',
         severity: g,
         score: share,
         location: r.location,
         construct: r.name,
-        evidence: `from ${r.count} implicit tasks over ${r.perThread.length} threads${loaded ? '; the machine was oversubscribed: threads that waited to run unevenly look imbalanced too' : ''}`,
+        evidence,
         message:
-          `load imbalance: the slowest thread works ${us(max)} in the region, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
+          `load imbalance: the slowest thread works ${us(time)} in the region (the mean ${us(mean)}), ${basis} ` +
           `(${p0(share)} of its work is waited by the others at the region's end; the runtime reported no ` +
           'work-shared loop: a static schedule computed by the compiled code). Use schedule(dynamic) / schedule(guided) or balance the iterations.',
       });

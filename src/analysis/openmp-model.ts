@@ -44,15 +44,27 @@ export interface OmpRegionReport {
   imbalance: number;
   limitedParallelism: number;
   threadManagement: number;
-  perThread: Array<{ thread: number; exec: number; sync: number; imbalance: number; limitedParallelism: number; threadManagement: number }>;
+  perThread: Array<{
+    thread: number;
+    exec: number;
+    sync: number;
+    imbalance: number;
+    limitedParallelism: number;
+    threadManagement: number;
+    /** Samples of the program's own code in the region (not in the runtime): its work, counted. */
+    sampledWork: number;
+  }>;
 }
 
 export interface OmpConstructReport {
   name: string;
   kind: string;
   location: string;
-  /** Per thread: calls and inclusive / exclusive time (ns), summed over the construct's contexts. */
-  perThread: Array<{ thread: number; calls: number; incl: number; excl: number }>;
+  /**
+   * Per thread: calls and inclusive / exclusive time (ns), summed over the construct's contexts, and
+   * the samples of the program's own code in it (work-shared loops; 0 for other constructs).
+   */
+  perThread: Array<{ thread: number; calls: number; incl: number; excl: number; sampledWork: number }>;
 }
 
 export interface OmpTaskReport {

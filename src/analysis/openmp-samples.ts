@@ -60,6 +60,13 @@ export interface SampleActivity {
    * region event and thread: at level basic no event says so, and the barrier's wait includes it.
    */
   tasksInBarriers: Map<number, Map<number, number>>;
+  /**
+   * Samples of the program's own code (no runtime placeholder at the leaf) per construct event and
+   * thread, for the innermost parallel region and the innermost work-shared loop around them: each
+   * thread's work in a construct counted in samples, which load does not stretch (the imbalance
+   * rules, openmp-diagnose.ts).
+   */
+  workIn: Map<number, Map<number, number>>;
   /** Time of samples taken inside explicit tasks, per task construct. */
   tasks: TaskSamples[];
   /** Samples there were at all (0: sampling was off). */
@@ -120,6 +127,24 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
     return hit;
   };
   const tasksInBarriers = new Map<number, Map<number, number>>();
+  // The innermost parallel region and work-shared loop around a context (events; absent: none).
+  const enclosing = new Map<bigint, number[]>();
+  const enclosingOf = (ctx: bigint): number[] => {
+    let hit = enclosing.get(ctx);
+    if (hit !== undefined) return hit;
+    let region: number | null = null;
+    let loop: number | null = null;
+    for (let c = proc.contexts.get(ctx); c && region === null; c = c.parent ? proc.contexts.get(c.parent) : undefined) {
+      const kind = kindOfEvent.get(c.event);
+      if (kind === OmpKind.PARALLEL) region = c.event;
+      else if (kind === OmpKind.LOOP && loop === null) loop = c.event;
+      if (!c.parent) break;
+    }
+    hit = [region, loop].filter((e): e is number => e !== null);
+    enclosing.set(ctx, hit);
+    return hit;
+  };
+  const workIn = new Map<number, Map<number, number>>();
   const events = new Map(proc.events.map((e) => [e.id, e]));
   const taskOfContext = new Map<bigint, number | null>();
   const innermostTask = (ctx: bigint): number | null => {
@@ -156,6 +181,13 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
       add(mine, leaf, ns);
       add(totalCount, leaf, s.count);
       add(mineCount, leaf, s.count);
+      if (leaf === null) {
+        for (const ev of enclosingOf(s.context)) {
+          let m = workIn.get(ev);
+          if (!m) workIn.set(ev, (m = new Map()));
+          m.set(th.index, (m.get(th.index) ?? 0) + s.count);
+        }
+      }
       if (leaf === Placeholder.TASK_CREATE && s.pcs.length > 1 && kindOf(s.pcs[1]) === null) {
         const at = locate(s.pcs[1]);
         if (at) {
@@ -208,6 +240,7 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
     total,
     perThread,
     tasksInBarriers,
+    workIn,
     tasks: [...tasks.values()],
     samples,
     counts: { total: totalCount, perThread: perThreadCount },

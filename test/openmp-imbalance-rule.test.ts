@@ -1,0 +1,73 @@
+/**
+ * The imbalance rules judge the threads' work by their samples of the program's code when there are
+ * enough of them, since a thread's time in a region or loop holds any time it waited to run, and on a
+ * loaded machine that is rarely even between threads (a CI run: 3,000 balanced short regions, timed,
+ * looked 1.65x imbalanced). Durations decide only with fewer samples, and then a finding on an
+ * oversubscribed run is at most weak and names the samples it lacks.
+ */
+import test from 'ava';
+import { diagnose, MIN_STRONG } from '../src/analysis/openmp-diagnose.js';
+import type { OpenmpAnalysis, OmpRegionReport } from '../src/analysis/openmp-model.js';
+import { emptyTimes } from '../src/analysis/openmp-samples.js';
+
+const MS = 1e6;
+
+/** Two threads in one region (no work-shared loop, as gcc reports a static loop): work times and samples. */
+function analysis(work: [number, number], samples: [number, number], oversubscribed: boolean, loop = false): OpenmpAnalysis {
+  const region: OmpRegionReport = {
+    name: 'OpenMP_Parallel_Region main [{k.c} {10}]',
+    location: 'k.c:10',
+    count: 200,
+    instances: 100,
+    time: work[0] + work[1],
+    exec: work[0] + work[1],
+    sync: 0,
+    imbalance: 0,
+    limitedParallelism: 0,
+    threadManagement: 0,
+    perThread: work.map((w, i) => ({ thread: i, exec: w, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0, sampledWork: samples[i] })),
+  };
+  return {
+    file: 'k', runtime: 'LLVM OpenMP', level: 'basic', substituted: null, cores: 2, maxThreads: 2,
+    totals: { work: 0, idle: 0, overhead: 0, lockWait: 0, threadIdleness: 0, coreIdleness: 0, lockBlame: 0 },
+    contexts: [], regions: [region],
+    programOverheads: { time: 0, exec: 0, sync: 0, imbalance: 0, limitedParallelism: 0, threadManagement: 0 },
+    constructs: loop
+      ? [{ name: 'OpenMP_Work_Loop main [{k.c} {11}]', kind: 'OpenMP_Work_Loop', location: 'k.c:11',
+          perThread: work.map((w, i) => ({ thread: i, calls: 100, incl: w, excl: w, sampledWork: samples[i] })) }]
+      : [],
+    tasks: [], sampledTasks: [], activity: emptyTimes(), activityPerThread: [], activityCounts: emptyTimes(), activityCountsPerThread: [],
+    samples: samples[0] + samples[1],
+    load: { cpus: 2, threads: 2, waitShare: oversubscribed ? 0.4 : 0.02, source: 'schedstat', oversubscribed },
+    creationSites: [], taskDispatch: { perTaskNs: 0, tasks: 0, starvation: 0 }, lost: 0, lockReleases: [], diagnoses: [],
+  };
+}
+
+const findings = (a: OpenmpAnalysis) => diagnose(a, [], undefined, 100 * MS).filter((d) => /imbalance/.test(d.kind));
+
+for (const loop of [false, true]) {
+  const kind = loop ? 'loop-imbalance' : 'region-imbalance';
+  test(`${kind}: times 1.65x apart but samples even, loaded: no finding`, (t) => {
+    t.deepEqual(findings(analysis([33 * MS, 7 * MS], [60, 58], true, loop)), []);
+  });
+  test(`${kind}: samples 1.9x apart decide, idle or loaded, whatever the times say`, (t) => {
+    for (const loaded of [false, true]) {
+      const [d, ...more] = findings(analysis([20 * MS, 20 * MS], [10, 200], loaded, loop));
+      t.is(more.length, 0);
+      t.is(d?.kind, kind);
+      t.is(d?.severity, 'strong');
+      t.regex(d?.evidence ?? '', /^from 210 samples of the threads' work/);
+      t.regex(d?.message ?? '', /1\.90x the mean in samples of work/);
+    }
+  });
+  test(`${kind}: too few samples: the times decide, strong when idle, weak when oversubscribed, saying why`, (t) => {
+    const idle = findings(analysis([38 * MS, 2 * MS], [20, 1], false, loop));
+    t.is(idle.length, 1);
+    t.is(idle[0].severity, 'strong');
+    t.regex(idle[0].evidence, /^from 200 (implicit tasks|loop instances) over 2 threads$/);
+    const loaded = findings(analysis([38 * MS, 2 * MS], [20, 1], true, loop));
+    t.is(loaded.length, 1);
+    t.is(loaded[0].severity, 'weak');
+    t.regex(loaded[0].evidence, new RegExp(`^from 21 samples of the threads' work in the (region|loop), fewer than ${MIN_STRONG}.*oversubscribed`));
+  });
+}
