@@ -8,7 +8,9 @@
 import test from 'ava';
 import { diagnose, MIN_STRONG } from '../src/analysis/openmp-diagnose.js';
 import type { OpenmpAnalysis, OmpRegionReport } from '../src/analysis/openmp-model.js';
-import { emptyTimes } from '../src/analysis/openmp-samples.js';
+import { emptyTimes, sampleActivity } from '../src/analysis/openmp-samples.js';
+import { OmpKind, type OmptData } from '../src/analysis/openmp-raw.js';
+import { EventKind, PLACEHOLDER_PC, type RawProcess } from '../src/samples/raw-model.js';
 
 const MS = 1e6;
 
@@ -71,3 +73,26 @@ for (const loop of [false, true]) {
     t.regex(loaded[0].evidence, new RegExp(`^from 21 samples of the threads' work in the (region|loop), fewer than ${MIN_STRONG}.*oversubscribed`));
   });
 }
+
+test('the work counted in a region or loop is its threads\' own code, outside explicit tasks and the runtime', (t) => {
+  // Region 10 holds loop 11 and task 20 (level full: a context of its own); at level basic a task is
+  // known by the <OpenMP task> placeholder among the sample's frames.
+  const ctx = (context: bigint, parent: bigint, event: number) => [context, { context, parent, event }] as const;
+  const contexts = new Map([ctx(1n, 0n, 10), ctx(2n, 1n, 11), ctx(3n, 1n, 20)]);
+  const code = 0x401000n;
+  const placeholder = (kind: number) => PLACEHOLDER_PC | BigInt(kind);
+  const sample = (context: bigint, count: number, pcs: bigint[]) => ({ context, count, pcs, values: [count * 1000] });
+  const proc = {
+    contexts,
+    events: [10, 11, 20].map((id) => ({ id, kind: EventKind.OPENMP, name: `construct ${id}` })),
+    threads: [
+      { index: 0, samples: [sample(1n, 5, [code]), sample(2n, 9, [code, code]), sample(1n, 4, [placeholder(2)])] },
+      { index: 1, samples: [sample(3n, 7, [code]), sample(1n, 3, [code, placeholder(6), code]), sample(2n, 2, [code])] },
+    ],
+  } as unknown as RawProcess;
+  const omp = { constructs: [{ event: 10, kind: OmpKind.PARALLEL, codeptr: 0n }, { event: 11, kind: OmpKind.LOOP, codeptr: 0n }, { event: 20, kind: OmpKind.TASK, codeptr: 0n }] } as unknown as OmptData;
+  const act = sampleActivity(proc, omp, () => null);
+  t.deepEqual(Object.fromEntries(act.workIn.get(10) ?? []), { 0: 14, 1: 2 });
+  t.deepEqual(Object.fromEntries(act.workIn.get(11) ?? []), { 0: 9, 1: 2 });
+  t.false(act.workIn.has(20));
+});

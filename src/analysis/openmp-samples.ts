@@ -61,10 +61,10 @@ export interface SampleActivity {
    */
   tasksInBarriers: Map<number, Map<number, number>>;
   /**
-   * Samples of the program's own code (no runtime placeholder at the leaf) per construct event and
-   * thread, for the innermost parallel region and the innermost work-shared loop around them: each
-   * thread's work in a construct counted in samples, which load does not stretch (the imbalance
-   * rules, openmp-diagnose.ts).
+   * Samples of the program's own code (no runtime placeholder at the leaf) outside explicit tasks,
+   * per construct event and thread, for the innermost parallel region and the innermost work-shared
+   * loop around them: each thread's work in a construct counted in samples, which load does not
+   * stretch (the imbalance rules, openmp-diagnose.ts).
    */
   workIn: Map<number, Map<number, number>>;
   /** Time of samples taken inside explicit tasks, per task construct. */
@@ -181,7 +181,9 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
       add(mine, leaf, ns);
       add(totalCount, leaf, s.count);
       add(mineCount, leaf, s.count);
-      if (leaf === null) {
+      // Work in an explicit task is the runtime's to place (the task rules judge it), not the
+      // region's schedule: clang's fib region, its work all in tasks, read 1.5x "imbalanced".
+      if (leaf === null && innermostTask(s.context) === null && !s.pcs.some((pc) => kindOf(pc) === Placeholder.TASK)) {
         for (const ev of enclosingOf(s.context)) {
           let m = workIn.get(ev);
           if (!m) workIn.set(ev, (m = new Map()));
