@@ -31,45 +31,33 @@ function bare(type: number, len: number): Buffer {
   return b;
 }
 
-function codeRecord(start: bigint, size: bigint, name: string, lines: Array<[number, number]>): Buffer {
-  const payload = 32 + lines.length * 8 + Buffer.byteLength(name);
+/**
+ * A CODE record: type 1 with (pc offset, line) entries, or type 6 with (pc offset, line, position)
+ * entries (source positions).
+ */
+function codeEntries(type: 1 | 6, start: bigint, size: bigint, name: string, entries: number[][]): Buffer {
+  const width = type === 1 ? 2 : 3;
+  const payload = 32 + entries.length * 4 * width + Buffer.byteLength(name);
   const len = 8 + Math.ceil(payload / 8) * 8;
   const b = Buffer.alloc(len);
   b.writeUInt32LE(len, 0);
-  b.writeUInt32LE(1, 4);
-  b.writeBigUInt64LE(start, 8);
-  b.writeBigUInt64LE(size, 16);
-  b.writeUInt32LE(1, 24);
-  b.writeUInt32LE(Buffer.byteLength(name), 28);
-  b.writeUInt32LE(lines.length, 32);
-  lines.forEach(([o, l], i) => {
-    b.writeUInt32LE(o, 40 + 8 * i);
-    b.writeUInt32LE(l, 44 + 8 * i);
-  });
-  b.write(name, 40 + lines.length * 8);
-  return b;
-}
-
-/** A CODE record with source positions (type 6): entries (pc offset, line, position). */
-function codePosRecord(start: bigint, size: bigint, name: string, entries: Array<[number, number, number]>): Buffer {
-  const payload = 32 + entries.length * 12 + Buffer.byteLength(name);
-  const len = 8 + Math.ceil(payload / 8) * 8;
-  const b = Buffer.alloc(len);
-  b.writeUInt32LE(len, 0);
-  b.writeUInt32LE(6, 4);
+  b.writeUInt32LE(type, 4);
   b.writeBigUInt64LE(start, 8);
   b.writeBigUInt64LE(size, 16);
   b.writeUInt32LE(1, 24);
   b.writeUInt32LE(Buffer.byteLength(name), 28);
   b.writeUInt32LE(entries.length, 32);
-  entries.forEach(([o, l, p], i) => {
-    b.writeUInt32LE(o, 40 + 12 * i);
-    b.writeUInt32LE(l, 44 + 12 * i);
-    b.writeUInt32LE(p, 48 + 12 * i);
-  });
-  b.write(name, 40 + entries.length * 12);
+  entries.forEach((e, i) => e.forEach((v, k) => b.writeUInt32LE(v, 40 + 4 * (width * i + k))));
+  b.write(name, 40 + entries.length * 4 * width);
   return b;
 }
+
+const codeRecord = (start: bigint, size: bigint, name: string, lines: Array<[number, number]>): Buffer =>
+  codeEntries(1, start, size, name, lines);
+
+/** A CODE record with source positions (type 6): entries (pc offset, line, position). */
+const codePosRecord = (start: bigint, size: bigint, name: string, entries: Array<[number, number, number]>): Buffer =>
+  codeEntries(6, start, size, name, entries);
 
 /** A RANGE record with source positions (type 7). */
 function rangePosRecord(first: number, last: number, firstPos: number, lastPos: number, name: string): Buffer {
