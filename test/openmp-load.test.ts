@@ -47,8 +47,9 @@ const PROGRAMS: Program[] = [
     // the runtime's part of these tasks' cost is 40–50%: "too fine" is on its strong threshold
     borderline: ['tasks-too-fine'] },
   { name: 'many short regions', source: KERNELS, args: ['regions', '3000'], expect: ['region-overhead'] },
-  // At 4 kHz: an imbalance is judged by the samples of the threads' work when there are MIN_STRONG
-  // of them (times stretch unevenly on a loaded machine); at 1 kHz this run takes 23-37.
+  // At 4 kHz: a strong imbalance needs MIN_STRONG samples of the threads' work to agree with their
+  // times when the machine is oversubscribed (times stretch unevenly there); at 1 kHz this run takes
+  // 23-37.
   { name: 'imbalanced loop', source: KERNELS, args: ['imbalance', '60'], env: { HYPROF_PERIOD_US: '250' }, expect: ['loop-imbalance', 'region-imbalance'] },
   { name: 'serial section', source: CONSTRUCTS, args: ['serial'], expect: ['serial-section'] },
 ];

@@ -21,11 +21,12 @@
  *   forking, joining and waiting at the region's barriers take ≥ 20% (weak) / ≥ 40% (strong) of the
  *   threads' time in it.
  * - loop imbalance: the slowest thread's time in a work-shared loop is ≥ 1.2× (weak) / ≥ 1.5×
- *   (strong) the mean, and ≥ 1% of the run; measured in samples of the program's code in the loop
- *   when there are MIN_STRONG of them, else in time (then at most weak on an oversubscribed run).
+ *   (strong) the mean, and ≥ 1% of the run; with MIN_STRONG samples of the program's code in the
+ *   loop, their most per thread against the mean must say the same grade (the lower one is given);
+ *   with fewer, at most weak on an oversubscribed run.
  * - imbalance in a region (no work-shared loop reported: gcc's static schedules): the slowest
- *   thread's work in the region (its time there less its waits, or its samples of work there, as
- *   for loops) is ≥ 1.2× (weak) / ≥ 1.5× (strong) the mean, and its extra work ≥ 1% of the run.
+ *   thread's work in the region (its time there less its waits) is ≥ 1.2× (weak) / ≥ 1.5× (strong)
+ *   the mean, and its extra work ≥ 1% of the run; its samples of work there as for loops.
  * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
  *   idleness (seed 000, equation 2); strong from 25% absolute.
  * - lock contention: ≥ 5% (weak) / ≥ 15% (strong) of the effort waiting for locks released at one site.
@@ -297,48 +298,50 @@ export function diagnose(
   }
 
   // ---- work-shared loops, and imbalance seen only at a region's end ----
-  // A thread's time in a construct is wall time: on a loaded machine it holds the time the thread
-  // waited to run, unevenly between threads, and a balanced loop looks imbalanced (a run of 3,000
-  // short regions beside the rest of a test suite: 1.65x). Its samples of the program's own code in
-  // the construct grow only while it runs: with MIN_STRONG of them the ratio is taken from those
-  // counts, loaded or not, so one program gets one ruling. With fewer, from the times, and on an
-  // oversubscribed run at most weak.
+  // Judged by the threads' time in the construct, the slowest against the mean. That is wall time: on
+  // a loaded machine it holds the time a thread waited to run, unevenly between threads, and a
+  // balanced construct looks imbalanced (3,000 balanced short regions beside the rest of a test
+  // suite: 1.65x). The samples of the threads' own code in it are a second witness, but not a clean
+  // one either: a thread is sampled as it runs and once more as it resumes after waiting, so on a
+  // loaded machine the samples of short constructs count where threads were preempted (LULESH beside
+  // a CPU hog: loops 1.5x apart in samples, even in time). A finding needs both: with MIN_STRONG
+  // samples its grade is the lower of the two; with fewer, on an oversubscribed run, at most weak.
   let runTime = Math.max(1, effort);
   for (const c of a.constructs) for (const p of c.perThread) runTime = Math.max(runTime, p.incl);
+  const gradeOf = (ratio: number): Grade => (ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null);
   // `least`: the time (of the slowest thread, or its extra over the mean) that must be 1% of the run.
   const imbalance = (times: number[], counts: number[], events: number, what: 'loop' | 'region', least: (max: number, mean: number) => number) => {
-    const sum = times.reduce((n, x) => n + x, 0);
-    const mean = sum / times.length;
-    const sampled = counts.reduce((n, x) => n + x, 0);
-    const bySamples = sampled >= MIN_STRONG;
-    const values = bySamples ? counts : times;
-    const top = values.reduce((m, x) => Math.max(m, x), 0);
-    const ratio = top / (values.reduce((n, x) => n + x, 0) / values.length);
-    // The slowest thread's time: measured, or its share of the threads' time by its samples.
-    const max = bySamples ? (sum * top) / sampled : top;
+    const max = times.reduce((m, x) => Math.max(m, x), 0);
+    const mean = times.reduce((n, x) => n + x, 0) / times.length;
     if (mean <= 0 || least(max, mean) < 0.01 * runTime) return null;
-    let g = backed(ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null, bySamples ? sampled : events);
-    if (g === 'strong' && loaded && !bySamples) g = 'weak';
-    if (!g) return null;
-    // On an oversubscribed run the samples are what a strong finding would rest on: named first.
-    const instances = `${events} ${what === 'loop' ? 'loop instances' : 'implicit tasks'} over ${values.length} threads`;
-    const evidence = bySamples
-      ? `from ${sampled} samples of the threads' work in the ${what} (${values.length} threads), which waiting to run does not stretch`
-      : loaded
-        ? `from ${sampled} samples of the threads' work in the ${what}, fewer than ${MIN_STRONG}, and ${instances} timed: ` +
-          'the machine was oversubscribed, and threads that waited to run unevenly look imbalanced too'
-        : `from ${instances}`;
-    const slowest = values.indexOf(top);
-    const basis = bySamples ? `${ratio.toFixed(2)}x the mean in samples of work` : `${ratio.toFixed(2)}x the mean`;
-    return { g, ratio, time: times[slowest], mean, share: 100 * (1 - 1 / ratio), slowest, basis, evidence };
+    const ratio = max / mean;
+    const sampled = counts.reduce((n, x) => n + x, 0);
+    const instances = `${events} ${what === 'loop' ? 'loop instances' : 'implicit tasks'} over ${times.length} threads`;
+    // A region's imbalance needs MIN_WEAK implicit tasks behind it; a loop's rests on its time, at
+    // least 1% of the run (one instance 240 ms longer on one thread is a finding).
+    let g = what === 'region' ? backed(gradeOf(ratio), events) : gradeOf(ratio);
+    let evidence = `from ${instances}`;
+    if (sampled >= MIN_STRONG) {
+      const countRatio = counts.reduce((m, x) => Math.max(m, x), 0) / (sampled / counts.length);
+      g = lower(g, gradeOf(countRatio));
+      evidence += `, and ${sampled} samples of their work there (the most ${countRatio.toFixed(2)}x the mean)`;
+    } else if (loaded) {
+      if (g === 'strong') g = 'weak';
+      // what a strong finding would have rested on, named first
+      evidence =
+        `from ${sampled} samples of the threads' work in the ${what}, fewer than ${MIN_STRONG}, and ${instances} timed: ` +
+        'the machine was oversubscribed, and threads that waited to run unevenly look imbalanced too';
+    }
+    return g ? { g, max, mean, ratio, slowest: times.indexOf(max), evidence } : null;
   };
   for (const c of a.constructs) {
     if (c.kind !== 'OpenMP_Work_Loop' || c.perThread.length < 2) continue;
     const calls = c.perThread.reduce((n, p) => n + (p.calls ?? 0), 0);
     const found = imbalance(c.perThread.map((p) => p.incl), c.perThread.map((p) => p.sampledWork), calls || c.perThread.length, 'loop', (max) => max);
     if (!found) continue;
-    const { g, time, mean, share, basis, evidence } = found;
+    const { g, max, mean, ratio, evidence } = found;
     const slow = c.perThread[found.slowest];
+    const share = (100 * (max - mean)) / max;
     out.push({
       kind: 'loop-imbalance',
       severity: g,
@@ -347,7 +350,7 @@ export function diagnose(
       construct: c.name,
       evidence,
       message:
-        `load imbalance: the slowest thread (${slow.thread}) spends ${us(time)} in the loop (the mean ${us(mean)}), ${basis} ` +
+        `load imbalance: the slowest thread (${slow.thread}) spends ${us(max)} in the loop, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
         `(${p0(share)} of the slowest thread's time is waited by the others). Use schedule(dynamic) / schedule(guided) or balance the iterations.`,
     });
   }
@@ -366,7 +369,8 @@ export function diagnose(
       const work = r.perThread.map((x) => Math.max(0, x.exec - x.sync - x.imbalance - x.limitedParallelism));
       const found = imbalance(work, r.perThread.map((x) => x.sampledWork), r.count, 'region', (max, mean) => max - mean);
       if (!found) continue;
-      const { g, time, mean, share, basis, evidence } = found;
+      const { g, max, mean, ratio, evidence } = found;
+      const share = (100 * (max - mean)) / max;
       out.push({
         kind: 'region-imbalance',
         severity: g,
@@ -375,7 +379,7 @@ export function diagnose(
         construct: r.name,
         evidence,
         message:
-          `load imbalance: the slowest thread works ${us(time)} in the region (the mean ${us(mean)}), ${basis} ` +
+          `load imbalance: the slowest thread works ${us(max)} in the region, ${ratio.toFixed(2)}x the mean of ${us(mean)} ` +
           `(${p0(share)} of its work is waited by the others at the region's end; the runtime reported no ` +
           'work-shared loop: a static schedule computed by the compiled code). Use schedule(dynamic) / schedule(guided) or balance the iterations.',
       });
