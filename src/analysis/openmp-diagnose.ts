@@ -310,6 +310,7 @@ export function diagnose(
   for (const c of a.constructs) for (const p of c.perThread) runTime = Math.max(runTime, p.incl);
   const gradeOf = (ratio: number): Grade => (ratio >= 1.5 ? 'strong' : ratio >= 1.2 ? 'weak' : null);
   // `least`: the time (of the slowest thread, or its extra over the mean) that must be 1% of the run.
+  // Loops, not Math.max(...values): a spread over every construct of every thread can overflow the stack.
   const imbalance = (times: number[], counts: number[], events: number, what: 'loop' | 'region', least: (max: number, mean: number) => number) => {
     const max = times.reduce((m, x) => Math.max(m, x), 0);
     const mean = times.reduce((n, x) => n + x, 0) / times.length;
@@ -358,8 +359,8 @@ export function diagnose(
   // gcc computes a static schedule in the compiled code: the runtime reports no work-shared loop, and
   // the imbalance shows only as the threads' wait at the region's closing barrier. Raised when the
   // runtime reported no loop at all, so that a loop found above is not named twice.
-  // Judged by the threads' work in the region (their implicit tasks' time less every wait in them,
-  // or their samples of work there), as the loop rule above: the slowest thread's work against the
+  // Judged by the threads' work in the region (their implicit tasks' time less every wait in them;
+  // their samples of work there must agree, as above): the slowest thread's work against the
   // mean. Not by the wait at the end: that also holds the fork's skew of regions too short to matter
   // and, on a loaded machine, the time a partner waited to run (a worker waits for the release of a
   // master that waits to run). The extra work must be at least 1% of the run.
