@@ -32,6 +32,12 @@ if (!Number.isInteger(rounds) || rounds < 1 || programs.length === 0 || programs
 
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
+/** One line naming the program and what went wrong, and exit 1: a run that failed, no OpenMP data. */
+function fail(program: string[], why: string): never {
+  process.stderr.write(`openmp-load: ${program.join(' ')}: ${why}\n`);
+  process.exit(1);
+}
+
 function hog(): ChildProcess[] {
   return Array.from({ length: availableParallelism() }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
 }
@@ -50,8 +56,14 @@ function measure(program: string[], loaded: boolean): { strong: string[]; weak: 
   } finally {
     for (const h of hogs) h.kill('SIGKILL');
   }
-  if (r.status !== 0) throw new Error(`hyprof run ${program.join(' ')} exited ${r.status}: ${r.stderr}`);
-  const a = readOpenmpFile(dir).processes[0];
+  if (r.status !== 0) fail(program, `hyprof run exited ${r.status ?? r.signal}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
+  let a;
+  try {
+    a = readOpenmpFile(dir).processes[0];
+  } catch (e) {
+    fail(program, (e as Error).message);
+  }
+  if (!a) fail(program, 'no process with OpenMP measurements');
   const name = (d: (typeof a.diagnoses)[number]) => `${d.kind} at ${d.location.split(', ')[0].replace(/^.*\//, '')}`;
   return {
     strong: a.diagnoses.filter((d) => d.severity === 'strong').map(name).sort(),
