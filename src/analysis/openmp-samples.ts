@@ -181,15 +181,6 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
       add(mine, leaf, ns);
       add(totalCount, leaf, s.count);
       add(mineCount, leaf, s.count);
-      // Work in an explicit task is the runtime's to place (the task rules judge it), not the
-      // region's schedule: clang's fib region, its work all in tasks, read 1.5x "imbalanced".
-      if (leaf === null && innermostTask(s.context) === null && !s.pcs.some((pc) => kindOf(pc) === Placeholder.TASK)) {
-        for (const ev of enclosingOf(s.context)) {
-          let m = workIn.get(ev);
-          if (!m) workIn.set(ev, (m = new Map()));
-          m.set(th.index, (m.get(th.index) ?? 0) + s.count);
-        }
-      }
       if (leaf === Placeholder.TASK_CREATE && s.pcs.length > 1 && kindOf(s.pcs[1]) === null) {
         const at = locate(s.pcs[1]);
         if (at) {
@@ -201,11 +192,22 @@ export function sampleActivity(proc: RawProcess, omp: OmptData, locate: (pc: big
       let key: string | null = null;
       let task: Omit<TaskSamples, keyof ActivityTimes | 'counts'> | null = null;
       const ev = innermostTask(s.context);
+      // In an explicit task: its event (level full), or the <OpenMP task> placeholder below the leaf.
+      const taskAt = ev === null ? s.pcs.findIndex((pc, k) => k > 0 && kindOf(pc) === Placeholder.TASK) : -1;
+      // Work in an explicit task is the runtime's to place (the task rules judge it), not the
+      // region's schedule: clang's fib region, its work all in tasks, read 1.5x "imbalanced".
+      if (leaf === null && ev === null && taskAt < 0) {
+        for (const c of enclosingOf(s.context)) {
+          let m = workIn.get(c);
+          if (!m) workIn.set(c, (m = new Map()));
+          m.set(th.index, (m.get(th.index) ?? 0) + s.count);
+        }
+      }
       if (ev !== null) {
         key = `event ${ev}`;
         task = { event: ev, location: null, function: null };
       } else {
-        const i = s.pcs.findIndex((pc, k) => k > 0 && kindOf(pc) === Placeholder.TASK);
+        const i = taskAt;
         if (i > 0) {
           mine.inTasks += ns;
           mineCount.inTasks += s.count;
