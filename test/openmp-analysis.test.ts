@@ -45,8 +45,10 @@ function thread(index: number, over: Partial<OmpThread>): OmpThread {
   return { index, dispatch: 0, dispatchCount: 0, starvation: 0, lost: 0, blame: [], regions: [], tasks: [], releases: [], ...over };
 }
 
-const blame = (context: bigint, work: number, perWorking: number, lockBlame = 0) => ({
-  context, samples: 1, work, idle: 0, overhead: 0, lockWait: 0, other: 0, workPerWorking: perWorking, lockBlame,
+/** A context's blame; its samples each 1 ns of time unless `counts` says otherwise. */
+const blame = (context: bigint, work: number, perWorking: number, lockBlame = 0, counts?: { work: number; perWorking: number }) => ({
+  context, samples: counts?.work ?? work, work, idle: 0, overhead: 0, lockWait: 0, other: 0, workPerWorking: perWorking, lockBlame,
+  counts: { work: counts?.work ?? work, overhead: 0, lockWait: 0, perWorking: counts?.perWorking ?? perWorking, lockBlame },
 });
 
 test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced parallel work none', (t) => {
@@ -75,6 +77,45 @@ test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced 
   t.is(serial.absIdleness, 25);
   t.is(par.absWork, 50);
   t.is(a.totals.threadIdleness, 100);
+  // The same in samples (here one per ns).
+  t.deepEqual(serial.sampled, { work: 100, threadIdleness: 100, absIdleness: 25, relIdleness: 50 });
+});
+
+test('a serial section is judged in samples: a preempted serial sample carrying its wait to run makes none', (t) => {
+  const omp: OmptData = {
+    level: 'full', cores: 2, maxTeam: 2, runtime: 'test', unreleasedWait: 0, waitTableFull: 0,
+    constructs: [{ event: 1, kind: 0, codeptr: 0x10n }, { event: 2, kind: 15, codeptr: 0x20n }],
+    threads: [],
+  };
+  // Serial code: 100 samples, 50 ms by their time (one waited 45 ms to run, as beside a CPU hog);
+  // parallel code: 2 x 900 samples of 0.1 ms, both threads working.
+  const serialWith = (serialMs: number) =>
+    analyzeOpenmp({
+      proc: proc(), names,
+      omp: { ...omp, threads: [
+        thread(0, { blame: [blame(10n, serialMs * 1e6, serialMs * 1e6, 0, { work: 100, perWorking: 100 }), blame(11n, 90e6, 45e6, 0, { work: 900, perWorking: 450 })] }),
+        thread(1, { blame: [blame(11n, 90e6, 45e6, 0, { work: 900, perWorking: 450 })] }),
+      ] },
+    });
+  const loaded = serialWith(50);
+  const serial = loaded.contexts.find((c) => c.serial)!;
+  // By time, 50 ms of serial work and as much idleness against 180 ms of parallel work: 50 / 280 =
+  // 17.9% idleness, a finding; by samples, 100 / (100 + 100 + 1800) = 5%: none.
+  t.true(serial.absIdleness > 17 && serial.absIdleness < 18, `${serial.absIdleness}`);
+  t.is(serial.sampled.absIdleness, 5);
+  t.deepEqual(loaded.diagnoses.filter((d) => d.kind === 'serial-section'), []);
+
+  // 900 serial samples against the same parallel work: 900 / (900 + 900 + 1800) = 25%, strong.
+  const real = analyzeOpenmp({
+    proc: proc(), names,
+    omp: { ...omp, threads: [
+      thread(0, { blame: [blame(10n, 90e6, 90e6, 0, { work: 900, perWorking: 900 }), blame(11n, 90e6, 45e6, 0, { work: 900, perWorking: 450 })] }),
+      thread(1, { blame: [blame(11n, 90e6, 45e6, 0, { work: 900, perWorking: 450 })] }),
+    ] },
+  });
+  const found = real.diagnoses.filter((d) => d.kind === 'serial-section');
+  t.deepEqual(found.map((d) => [d.severity, d.evidence]), [['strong', 'from 900 samples of serial work in this context']]);
+  t.regex(found[0].message, /25\.0% of the whole effort is idleness blamed on it, 50% relative, counted in samples/);
 });
 
 test('task diagnoses are graded weak / strong by their documented thresholds', (t) => {

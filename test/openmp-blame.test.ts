@@ -36,6 +36,10 @@ clangTest('serial section between parallel regions: relative idleness about (T-1
   // T = 2: one thread works, one idles -> 50%.
   t.true(serial!.relIdleness > 40 && serial!.relIdleness < 60, `relative idleness ${serial!.relIdleness}`);
   t.true(serial!.absIdleness > 20, `absolute idleness ${serial!.absIdleness}`);
+  // Counted in samples, the same (the diagnosis decides on these).
+  const { relIdleness: rel, absIdleness: abs, work } = serial!.sampled;
+  t.true(rel > 40 && rel < 60 && abs > 20, `in samples: relative ${rel}, absolute ${abs}`);
+  t.true(work >= 50, `${work} samples of serial work`);
   const diag = a.diagnoses.find((d) => d.kind === 'serial-section');
   t.truthy(diag);
   t.regex(diag!.location, /omp_constructs\.c \(spin\)$/);

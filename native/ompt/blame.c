@@ -2,7 +2,8 @@
  *
  * Each sample is classified by the thread's OMPT state (work, idleness, overhead, lock waiting).
  * Idleness is blamed on the threads that work (undirected blame, equation 1): a work sample of value v
- * taken while w threads work adds v / w to `work_per_working`. At the end, with T the maximum number
+ * taken while w threads work adds v / w to `work_per_working`, and 1 / w to `per_working` (the same
+ * metrics are kept in samples: a sample's value includes the time its thread waited to run). At the end, with T the maximum number
  * of threads in use and C the number of cores,
  *     thread idleness = T * work_per_working - work      core idleness = C * work_per_working - work
  * so both are computed from one accumulator. w is counted from per-thread working flags, each written
@@ -27,6 +28,7 @@
 typedef struct wait_slot {
   volatile uint64_t wait_id; /* 0 = empty */
   volatile uint64_t ns;
+  volatile uint64_t samples;
 } wait_slot;
 
 static wait_slot waits[WAIT_SLOTS];
@@ -88,13 +90,23 @@ void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int
   if (b) {
     b->samples++;
     switch (cls) {
-      case HP_CLASS_WORK:
+      case HP_CLASS_WORK: {
+        double w = (double)count_working();
         b->work_ns += value;
-        b->work_per_working += (double)value / (double)count_working();
+        b->work_samples++;
+        b->work_per_working += (double)value / w;
+        b->per_working += 1.0 / w;
         break;
+      }
       case HP_CLASS_IDLE: b->idle_ns += value; break;
-      case HP_CLASS_OVERHEAD: b->overhead_ns += value; break;
-      case HP_CLASS_LOCK: b->lockwait_ns += value; break;
+      case HP_CLASS_OVERHEAD:
+        b->overhead_ns += value;
+        b->overhead_samples++;
+        break;
+      case HP_CLASS_LOCK:
+        b->lockwait_ns += value;
+        b->lockwait_samples++;
+        break;
       default: b->other_ns += value; break;
     }
   }
@@ -102,9 +114,10 @@ void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int
     uint64_t lock = __atomic_load_n(&o->mutex_wait_id, __ATOMIC_RELAXED);
     if (!lock) lock = wid;
     wait_slot *w = lock ? wait_find(lock, 1) : NULL;
-    if (w)
+    if (w) {
       __atomic_add_fetch(&w->ns, value, __ATOMIC_RELAXED);
-    else
+      __atomic_add_fetch(&w->samples, 1, __ATOMIC_RELAXED);
+    } else
       __atomic_add_fetch(&hp_omp_wait_table_full, 1, __ATOMIC_RELAXED);
   }
 }
@@ -113,9 +126,13 @@ void hp_omp_release_blame(hp_omp_thread *o, uint64_t wait_id, const void *codept
   wait_slot *w = wait_find(wait_id, 0);
   if (!w) return;
   uint64_t ns = __atomic_exchange_n(&w->ns, 0, __ATOMIC_ACQ_REL);
+  uint64_t samples = __atomic_exchange_n(&w->samples, 0, __ATOMIC_ACQ_REL);
   if (!ns) return;
   hp_omp_blame *b = blame_slot(o, hp_stack_context(o->t));
-  if (b) b->lock_blame_ns += ns;
+  if (b) {
+    b->lock_blame_ns += ns;
+    b->lock_blame_samples += samples;
+  }
   for (uint32_t i = ((uintptr_t)codeptr >> 2) % HP_OMP_RELEASES, n = 0; n < HP_OMP_RELEASES;
        i = (i + 1) % HP_OMP_RELEASES, n++) {
     hp_omp_release *r = &o->releases[i];

@@ -119,13 +119,18 @@ typedef struct hp_omp_itask {
   const hp_omp_par *par;     /* the encountering thread's record (its slot may be reused later) */
 } hp_omp_itask;
 
-/* Per context: the sample-based metrics of seed 000 (values in ns of sampled time). */
+/* Per context: the sample-based metrics of seed 000, in ns of sampled time and in samples. A wall-clock
+ * sample's value holds the time its thread waited to run, so on a loaded machine the values grow where
+ * threads were preempted; the counts grow only while they run (the analysis judges by the counts). */
 typedef struct hp_omp_blame {
   uint64_t context;          /* 0 = empty slot */
   uint64_t samples;
   uint64_t work_ns, idle_ns, overhead_ns, lockwait_ns, other_ns;
   double work_per_working;   /* sum over work samples of value / working threads at the sample */
   uint64_t lock_blame_ns;    /* lock waiting of others, handed over when this thread released */
+  uint64_t work_samples, overhead_samples, lockwait_samples;
+  double per_working;        /* sum over work samples of 1 / working threads at the sample */
+  uint64_t lock_blame_samples;
 } hp_omp_blame;
 
 /* Per parallel region: execution and the overhead classes of seed 001 (ns). */

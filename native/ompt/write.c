@@ -13,7 +13,7 @@ void hp_ompt_write_sections(hp_buf *b) {
   if (!__atomic_load_n(&hp_omp_active, __ATOMIC_ACQUIRE)) return;
   uint64_t now = hp_now_ns();
   size_t at = hp_buf_section_begin(b, HP_SEC_OMPT);
-  hp_buf_u32(b, 2); /* layout of this section */
+  hp_buf_u32(b, 3); /* layout of this section */
   hp_buf_u32(b, HP_OMP_HIST_SUB);
   hp_buf_u32(b, (uint32_t)hp_omp_level);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -63,6 +63,11 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u64(b, x->other_ns);
       hp_buf_f64(b, x->work_per_working);
       hp_buf_u64(b, x->lock_blame_ns);
+      hp_buf_u64(b, x->work_samples);
+      hp_buf_u64(b, x->overhead_samples);
+      hp_buf_u64(b, x->lockwait_samples);
+      hp_buf_f64(b, x->per_working);
+      hp_buf_u64(b, x->lock_blame_samples);
     }
 
     /* A wait still open at the dump (a worker released from the region's last barrier after the

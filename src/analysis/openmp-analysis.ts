@@ -64,7 +64,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
   const C = Math.max(1, omp.cores);
 
   // ---- blame per context, merged over threads by path ----
-  const byPath = new Map<string, OmpContextMetrics & { ctx: bigint }>();
+  const byPath = new Map<string, OmpContextMetrics & { ctx: bigint; sampledRest: number }>();
   for (const th of omp.threads) {
     for (const b of th.blame) {
       const path = pathOf(b.context);
@@ -73,11 +73,14 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
         m = {
           ctx: b.context, path, work: 0, idle: 0, overhead: 0, lockWait: 0, threadIdleness: 0, coreIdleness: 0, lockBlame: 0,
           absIdleness: 0, relIdleness: 0, absWork: 0, absLockBlame: 0, relLockBlame: 0, serial: regionOf(b.context) === null,
-          samples: 0,
+          samples: 0, sampled: { work: 0, threadIdleness: 0, absIdleness: 0, relIdleness: 0 }, sampledRest: 0,
         };
         byPath.set(path, m);
       }
       m.samples += b.samples;
+      m.sampled.work += b.counts.work;
+      m.sampled.threadIdleness += Math.max(0, T * b.counts.perWorking - b.counts.work);
+      m.sampledRest += b.counts.overhead + b.counts.lockBlame;
       m.work += b.work;
       m.idle += b.idle;
       m.overhead += b.overhead;
@@ -99,6 +102,8 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     totals.lockBlame += m.lockBlame;
   }
   const effort = totals.threadIdleness + totals.work + totals.overhead + totals.lockBlame;
+  const ownSampled = (m: (typeof contexts)[number]) => m.sampled.threadIdleness + m.sampled.work + m.sampledRest;
+  const effortSampled = contexts.reduce((s, m) => s + ownSampled(m), 0);
   for (const m of contexts) {
     const own = m.threadIdleness + m.work + m.overhead + m.lockBlame;
     m.absIdleness = pct(m.threadIdleness, effort);
@@ -106,6 +111,8 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     m.absWork = pct(m.work, effort);
     m.absLockBlame = pct(m.lockBlame, effort);
     m.relLockBlame = pct(m.lockBlame, own);
+    m.sampled.absIdleness = pct(m.sampled.threadIdleness, effortSampled);
+    m.sampled.relIdleness = pct(m.sampled.threadIdleness, ownSampled(m));
   }
   contexts.sort((a, b) => b.threadIdleness + b.work - (a.threadIdleness + a.work));
 
@@ -271,7 +278,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     cores: omp.cores,
     maxThreads: omp.maxTeam,
     totals,
-    contexts: contexts.map(({ ctx: _ctx, ...m }) => m),
+    contexts: contexts.map(({ ctx: _ctx, sampledRest: _rest, ...m }) => m),
     regions: [...regions.values()].sort((a, b) => b.time - a.time),
     programOverheads,
     constructs: [...constructs.values()],

@@ -28,7 +28,7 @@
  *   thread's work in the region (its time there less its waits) is ≥ 1.2× (weak) / ≥ 1.5× (strong)
  *   the mean, and its extra work ≥ 1% of the run; its samples of work there as for loops.
  * - serial section: a context outside parallel regions with ≥ 10% absolute and ≥ 30% relative thread
- *   idleness (seed 000, equation 2); strong from 25% absolute.
+ *   idleness (seed 000, equation 2, counted in samples); strong from 25% absolute.
  * - lock contention: ≥ 5% (weak) / ≥ 15% (strong) of the effort waiting for locks released at one site.
  *
  * Robust under load (issue: the same program measured on an idle and on a loaded machine must get the
@@ -388,24 +388,28 @@ export function diagnose(
   }
 
   // ---- serial sections ----
+  // Judged in samples, not in their time: a serial sample of a preempted thread carries the time it
+  // waited to run (5 ms in one sample of main's first call into the runtime, beside a CPU hog) and
+  // charges T - 1 threads of idleness for it, where parallel code preempted alike charges none.
   for (const m of contexts) {
-    if (!m.serial || m.absIdleness < 10 || m.relIdleness < 30) continue;
-    const g = backed(m.absIdleness >= 25 ? 'strong' : 'weak', m.samples ?? MIN_STRONG);
+    const { absIdleness: abs, relIdleness: rel, work } = m.sampled;
+    if (!m.serial || abs < 10 || rel < 30) continue;
+    const g = backed(abs >= 25 ? 'strong' : 'weak', work);
     if (!g) continue;
     const line = m.ctx !== undefined && hotLine ? hotLine(m.ctx) : null;
     const leaf = m.path.split(' => ').pop() ?? m.path;
     out.push({
       kind: 'serial-section',
       severity: g,
-      score: m.absIdleness,
+      score: abs,
       // The function, not its hottest line: which of a loop's lines collects the most samples varies
       // from run to run (the line stays in the message).
       location: line ? line.replace(/:\d+ \(/, ' (') : leaf,
       construct: m.path,
-      evidence: `from ${m.samples} samples in this context`,
+      evidence: `from ${work} samples of serial work in this context`,
       message:
-        `serial code in ${leaf}${line ? ` (hottest line ${line})` : ''} leaves threads idle: ${m.absIdleness.toFixed(1)}% of the ` +
-        `whole effort is idleness blamed on it, ${m.relIdleness.toFixed(0)}% relative (${a.maxThreads} threads, one working). ` +
+        `serial code in ${leaf}${line ? ` (hottest line ${line})` : ''} leaves threads idle: ${abs.toFixed(1)}% of the ` +
+        `whole effort is idleness blamed on it, ${rel.toFixed(0)}% relative, counted in samples (${a.maxThreads} threads, one working). ` +
         'Parallelize it or overlap it with parallel work.',
     });
   }

@@ -25,8 +25,14 @@ export interface OmpContextMetrics {
   relLockBlame: number;
   /** True when no parallel region encloses the context (serial code). */
   serial: boolean;
-  /** Samples behind these figures (over threads): the evidence a finding on this context rests on. */
+  /** Samples behind these figures (over threads), of every state. */
   samples: number;
+  /**
+   * Work, thread idleness and equation 2 again, counted in samples: a sample's value holds the time
+   * its thread waited to run, which load puts wherever threads were preempted; a count grows only
+   * while the thread runs. The serial-section finding decides on these.
+   */
+  sampled: { work: number; threadIdleness: number; absIdleness: number; relIdleness: number };
 }
 
 export interface OmpRegionReport {

@@ -75,6 +75,11 @@ export interface OmpBlame {
   workPerWorking: number;
   /** Lock waiting of other threads handed to this context when it released the lock. */
   lockBlame: number;
+  /**
+   * The same in samples. A sample's value holds the time its thread waited to run, so on a loaded
+   * machine the values above grow where threads were preempted; the counts grow while they run.
+   */
+  counts: { work: number; overhead: number; lockWait: number; perWorking: number; lockBlame: number };
 }
 
 export interface OmpRegionStat {
@@ -150,8 +155,8 @@ export function readOmptSection(file: string): OmptData | null {
 
 function parsePayload(r: Cursor): OmptData {
   const layout = r.u32('the section layout');
-  if (layout !== 2) {
-    r.fail(`unknown layout ${layout} (this hyprof reads layout 2; a raw file of another hyprof version: measure again)`, r.pos - 4);
+  if (layout !== 3) {
+    r.fail(`unknown layout ${layout} (this hyprof reads layout 3; a raw file of another hyprof version: measure again)`, r.pos - 4);
   }
   const histSub = r.u32('the task histogram resolution');
   if (histSub !== HIST_SUB) r.fail(`task histograms with ${histSub} buckets per power of two (this hyprof reads ${HIST_SUB})`, r.pos - 4);
@@ -178,7 +183,7 @@ function parsePayload(r: Cursor): OmptData {
       tasks: [],
       releases: [],
     };
-    for (let j = 0, m = r.count('blame count', 72); j < m; j++) {
+    for (let j = 0, m = r.count('blame count', 112); j < m; j++) {
       th.blame.push({
         context: r.u64('a blame context'),
         samples: r.u64n('samples'),
@@ -189,6 +194,13 @@ function parsePayload(r: Cursor): OmptData {
         other: r.u64n('other'),
         workPerWorking: r.f64('work per working thread'),
         lockBlame: r.u64n('lock blame'),
+        counts: {
+          work: r.u64n('work samples'),
+          overhead: r.u64n('overhead samples'),
+          lockWait: r.u64n('lock waiting samples'),
+          perWorking: r.f64('work samples per working thread'),
+          lockBlame: r.u64n('lock blame samples'),
+        },
       });
     }
     for (let j = 0, m = r.count('region count', 52); j < m; j++) {
