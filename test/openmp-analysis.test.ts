@@ -195,6 +195,21 @@ test('many short parallel regions are diagnosed with the region; overhead classe
   t.true(share <= 1, `classes ${share} of the region's time`);
   t.deepEqual(a.diagnoses.map((d) => [d.kind, d.severity, d.location]), [['region-overhead', 'weak', 'a.c:5']]);
   t.regex(a.diagnoses[0].message, /^20000 instances of about 12\.0 us per thread/);
+
+  // 9 of 12 us forking, joining and waiting: strong, but only where the machine was not oversubscribed.
+  const heavy = (attributes: Array<[string, string]>) => {
+    const p = proc();
+    p.info.attributes.push(...attributes);
+    const region = (wait: number) => ({ event: 1, count: 20000, exec: 20000 * 10e3, sync: 0, imbalance: 20000 * wait, limitedParallelism: 0, threadManagement: 20000 * 2e3 });
+    return analyzeOpenmp({ proc: p, names, omp: { ...omp, threads: [thread(0, { regions: [region(7e3)] }), thread(1, { regions: [region(7e3)] })] } }).diagnoses;
+  };
+  const idle = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '10000000']]);
+  t.deepEqual(idle.map((d) => [d.kind, d.severity]), [['region-overhead', 'strong']]);
+  t.is(idle[0].evidence, 'from 20000 instances');
+  // Threads that waited to run half their time: the waits hold that; graded weak, and said why.
+  const loaded = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']]);
+  t.deepEqual(loaded.map((d) => [d.kind, d.severity]), [['region-overhead', 'weak']]);
+  t.regex(loaded[0].evidence, /^from 20000 instances; 6\.00 us per instance once .*; at most weak: the machine was oversubscribed/);
 });
 
 test('lock waiting blamed on a releasing context shows in its relative lock metric', (t) => {
