@@ -4,7 +4,8 @@
  * to run; analyses that judge durations (OpenMP diagnoses: "short" regions, task lengths) correct by
  * this share, and say when the program ran oversubscribed (docs/openmp.md, "Diagnoses under load").
  *
- * Read once per thread: at its end (its own file) and, for threads still running, at each dump. Each
+ * Read per thread as it is first measured (a baseline taken off), at its end (its own file) and, for
+ * threads still running, at each dump. Each
  * read is open/read/close of a small /proc file, digits parsed by hand: async-signal-safe, so a dump
  * in a signal handler may run it. */
 #define _GNU_SOURCE
@@ -42,6 +43,17 @@ static int read_tid(pid_t tid, uint64_t *run, uint64_t *wait) {
   return parse(text, run, wait);
 }
 
+/* The account as the thread is first measured: what it waited before (a new thread waits on its
+ * creator's CPU until the scheduler moves it: milliseconds, even on an idle machine; a process waits
+ * while its parent runs) is taken off, so that a short program is not called oversubscribed. */
+void hp_schedstat_thread_start(hp_thread *t) {
+  uint64_t run, wait;
+  if (read_tid(0, &run, &wait) == 0) {
+    t->sched_run0_ns = run;
+    t->sched_wait0_ns = wait;
+  }
+}
+
 void hp_schedstat_thread_end(hp_thread *t) {
   uint64_t run, wait;
   if (read_tid(0, &run, &wait) == 0) {
@@ -63,8 +75,8 @@ void hp_schedstat_add_metadata(void) {
     } else if (read_tid(t->tid, &r, &w) != 0) {
       continue;
     }
-    run += r;
-    wait += w;
+    run += r > t->sched_run0_ns ? r - t->sched_run0_ns : 0;
+    wait += w > t->sched_wait0_ns ? w - t->sched_wait0_ns : 0;
     threads++;
   }
   if (threads == 0) return;

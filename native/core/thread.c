@@ -125,6 +125,7 @@ hp_thread *hp_thread_create(uintptr_t entry_stack_addr) {
   t->top = 0;
   t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
   hp_metrics_thread_start(t);
+  hp_schedstat_thread_start(t);
   hp_fold_thread_start(t);
   hp_tls_thread = t;
   pthread_once(&key_once, make_key);
@@ -302,6 +303,7 @@ void hp_thread_after_fork_child(void) {
     if (f->param_event != HP_NO_EVENT) f->param_start_ns = now;
   }
   hp_metrics_fork_child(self);
+  hp_schedstat_thread_start(self); /* the child's account starts at 0, not at the parent's */
   hp_trace_fork_child(self);
   hp_modules_fork_child(self);
 }

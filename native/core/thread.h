@@ -141,6 +141,7 @@ typedef struct hp_thread {
   char born_comm[16];              /* the OS name the thread had when its state was made (inherited) */
   uint64_t start_ns, stop_ns;      /* CLOCK_REALTIME */
   uint64_t sched_run_ns, sched_wait_ns; /* the scheduler's account at the thread's end (schedstat.c) */
+  uint64_t sched_run0_ns, sched_wait0_ns; /* and when it was first measured, taken off */
   uint64_t stop_mono_ns;           /* CLOCK_MONOTONIC when the thread ended: open timers close then */
   int ended;
   uintptr_t entry_stack_addr;      /* stack pointer at the thread's entry (main / start routine) */
@@ -242,6 +243,7 @@ static inline void hp_tool_leave(hp_thread *t) {
 void hp_task_file_path(pid_t tid, const char *leaf, char path[64]);
 
 /* schedstat.c: the scheduler's account of the measured threads (run time, run-queue wait). */
+void hp_schedstat_thread_start(hp_thread *t);
 void hp_schedstat_thread_end(hp_thread *t);
 void hp_schedstat_add_metadata(void);
 void hp_schedstat_process_start(void);
