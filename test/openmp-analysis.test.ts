@@ -156,6 +156,21 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
   t.deepEqual(coarse(100e6).diagnoses, []); // 5%
   // A generator (its instances create the other tasks) is not too coarse, however few.
   t.deepEqual(coarse(800e6, 2000).diagnoses, []);
+  // Timed waits on an oversubscribed run (threads waited to run half their time): at most weak.
+  const loadedProc = () => {
+    const p = proc();
+    p.info.attributes.push(['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']);
+    return p;
+  };
+  const coarseLoaded = analyzeOpenmp({
+    proc: loadedProc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [task(2, { created: 3, sum: 300e6, max: 150e6, min: 150e6, hist: [[220, 2]] })], regions: [region(0)] }),
+      thread(1, { tasks: [task(1, { created: 0, sum: 150e6, max: 150e6, min: 150e6, hist: [[220, 1]] })], regions: [region(800e6)] }),
+    ] },
+  }).diagnoses;
+  t.deepEqual(coarseLoaded.map((d) => [d.kind, d.severity]), [['tasks-too-coarse', 'weak']]);
+  t.regex(coarseLoaded[0].evidence, /; at most weak: the machine was oversubscribed/);
 
   // One creator, the other thread runs nearly all and waits half the region: creation bottleneck.
   const bottleneck = (created0: number, created1: number) =>
@@ -168,6 +183,15 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
     });
   const b = bottleneck(400, 0);
   t.deepEqual(b.diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'strong']]);
+  const bLoaded = analyzeOpenmp({
+    proc: loadedProc(), names,
+    omp: { ...base, threads: [
+      thread(0, { tasks: [task(1, { created: 400, sum: 1e6, max: 1e6, min: 1e6, hist: [[140, 1]] })], regions: [region(0)] }),
+      thread(1, { tasks: [task(39, { created: 0, sum: 39e6, max: 1e6, min: 1e6, hist: [[140, 39]] })], regions: [region(500e6)] }),
+    ] },
+  }).diagnoses;
+  t.deepEqual(bLoaded.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
+  t.regex(bLoaded[0].evidence, /^from 400 tasks created; at most weak: the machine was oversubscribed/);
   t.regex(b.diagnoses[0].message, /thread 0 creates 100% of the 400 tasks/);
   t.is(b.diagnoses[0].evidence, 'from 400 tasks created');
   // 80% created by one thread: still there, graded weak (no cliff at 90%).

@@ -11,16 +11,16 @@
  *   samples: samples creating and dispatching tasks against samples in task code.
  * - tasks too coarse: at most 4 instances per thread, not a generator (its instances create fewer
  *   than 8 tasks each), and the threads of its region wait at its barriers ≥ 15% (weak) / ≥ 30%
- *   (strong) of their time there.
+ *   (strong) of their time there; at most weak on an oversubscribed run (capWaits).
  * - task-creation bottleneck: one thread creates ≥ 75% (weak) / ≥ 90% (strong) of the tasks (level
  *   full, by count; at basic, one thread runs that share of the sampled task code) while the other
  *   threads wait ≥ 20% / ≥ 40% of their time in the region (at its barriers; sampled barrier and idle
- *   samples at basic). One finding per creating thread and region, listing its task constructs.
+ *   samples at basic). One finding per creating thread and region, listing its task constructs. At
+ *   level full (waits timed) at most weak on an oversubscribed run (capWaits).
  * - region overhead (many short parallel regions): at least 100 instances of under 1 ms each per
  *   thread (the time the threads ran: wall time × the share they were not waiting to run), and
  *   forking, joining and waiting at the region's barriers take ≥ 20% (weak) / ≥ 40% (strong) of the
- *   threads' time in it; at most weak on an oversubscribed run (the waits then hold partners' waits
- *   to run).
+ *   threads' time in it; at most weak on an oversubscribed run (capWaits).
  * - loop imbalance: the slowest thread's time in a work-shared loop is ≥ 1.2× (weak) / ≥ 1.5×
  *   (strong) the mean, and ≥ 1% of the run; with MIN_STRONG samples of the program's code in the
  *   loop, their most per thread against the mean must say the same grade (the lower one is given);
@@ -68,6 +68,19 @@ export const MIN_STRONG = 50;
 function backed(g: Grade, evidence: number): Grade {
   if (g === null || evidence < MIN_WEAK) return null;
   return evidence < MIN_STRONG ? 'weak' : g;
+}
+
+/**
+ * A share of time spent waiting at barriers (or forking and joining), measured on an oversubscribed
+ * run, is only bounded from above: a thread that waits to run (a time slice, milliseconds) holds the
+ * others at the barrier, and their wait counts. Neither the run's wait share (LULESH beside a CPU
+ * hog: 0.50 in one run, 0.82 in the next, with the same shares) nor the samples of short constructs
+ * take it out, so such a finding stays, at most weak, and its evidence says why.
+ */
+export const LOADED_WAITS =
+  "at most weak: the machine was oversubscribed, and a thread that waited to run held the others at the barriers, which this share counts";
+function capWaits(g: Grade, evidence: string, loaded: boolean): { g: Grade; evidence: string } {
+  return loaded && g === 'strong' ? { g: 'weak', evidence: `${evidence}; ${LOADED_WAITS}` } : { g, evidence };
 }
 
 /** Wilson's 95% interval of a share k/n, in percent. */
@@ -159,15 +172,19 @@ export function diagnose(
     }
     const generator = t.spawned >= 8 * t.executed;
     const idleShare = region ? (100 * (region.imbalance + region.limitedParallelism)) / Math.max(1, region.time) : 0;
-    const coarse = !generator && t.executed <= 4 * T && region ? grade(idleShare, 15, 30) : null;
-    if (coarse && region) {
+    const coarse = capWaits(
+      !generator && t.executed <= 4 * T && region ? grade(idleShare, 15, 30) : null,
+      `from ${t.executed} task instances and ${region?.count ?? 0} implicit tasks of the region`,
+      loaded,
+    );
+    if (coarse.g && region) {
       out.push({
         kind: 'tasks-too-coarse',
-        severity: coarse,
+        severity: coarse.g,
         score: idleShare,
         location: t.location,
         construct: t.name,
-        evidence: `from ${t.executed} task instances and ${region.count} implicit tasks of the region`,
+        evidence: coarse.evidence,
         message:
           `only ${t.executed} instances for ${T} threads (mean ${us(t.meanNs)}, longest ${us(t.maxNs)}) while the threads of ` +
           `${region.location} wait at its barriers ${p0(idleShare)} of their time there. Split the work into more, smaller tasks.`,
@@ -194,7 +211,8 @@ export function diagnose(
     const others = p.region.perThread.filter((x) => x.thread !== p.thread);
     const oTime = others.reduce((n, x) => n + x.exec + x.threadManagement, 0);
     const oIdle = (100 * others.reduce((n, x) => n + x.imbalance + x.limitedParallelism, 0)) / Math.max(1, oTime);
-    const g = backed(lower(grade(share, 75, 90), grade(oIdle, 20, 40)), p.total);
+    // Who creates the tasks is counted; how long the others waited is timed (capWaits).
+    const { g, evidence } = capWaits(backed(lower(grade(share, 75, 90), grade(oIdle, 20, 40)), p.total), `from ${p.total} tasks created`, loaded);
     if (!g) continue;
     const first = [...p.tasks].sort((x, y) => y.created - x.created)[0];
     const more = p.tasks.length > 1 ? ` (and ${p.tasks.length - 1} more task construct${p.tasks.length > 2 ? 's' : ''}: ${p.tasks.slice(1).map((x) => x.location).join(', ')})` : '';
@@ -204,7 +222,7 @@ export function diagnose(
       score: oIdle,
       location: first.location,
       construct: `${first.name}${more}`,
-      evidence: `from ${p.total} tasks created`,
+      evidence,
       message:
         `thread ${p.thread} creates ${p0(share)} of the ${p.total} tasks while the other threads of ${p.region.location} ` +
         `wait ${p0(oIdle)} of their time there: they run out of tasks. Create tasks in parallel (a work-shared loop of ` +
@@ -281,20 +299,14 @@ export function diagnose(
     if (perInstance * ran >= 1e6) continue; // the time the threads ran, not the time they waited to
     const overhead = r.threadManagement + r.imbalance + r.limitedParallelism;
     const share = (100 * overhead) / Math.max(1, r.time);
-    let g = backed(grade(share, 20, 40), r.instances);
+    // On an oversubscribed run, one time slice a thread waited to run lands in an instance of
+    // microseconds, held at the barrier by its partners (capWaits).
+    const { g, evidence } = capWaits(
+      backed(grade(share, 20, 40), r.instances),
+      `from ${r.instances} instances${ran < 1 ? `; ${us(perInstance * ran)} per instance once the time the threads waited to run is taken out` : ''}`,
+      loaded,
+    );
     if (!g) continue;
-    let evidence = `from ${r.instances} instances${ran < 1 ? `; ${us(perInstance * ran)} per instance once the time the threads waited to run is taken out` : ''}`;
-    // On an oversubscribed run the share is not measured, only bounded from above: a thread that
-    // waits to run holds its partners at the region's barriers, and one time slice (milliseconds)
-    // lands in an instance of microseconds. Neither the run's wait share (LULESH beside a CPU hog:
-    // 0.50 in one run, 0.82 in the next, with the same shares) nor the samples in regions this short
-    // (a few per region) take it out, so the finding stays, graded weak.
-    if (loaded && g === 'strong') {
-      g = 'weak';
-      evidence +=
-        `; at most weak: the machine was oversubscribed, and a thread that waited to run held the others at the ` +
-        `region's barriers, which counts as overhead here`;
-    }
     out.push({
       kind: 'region-overhead',
       severity: g,
