@@ -84,7 +84,8 @@ interleave(configs, rounds, ({ p, loaded }) => {
   list.push(r);
   runs.set(key, list);
   // as it goes: a run beside the hog may take minutes (libomp's waits yield to the hog)
-  console.log(`${key} (${((Date.now() - t0) / 1000).toFixed(1)} s): strong ${r.strong.join('; ') || 'none'}; weak ${r.weak.join('; ') || 'none'}`);
+  const said = r.oversubscribed ? ', said oversubscribed' : '';
+  console.log(`${key} (${((Date.now() - t0) / 1000).toFixed(1)} s${said}): strong ${r.strong.join('; ') || 'none'}; weak ${r.weak.join('; ') || 'none'}`);
 });
 
 console.log(`\n${rounds} runs idle and ${rounds} beside a hog of ${availableParallelism()} busy processes, each program, 2 threads\n`);
@@ -106,8 +107,10 @@ for (const p of programs) {
   const wi = count(idle, 'weak');
   const wh = count(hogged, 'weak');
   const weakOneSide = [...new Set([...wi.keys(), ...wh.keys()])].filter((f) => !wi.has(f) || !wh.has(f)).length;
+  // Findings on timed waits are at most weak on a run said oversubscribed: an idle run said so counts.
   const over = hogged.filter((r) => r.oversubscribed).length;
+  const overIdle = idle.filter((r) => r.oversubscribed).length;
   console.log(
-    `| ${p.map((x) => x.replace(/^.*\//, '')).join(' ')} | ${list(si)} | ${list(sh)} (oversubscribed said ${over}/${hogged.length}) | ${unstable.length} | ${weakOneSide} |`,
+    `| ${p.map((x) => x.replace(/^.*\//, '')).join(' ')} | ${list(si)}${overIdle ? ` (oversubscribed said ${overIdle}/${idle.length})` : ''} | ${list(sh)} (oversubscribed said ${over}/${hogged.length}) | ${unstable.length} | ${weakOneSide} |`,
   );
 }
