@@ -289,6 +289,7 @@ export function analyzeOpenmp(input: AnalysisInput): OpenmpAnalysis {
     activityCounts: act.counts.total,
     activityCountsPerThread: act.counts.perThread,
     samples: act.samples,
+    periodNs: proc.sampling?.periodNs ?? null,
     creationSites: act.creationSites,
     load: runLoad({ attributes: proc.info.attributes, threads: omp.maxTeam, samples: { count: act.samples, ns: sampledTotal(act.total) } }),
     taskDispatch,

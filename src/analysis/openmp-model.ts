@@ -152,6 +152,8 @@ export interface OpenmpAnalysis {
   activityCounts: ActivityTimes;
   activityCountsPerThread: Array<{ thread: number; inTasks: number } & ActivityTimes>;
   samples: number;
+  /** The sampling period (ns): a sample stands for this much of a thread's running time; null when not sampled. */
+  periodNs?: number | null;
   /** How loaded the machine was (run-load.ts). */
   load: RunLoad;
   /** Task construct lines seen in samples of the runtime's task creation, hottest first. */
