@@ -143,9 +143,15 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
   t.is(Math.round(strong.tasks[0].medianNs), 1088);
 
   // 3 tasks of 150 ms on 2 threads, the second thread waiting 40% of the region: too coarse, strong.
-  const coarse = (idle: number, spawned = 0) =>
+  // Timed waits on an oversubscribed run (threads waited to run half their time) make at most weak.
+  const loadedProc = () => {
+    const p = proc();
+    p.info.attributes.push(['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']);
+    return p;
+  };
+  const coarse = (idle: number, spawned = 0, p = proc()) =>
     analyzeOpenmp({
-      proc: proc(), names,
+      proc: p, names,
       omp: { ...base, threads: [
         thread(0, { tasks: [task(2, { created: 3, sum: 300e6, max: 150e6, min: 150e6, spawned, hist: [[220, 2]] })], regions: [region(0)] }),
         thread(1, { tasks: [task(1, { created: 0, sum: 150e6, max: 150e6, min: 150e6, hist: [[220, 1]] })], regions: [region(idle)] }),
@@ -156,26 +162,14 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
   t.deepEqual(coarse(100e6).diagnoses, []); // 5%
   // A generator (its instances create the other tasks) is not too coarse, however few.
   t.deepEqual(coarse(800e6, 2000).diagnoses, []);
-  // Timed waits on an oversubscribed run (threads waited to run half their time): at most weak.
-  const loadedProc = () => {
-    const p = proc();
-    p.info.attributes.push(['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']);
-    return p;
-  };
-  const coarseLoaded = analyzeOpenmp({
-    proc: loadedProc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [task(2, { created: 3, sum: 300e6, max: 150e6, min: 150e6, hist: [[220, 2]] })], regions: [region(0)] }),
-      thread(1, { tasks: [task(1, { created: 0, sum: 150e6, max: 150e6, min: 150e6, hist: [[220, 1]] })], regions: [region(800e6)] }),
-    ] },
-  }).diagnoses;
+  const coarseLoaded = coarse(800e6, 0, loadedProc()).diagnoses;
   t.deepEqual(coarseLoaded.map((d) => [d.kind, d.severity]), [['tasks-too-coarse', 'weak']]);
   t.regex(coarseLoaded[0].evidence, /; at most weak: the machine was oversubscribed/);
 
   // One creator, the other thread runs nearly all and waits half the region: creation bottleneck.
-  const bottleneck = (created0: number, created1: number) =>
+  const bottleneck = (created0: number, created1: number, p = proc()) =>
     analyzeOpenmp({
-      proc: proc(), names,
+      proc: p, names,
       omp: { ...base, threads: [
         thread(0, { tasks: [task(1, { created: created0, sum: 1e6, max: 1e6, min: 1e6, hist: [[140, 1]] })], regions: [region(0)] }),
         thread(1, { tasks: [task(39, { created: created1, sum: 39e6, max: 1e6, min: 1e6, hist: [[140, 39]] })], regions: [region(500e6)] }),
@@ -183,13 +177,7 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
     });
   const b = bottleneck(400, 0);
   t.deepEqual(b.diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'strong']]);
-  const bLoaded = analyzeOpenmp({
-    proc: loadedProc(), names,
-    omp: { ...base, threads: [
-      thread(0, { tasks: [task(1, { created: 400, sum: 1e6, max: 1e6, min: 1e6, hist: [[140, 1]] })], regions: [region(0)] }),
-      thread(1, { tasks: [task(39, { created: 0, sum: 39e6, max: 1e6, min: 1e6, hist: [[140, 39]] })], regions: [region(500e6)] }),
-    ] },
-  }).diagnoses;
+  const bLoaded = bottleneck(400, 0, loadedProc()).diagnoses;
   t.deepEqual(bLoaded.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
   t.regex(bLoaded[0].evidence, /^from 400 tasks created; at most weak: the machine was oversubscribed/);
   t.regex(b.diagnoses[0].message, /thread 0 creates 100% of the 400 tasks/);
