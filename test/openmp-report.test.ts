@@ -53,23 +53,30 @@ clangTest('a truncated OMPT section is reported with the file and offset', async
   const good = parseOmptSection('x.raw', buf);
   t.truthy(good);
   t.true(good!.constructs.length > 0);
-  // Rebuild the file with the OMPT payload cut to 30 bytes (its CRC and length made right): the
-  // framing is sound, the section's own fields run past its end.
-  const parts: Buffer[] = [buf.subarray(0, 16)];
-  for (let pos = 16; pos < buf.length; ) {
-    const tag = buf.readUInt32LE(pos);
-    const len = Number(buf.readBigUInt64LE(pos + 8));
-    const payload = buf.subarray(pos + 16, pos + 16 + len);
-    const kept = tag === 9 ? payload.subarray(0, 30) : payload;
-    const head = Buffer.alloc(16);
-    head.writeUInt32LE(tag, 0);
-    head.writeUInt32LE(crc32(kept) >>> 0, 4);
-    head.writeBigUInt64LE(BigInt(kept.length), 8);
-    parts.push(head, kept);
-    pos += 16 + len;
-  }
-  const e = t.throws(() => parseOmptSection('cut.raw', Buffer.concat(parts)));
+  // Rebuild the file with the OMPT payload changed (its CRC and length made right): the framing is
+  // sound, the section's own fields are not.
+  const withOmpt = (change: (payload: Buffer) => Buffer) => {
+    const parts: Buffer[] = [buf.subarray(0, 16)];
+    for (let pos = 16; pos < buf.length; ) {
+      const tag = buf.readUInt32LE(pos);
+      const len = Number(buf.readBigUInt64LE(pos + 8));
+      const payload = buf.subarray(pos + 16, pos + 16 + len);
+      const kept = tag === 9 ? change(Buffer.from(payload)) : payload;
+      const head = Buffer.alloc(16);
+      head.writeUInt32LE(tag, 0);
+      head.writeUInt32LE(crc32(kept) >>> 0, 4);
+      head.writeBigUInt64LE(BigInt(kept.length), 8);
+      parts.push(head, kept);
+      pos += 16 + len;
+    }
+    return Buffer.concat(parts);
+  };
+  // Cut to 30 bytes: the fields run past the section's end.
+  const e = t.throws(() => parseOmptSection('cut.raw', withOmpt((p) => p.subarray(0, 30))));
   t.regex(e!.message, /^cut\.raw: offset \d+: section OMPT: expected \d+ bytes for .+, section ends at \d+$/);
+  // Written by a hyprof whose blame records had no sample counts (layout 2): refused, saying why.
+  const old = t.throws(() => parseOmptSection('old.raw', withOmpt((p) => (p.writeUInt32LE(2, 0), p))));
+  t.regex(old!.message, /^old\.raw: offset \d+: .*unknown layout 2 \(this hyprof reads layout 3; a raw file of another hyprof version: measure again\)$/);
   // A raw file of a program without OpenMP simply has no such section.
   t.is(parseOmptSection('none.raw', encodeRaw({ events: [{ kind: 3, name: '.TAU application' }], contexts: [], threads: [] })), null);
 });
