@@ -6,6 +6,7 @@ import test from 'ava';
 import { analyzeOpenmp } from '../src/analysis/openmp-analysis.js';
 import { applyConstructNames, type ConstructName } from '../src/analysis/openmp-names.js';
 import type { OmptData, OmpTaskStat, OmpThread } from '../src/analysis/openmp-raw.js';
+import { loadLine } from '../src/analysis/run-load.js';
 import { RawContexts, RawStats, type RawProcess } from '../src/samples/raw-model.js';
 
 // Events: 0 root, 1 parallel region, 2 task construct. Contexts: root 10n, region 11n, task 12n.
@@ -213,13 +214,18 @@ test('many short parallel regions are diagnosed with the region; overhead classe
     const p = proc();
     p.info.attributes.push(...attributes);
     const region = (wait: number) => ({ event: 1, count: 20000, exec: 20000 * 10e3, sync: 0, imbalance: 20000 * wait, limitedParallelism: 0, threadManagement: 20000 * 2e3 });
-    return analyzeOpenmp({ proc: p, names, omp: { ...omp, threads: [thread(0, { regions: [region(7e3)] }), thread(1, { regions: [region(7e3)] })] } }).diagnoses;
+    return analyzeOpenmp({ proc: p, names, omp: { ...omp, threads: [thread(0, { regions: [region(7e3)] }), thread(1, { regions: [region(7e3)] })] } });
   };
-  const idle = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '10000000']]);
+  const idleRun = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '10000000']]);
+  const idle = idleRun.diagnoses;
+  t.is(loadLine(idleRun.load), null);
   t.deepEqual(idle.map((d) => [d.kind, d.severity]), [['region-overhead', 'strong']]);
   t.is(idle[0].evidence, 'from 20000 instances');
   // Threads that waited to run half their time: the waits hold that; graded weak, and said why.
-  const loaded = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']]);
+  const loadedRun = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000']]);
+  const loaded = loadedRun.diagnoses;
+  // The report's first line says so, and what the analysis did about it.
+  t.regex(loadLine(loadedRun.load)!, /^The program ran oversubscribed: its threads waited to run 50% of their time .*those that rest on timed waits at barriers are at most weak\.$/);
   t.deepEqual(loaded.map((d) => [d.kind, d.severity]), [['region-overhead', 'weak']]);
   t.regex(loaded[0].evidence, /^from 20000 instances; 6\.00 us per instance once .*; at most weak: the machine was oversubscribed/);
 });

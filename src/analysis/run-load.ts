@@ -74,6 +74,7 @@ export function loadLine(l: RunLoad): string | null {
   }
   return (
     `The program ran oversubscribed: ${parts.join('; ')}. Durations are corrected by the share the threads ran, ` +
-    'and findings rest on counts of samples and events, which waiting does not stretch.'
+    'findings rest on counts of samples and events, which waiting does not stretch, and those that rest on ' +
+    'timed waits at barriers are at most weak.'
   );
 }
