@@ -5,9 +5,8 @@
  * this share, and say when the program ran oversubscribed (docs/openmp.md, "Diagnoses under load").
  *
  * Read per thread as it is first measured (a baseline taken off), at its end (its own file) and, for
- * threads still running, at each dump. Each
- * read is open/read/close of a small /proc file, digits parsed by hand: async-signal-safe, so a dump
- * in a signal handler may run it. */
+ * threads still running, at each dump. Each read is open/read/close of a small /proc file, digits
+ * parsed by hand: async-signal-safe, so a dump in a signal handler (and a fork child) may run it. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * Each sample is classified by the thread's OMPT state (work, idleness, overhead, lock waiting).
  * Idleness is blamed on the threads that work (undirected blame, equation 1): a work sample of value v
  * taken while w threads work adds v / w to `work_per_working`, and 1 / w to `per_working` (the same
- * metrics are kept in samples: a sample's value includes the time its thread waited to run). At the end, with T the maximum number
- * of threads in use and C the number of cores,
+ * metrics are kept in samples: a sample's value includes the time its thread waited to run). At the
+ * end, with T the maximum number of threads in use and C the number of cores,
  *     thread idleness = T * work_per_working - work      core idleness = C * work_per_working - work
  * so both are computed from one accumulator. w is counted from per-thread working flags, each written
  * only by its own thread at state changes (implicit task, waits, tasks, mutex waits) and read here.
