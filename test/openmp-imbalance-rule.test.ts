@@ -7,7 +7,7 @@
  * run is at most weak and names the samples it lacks.
  */
 import test from 'ava';
-import { diagnose, MIN_STRONG } from '../src/analysis/openmp-diagnose.js';
+import { diagnose, MIN_STRONG, OVERSUBSCRIBED_CAP } from '../src/analysis/openmp-diagnose.js';
 import type { OpenmpAnalysis, OmpRegionReport } from '../src/analysis/openmp-model.js';
 import { emptyTimes, sampleActivity } from '../src/analysis/openmp-samples.js';
 import { OmpKind, type OmptData } from '../src/analysis/openmp-raw.js';
@@ -66,10 +66,14 @@ for (const loop of [false, true]) {
       t.regex(d?.message ?? '', /1\.90x the mean/);
     }
   });
-  test(`${kind}: times 1.9x apart, samples 1.3x: weak, the lower grade`, (t) => {
+  test(`${kind}: times 1.9x apart, samples 1.3x: weak, the lower grade; loaded, saying why`, (t) => {
     const [d, ...more] = findings(analysis([38 * MS, 2 * MS], [130, 70], false, loop));
     t.is(more.length, 0);
     t.is(d?.severity, 'weak');
+    t.false(d?.evidence.includes(OVERSUBSCRIBED_CAP));
+    const [l] = findings(analysis([38 * MS, 2 * MS], [130, 70], true, loop));
+    t.is(l?.severity, 'weak');
+    t.regex(l?.evidence ?? '', /the most 1\.30x the mean\); at most weak: the machine was oversubscribed, where each thread is also sampled as it resumes/);
   });
   test(`${kind}: too few samples: the times decide, strong when idle, weak when oversubscribed, saying why`, (t) => {
     const idle = findings(analysis([38 * MS, 2 * MS], [20, 1], false, loop));

@@ -6,7 +6,7 @@
  * may use, which doubles the load. Both runs must give the same strong findings (kind, grade, a line
  * of their locations in common; graded weak on one side only where fewer than MIN_STRONG samples or
  * events stood behind it there, or where the run was oversubscribed and the finding says that load
- * bounds its share only from above) and the finding the program was written for; a weak finding near its
+ * spoiled what its grade rests on) and the finding the program was written for; a weak finding near its
  * threshold may differ (logged). The hogged run must say it ran oversubscribed.
  */
 import test from 'ava';
@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readOpenmpFile } from '../src/analysis/openmp.js';
-import { LOADED_WAITS, MIN_STRONG } from '../src/analysis/openmp-diagnose.js';
+import { MIN_STRONG, OVERSUBSCRIBED_CAP } from '../src/analysis/openmp-diagnose.js';
 import type { OpenmpAnalysis } from '../src/analysis/openmp-model.js';
 import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
@@ -115,11 +115,12 @@ for (const cc of ['clang', 'gcc'] as const) {
       // that leaves the program's threads a few slices of CPU leaves few samples in short tasks (24
       // against 164 idle, in one run of the whole suite). Its share still decides its kind; the
       // grade says how sure it is, and the report prints both.
-      // The same holds for a share that load bounds only from above (barrier waits that hold a
-      // partner's wait to run): graded weak on an oversubscribed run, saying so.
+      // The same holds where load spoils what a grade rests on (barrier waits that hold a partner's
+      // wait to run; samples that even out as threads resume): graded weak on an oversubscribed run,
+      // saying so.
       const capped = (a: OpenmpAnalysis) =>
         a.diagnoses.filter(
-          (d) => d.severity === 'weak' && (Number(/^from (\d+) /.exec(d.evidence)?.[1]) < MIN_STRONG || (a.load.oversubscribed && d.evidence.includes(LOADED_WAITS))),
+          (d) => d.severity === 'weak' && (Number(/^from (\d+) /.exec(d.evidence)?.[1]) < MIN_STRONG || (a.load.oversubscribed && d.evidence.includes(OVERSUBSCRIBED_CAP))),
         );
       const lost = (a: OpenmpAnalysis, b: OpenmpAnalysis) => {
         const gone = strong(a).filter((d) => unmatched([d], strong(b)).length > 0);
