@@ -49,7 +49,7 @@ function thread(index: number, over: Partial<OmpThread>): OmpThread {
 /** A context's blame; its samples each 1 ns of time unless `counts` says otherwise. */
 const blame = (context: bigint, work: number, perWorking: number, lockBlame = 0, counts?: { work: number; perWorking: number }) => ({
   context, samples: counts?.work ?? work, work, idle: 0, overhead: 0, lockWait: 0, other: 0, workPerWorking: perWorking, lockBlame,
-  counts: { work: counts?.work ?? work, overhead: 0, lockWait: 0, perWorking: counts?.perWorking ?? perWorking, lockBlame },
+  counts: { work: counts?.work ?? work, overhead: 0, perWorking: counts?.perWorking ?? perWorking, lockBlame },
 });
 
 test('equation 1 and 2: serial work carries (T-1)/T relative idleness, balanced parallel work none', (t) => {

@@ -103,10 +103,7 @@ void hp_omp_blame_sample(hp_omp_thread *o, uint64_t context, uint64_t value, int
         b->overhead_ns += value;
         b->overhead_samples++;
         break;
-      case HP_CLASS_LOCK:
-        b->lockwait_ns += value;
-        b->lockwait_samples++;
-        break;
+      case HP_CLASS_LOCK: b->lockwait_ns += value; break;
       default: b->other_ns += value; break;
     }
   }

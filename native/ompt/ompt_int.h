@@ -128,7 +128,7 @@ typedef struct hp_omp_blame {
   uint64_t work_ns, idle_ns, overhead_ns, lockwait_ns, other_ns;
   double work_per_working;   /* sum over work samples of value / working threads at the sample */
   uint64_t lock_blame_ns;    /* lock waiting of others, handed over when this thread released */
-  uint64_t work_samples, overhead_samples, lockwait_samples;
+  uint64_t work_samples, overhead_samples;
   double per_working;        /* sum over work samples of 1 / working threads at the sample */
   uint64_t lock_blame_samples;
 } hp_omp_blame;

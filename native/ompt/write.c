@@ -65,7 +65,6 @@ void hp_ompt_write_sections(hp_buf *b) {
       hp_buf_u64(b, x->lock_blame_ns);
       hp_buf_u64(b, x->work_samples);
       hp_buf_u64(b, x->overhead_samples);
-      hp_buf_u64(b, x->lockwait_samples);
       hp_buf_f64(b, x->per_working);
       hp_buf_u64(b, x->lock_blame_samples);
     }

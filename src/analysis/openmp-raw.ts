@@ -79,7 +79,7 @@ export interface OmpBlame {
    * The same in samples. A sample's value holds the time its thread waited to run, so on a loaded
    * machine the values above grow where threads were preempted; the counts grow while they run.
    */
-  counts: { work: number; overhead: number; lockWait: number; perWorking: number; lockBlame: number };
+  counts: { work: number; overhead: number; perWorking: number; lockBlame: number };
 }
 
 export interface OmpRegionStat {
@@ -183,7 +183,7 @@ function parsePayload(r: Cursor): OmptData {
       tasks: [],
       releases: [],
     };
-    for (let j = 0, m = r.count('blame count', 112); j < m; j++) {
+    for (let j = 0, m = r.count('blame count', 104); j < m; j++) {
       th.blame.push({
         context: r.u64('a blame context'),
         samples: r.u64n('samples'),
@@ -197,7 +197,6 @@ function parsePayload(r: Cursor): OmptData {
         counts: {
           work: r.u64n('work samples'),
           overhead: r.u64n('overhead samples'),
-          lockWait: r.u64n('lock waiting samples'),
           perWorking: r.f64('work samples per working thread'),
           lockBlame: r.u64n('lock blame samples'),
         },
