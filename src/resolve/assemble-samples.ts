@@ -11,6 +11,7 @@
  */
 import type { RawProcess, RawSample } from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
+import { isRuntimeModule } from '../symbolize/own-modules.js';
 import { ContextTree, PATH_JOIN } from './assemble-tree.js';
 import type { EntryTable } from './assemble-table.js';
 import type { ModuleCollector } from '../profile/modules-file.js';
@@ -54,12 +55,6 @@ export interface SampleOptions {
   chainDepth: number;
   /** Where the complete stacks go (stacks-file.ts), when they are kept. */
   stacks?: { frames: FrameTable; tree: StackTree };
-}
-
-/** hyprof's own code: the runtime library, its MPI layer, or the Node addon it is built into. */
-export function isRuntimeModule(path: string | undefined): boolean {
-  const base = path?.slice(path.lastIndexOf('/') + 1) ?? '';
-  return /^libhyprof(_mpi)?\.so(\.|$)/.test(base) || (base.endsWith('.node') && base.includes('hyprof'));
 }
 
 /** An OpenMP runtime: LLVM's libomp (also in libgomp's place), Intel's libiomp5, GNU libgomp. */

@@ -7,7 +7,8 @@
 import type { RawProcess } from '../samples/raw-model.js';
 import type { Resolution } from '../symbolize/frames.js';
 import type { FoldFile, FoldFrame, FoldSeries } from '../profile/fold-file.js';
-import { isOpenmpRuntime, isRuntimeModule } from './assemble-samples.js';
+import { isOpenmpRuntime } from './assemble-samples.js';
+import { isRuntimeModule } from '../symbolize/own-modules.js';
 
 /** System code a sample's "function" looks through to the program's frame that called it. */
 export function isSystemModule(path: string | undefined): boolean {

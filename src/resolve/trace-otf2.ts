@@ -15,7 +15,8 @@ import { UserError } from '../base/errors.js';
 import { EventKind, INFO_MPI_RANK, type RawProcess } from '../samples/raw-model.js';
 import type { ContextTree } from './assemble-tree.js';
 import type { Resolution } from '../symbolize/frames.js';
-import { isOpenmpRuntime, isRuntimeModule, unresolved } from './assemble-samples.js';
+import { isOpenmpRuntime, unresolved } from './assemble-samples.js';
+import { isRuntimeModule } from '../symbolize/own-modules.js';
 import { safeName } from './event-names.js';
 import { demangleKernels, kernelName } from '../symbolize/kernel-names.js';
 
