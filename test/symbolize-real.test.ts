@@ -6,7 +6,7 @@ import { Symbolizer } from '../src/symbolize/symbolizer.js';
 import { readBuildId } from '../src/symbolize/elf-build-id.js';
 import { RawContexts, RawStats, type RawMapping, type RawProcess } from '../src/samples/raw-model.js';
 import type { Resolution } from '../src/symbolize/frames.js';
-import { compileC, haveTool, tmpDir } from './helpers/native.js';
+import { compileC, haveTool, libPath, tmpDir } from './helpers/native.js';
 
 interface Built {
   exe: string;
@@ -168,6 +168,25 @@ test('a stripped executable and a missing module give UNRESOLVED <module>', asyn
   const r = s2.resolve(gone, exeBias + outer.addr, false);
   t.false(r.resolved);
   t.regex(s2.warnings.join('\n'), /deleted-binary: module not found; its samples stay UNRESOLVED/);
+});
+
+test("hyprof's own library is never sent to the symbolizer: its frames are left out of every profile", async (t) => {
+  const b = build('gcc', true);
+  const { proc, exeBias } = fakeProcess(b, true);
+  const own = nmSymbols(libPath);
+  const fn = [...own.entries()].find(([name]) => name.startsWith('hp_'));
+  if (!fn) return t.fail(`nm shows no hp_ function in ${libPath}`);
+  const ownBias = 0x7f5550000000n;
+  proc.maps.push({ start: ownBias + fn[1].addr - 0x1000n, end: ownBias + fn[1].addr + 0x100000n, bias: ownBias, path: libPath, buildId: readBuildId(libPath) ?? '' });
+  const outer = b.syms.get('sym_outer')!;
+  // the runtime caught at work (its function as the leaf) under the program's code
+  withSamples(proc, [[ownBias + fn[1].addr + 4n, exeBias + outer.addr + 4n]]);
+  const symbolized: string[] = [];
+  const s = new Symbolizer({ cacheDir: null, onProgress: (_d, _t, what) => symbolized.push(what) });
+  await s.prepare([proc]);
+  t.deepEqual(symbolized, [b.exe]);
+  t.deepEqual(s.resolve(proc, ownBias + fn[1].addr + 4n, false), { resolved: false, module: libPath, address: ownBias + fn[1].addr + 4n });
+  t.deepEqual(fnNames(s.resolve(proc, exeBias + outer.addr + 4n, true)), ['sym_outer']);
 });
 
 test('an unknown symbolizer asked for by name is a clear error', (t) => {

@@ -20,6 +20,7 @@ import { readBuildId } from './elf-build-id.js';
 import { readPltStubs } from './elf-plt.js';
 import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
 import { fortranNames, symbolizeBatch, toolAvailable } from './tools.js';
+import { isRuntimeModule } from './own-modules.js';
 
 export interface SymbolizeOptions {
   symbolizer?: SymbolizerChoice;
@@ -305,5 +306,7 @@ function namePltStubs(path: string, addrs: bigint[], table: Map<bigint, SourceFr
 
 /** `[vdso]`, `[stack]` and anonymous pseudo-modules have no file to read symbols from. */
 function symbolizable(m: RawMapping): boolean {
-  return m.path !== '' && !m.path.startsWith('[');
+  // hyprof's own frames are left out of every profile (assemble-samples.ts): naming them would cost a
+  // symbolizer run for nothing whenever a sample caught the runtime at a new address.
+  return m.path !== '' && !m.path.startsWith('[') && !isRuntimeModule(m.path);
 }
