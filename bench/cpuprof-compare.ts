@@ -71,7 +71,8 @@ export function cpuprofSelf(file: string): CpuprofSelf {
   const leaf = new Map<string, number>();
   const jsFrame = new Map<string, number>();
   const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
-  const keyOf = (f: CpuNode['callFrame']) => key(f.functionName, f.url.replace(/^file:\/\//, ''));
+  // a WebAssembly module by the scheme alone: hyprof cannot name the module (perf-map.ts, WASM_FILE)
+  const keyOf = (f: CpuNode['callFrame']) => key(f.functionName, f.url.replace(/^file:\/\//, '').replace(/^wasm:\/\/wasm\/.*/, 'wasm://wasm'));
   p.samples.forEach((id, i) => {
     const f = byId.get(id)!.callFrame;
     if (f.functionName === '(root)') return;
@@ -107,7 +108,7 @@ const SAMPLE = /^\[SAMPLE\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/;
 const UNWIND = /^\[UNWIND\] .*? \[@\] (.*?)(?: \[\{(.*)\} \{(\d+)(?:,\d+)?\}\])?$/;
 const isIdle = (fn: string) => /^(epoll_pwait|epoll_wait|__GI_epoll_pwait|__GI_epoll_wait)$/.test(fn);
 /** A JavaScript function (named from V8's perf map): a script's file, or one of node's own modules. */
-const isJsFile = (file: string) => /\.(m|c)?js$/.test(file) || file.startsWith('node:');
+const isJsFile = (file: string) => /\.(m|c)?js$/.test(file) || file.startsWith('node:') || file.startsWith('wasm://');
 
 /**
  * The JavaScript workers of a hyprof profile: thread number by Node's `threadId` (the runtime names

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { jitFrame, PerfMap, perfMapPath } from '../src/symbolize/perf-map.js';
+import { jitFrame, PerfMap, perfMapPath, WASM_FILE } from '../src/symbolize/perf-map.js';
 
 test('V8 names become function, file (a path for file: URLs) and line', (t) => {
   t.deepEqual(jitFrame('JS:*hot file:///tmp/app/a.mjs:2:13'), { function: 'hot', file: '/tmp/app/a.mjs', line: 2 });
@@ -21,6 +21,13 @@ test('V8 names become function, file (a path for file: URLs) and line', (t) => {
   t.deepEqual(jitFrame('JS:~set size /srv/app/b.js:7:3'), { function: 'set size', file: '/srv/app/b.js', line: 7 });
   t.deepEqual(jitFrame('Builtin:JSEntry'), { function: 'Builtin:JSEntry', file: '', line: 0 });
   t.deepEqual(jitFrame('BytecodeHandler:Star0'), { function: 'BytecodeHandler:Star0', file: '', line: 0 });
+  // WebAssembly: V8's index and tier go, the function keeps the module's name for it (or
+  // wasm-function[index]), as --cpu-prof names it; the module is not named (WASM_FILE)
+  t.deepEqual(jitFrame('JS:wasm-function[1537]-1537-turbofan'), { function: 'wasm-function[1537]', file: WASM_FILE, line: 0 });
+  t.deepEqual(jitFrame('JS:sqlite3_step-88-liftoff'), { function: 'sqlite3_step', file: WASM_FILE, line: 0 });
+  t.deepEqual(jitFrame('JS:wasm-to-js:iiii:i-13-turbofan'), { function: 'wasm-to-js:iiii:i', file: WASM_FILE, line: 0 });
+  t.is(WASM_FILE, 'wasm://wasm');
+  t.deepEqual(jitFrame('Stub:js-to-wasm:i:i'), { function: 'Stub:js-to-wasm:i:i', file: '', line: 0 });
 });
 
 test('lookup: address ranges, later lines win, gaps and ends miss', (t) => {

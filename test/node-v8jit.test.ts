@@ -4,7 +4,8 @@
  * under `hyprof run -- node`. The sampled line of optimised code (not only the function's first line),
  * the line of the call in an optimised caller's frame, a worker thread's code, no perf map; and the
  * fallback to V8's perf map with HYPROF_V8_JIT=0; a function inlined into another on the same line
- * (test/native/node_jit_one_line.mjs, minified) named by its source position. The log's reader and
+ * (test/native/node_jit_one_line.mjs, minified) named by its source position; WebAssembly code
+ * (test/native/node_wasm.mjs) named as --cpu-prof names it, either way. The log's reader and
  * lookup on hand-made records are tested in raw-jit.test.ts.
  */
 import test from 'ava';
@@ -114,6 +115,28 @@ test('minified code: a function inlined into another on the same line is named, 
   // Told apart by line, every sample on line 1 of hot's code was hot's (about 99 % of them).
   t.true(helper > 500 && helper > 10 * hot, `ms sampled in helper ${helper}, in hot ${hot}`);
 });
+
+for (const [how, env] of [
+  ["V8's code events", {}],
+  ["V8's perf map (HYPROF_V8_JIT=0)", { HYPROF_V8_JIT: '0' }],
+] as const) {
+  test(`WebAssembly code is named as --cpu-prof names it, from ${how}`, async (t) => {
+    if (!withEvents && how.includes('events')) return t.fail('no V8 part');
+    const wasm = join(testNativeDir, 'node_wasm.mjs');
+    const dir = tmpDir('node-wasm');
+    const out = join(dir, 'prof');
+    const r = await hyprof(['run', '--dir', out, '--', process.execPath, wasm], { cwd: dir, env: { NODE_OPTIONS: undefined, ...env }, timeoutMs: 120_000 });
+    t.is(r.code, 0, r.stderr);
+    t.regex(r.stdout, /^wasm: \d+ calls/m);
+    const main = readTauProfileDir(out).threads[0].find((x) => x.thread === 0)!;
+    const samples = main.events.filter((e) => e.name.startsWith('[SAMPLE] '));
+    const total = samples.reduce((a, e) => a + e.excl, 0);
+    const spin = samples.find((e) => e.name === '[SAMPLE] wasm-function[0] [{wasm://wasm} {0}]')?.excl ?? 0;
+    // about a second in spin's loop, out of node's start-up and the run
+    t.true(spin > 0.5 * total, `wasm-function[0]: ${spin / 1000} of ${total / 1000} ms sampled`);
+    t.deepEqual(main.events.map((e) => e.name).filter((n) => /JS:wasm|-(turbofan|liftoff)\b/.test(n)), []);
+  });
+}
 
 test('no perf map is created when the V8 part is loaded', async (t) => {
   if (!viaEvents) return t.fail('no V8 part');

@@ -28,12 +28,28 @@ export function perfMapPath(pid: number): string {
   return `/tmp/perf-${pid}.map`;
 }
 
+/**
+ * The file of WebAssembly code. `--cpu-prof` names a module `wasm://wasm/<hash of its bytes>`; V8's
+ * code events and perf map name no module (docs/node.md), so every module's functions share this one.
+ */
+export const WASM_FILE = 'wasm://wasm';
+
+/**
+ * V8's name of WebAssembly code: `JS:<function>-<index>-<tier>` (`JS:wasm-function[12]-12-turbofan`,
+ * `JS:wasm-to-js:ii:i-3-turbofan`), the function named by the module's name section, else
+ * `wasm-function[<index>]`, as `--cpu-prof` names it.
+ */
+const WASM_CODE = /^[A-Za-z]+:(.+)-(?:\d+|<anonymous>)-(?:liftoff|turbofan)(?:-[a-z]+)?$/;
+
 /** A V8 code name as a source frame: function, file (a path for file: URLs), line. */
 export function jitFrame(name: string): SourceFrame {
   // The function's name may hold spaces (`get node`, `set size`: V8's names of accessors, as
   // `--cpu-prof` shows them): the location is what follows the last space.
   const m = /^([A-Za-z]+):([~^+*]?)(.*) (\S+):(\d+):(\d+)$/.exec(name);
-  if (!m) return { function: name, file: '', line: 0 };
+  if (!m) {
+    const w = WASM_CODE.exec(name);
+    return w ? { function: w[1], file: WASM_FILE, line: 0 } : { function: name, file: '', line: 0 };
+  }
   const fn = m[3] || '(anonymous)';
   return { function: fn, file: sourcePath(m[4]), line: Number(m[5]) };
 }
