@@ -1,9 +1,10 @@
 /**
- * bench/node-programs: hyprof against `node --cpu-prof` on six real npm programs of different kinds and a minified bundle
+ * bench/node-programs: hyprof against `node --cpu-prof` on seven real npm programs of different kinds (one mostly WebAssembly) and a minified bundle
  * (bench/node-programs/: a formatter, prettier; a linter, eslint; a transpiler, @babel/core with
  * preset-env; a minifier, terser; a worker pool on worker_threads, piscina running terser in two
  * workers; an HTTP server, node:http under autocannon with 10 connections for a fixed number of
- * requests), working on this repository's own sources; and a production bundle: the transpiler
+ * requests), working on this repository's own sources; a database compiled to WebAssembly (sql.js,
+ * SQLite under Emscripten, holding src/'s lines); and a production bundle: the transpiler
  * bundled and minified by esbuild (hyprof's own dev dependency) into one file whose functions share a
  * handful of lines, so that functions inlined into others are told apart by source position only.
  *
@@ -64,6 +65,7 @@ const programs: Array<[string, string[]]> = [
   ['worker pool (piscina, 2 workers)', ['pool.mjs']],
   ['HTTP server (node:http, autocannon)', ['server.mjs', '10000']],
   ['minified bundle (the transpiler, esbuild --bundle --minify)', [bundle]],
+  ['database in WebAssembly (sql.js)', ['database.mjs']],
 ];
 
 /** A markdown row of the output whose first cell is `label`: its cells. */
