@@ -197,6 +197,34 @@ test('positions tell apart functions on one line (a minified file): the innermos
   t.deepEqual(jit.lookup(0x1040n), [{ function: 'hot', file: '/m.js', line: 1 }]);
 });
 
+test("a position in code around the function (a CommonJS module's wrapper) is another file's: the function at its first line", (t) => {
+  // The module wrapper spans the file (0-5000); visit (100-300) and walk (400-900) inside it; walk's
+  // optimised code holds visit inlined (same file), and at 50 and 2000 positions of a callee inlined
+  // from another module, which fall in the wrapper's own code, outside every function it holds.
+  const jit = new JitCodeLog(
+    readJit(
+      section([
+        rangePosRecord(1, 200, 0, 5000, 'JS:~ file:///s.cjs:1:1'),
+        rangePosRecord(5, 9, 100, 300, 'JS:~visit file:///s.cjs:5:1'),
+        rangePosRecord(20, 40, 400, 900, 'JS:~walk file:///s.cjs:20:1'),
+        codePosRecord(0x1000n, 0x100n, 'JS:*walk file:///s.cjs:20:1', [
+          [0, 21, 410],
+          [0x10, 6, 150],
+          [0x20, 2, 50],
+          [0x30, 90, 2000],
+        ]),
+      ]),
+    ),
+  );
+  t.deepEqual(jit.lookup(0x1000n), [{ function: 'walk', file: '/s.cjs', line: 21 }]);
+  t.deepEqual(jit.lookup(0x1010n), [
+    { function: 'visit', file: '/s.cjs', line: 6 },
+    { function: 'walk', file: '/s.cjs', line: 20 },
+  ]);
+  t.deepEqual(jit.lookup(0x1020n), [{ function: 'walk', file: '/s.cjs', line: 20 }]);
+  t.deepEqual(jit.lookup(0x1030n), [{ function: 'walk', file: '/s.cjs', line: 20 }]);
+});
+
 test('a log with positions is read with them; a record of types 6 and 7 too short for its fields is refused', (t) => {
   const records = readJit(
     section([codePosRecord(0x1000n, 0x10n, 'JS:*f file:///a.js:3:1', [[0, 4, 17]]), rangePosRecord(3, 5, 12, 40, 'JS:~f file:///a.js:3:1')]),

@@ -15,7 +15,9 @@
  * function of the same file whose span holds it: the function itself, or one inlined into it (the
  * frame becomes that function at that line, inside the outer function at its first line: where it
  * called the inlined one is not known). When no function of the file holds it (inlined from another
- * file, whose positions cannot be told apart), it is the outer function at its first line. Without a
+ * file, whose positions cannot be told apart), it is the outer function at its first line; so too when
+ * only a function around the outer one holds it (a CommonJS module's wrapper: code that cannot be
+ * inlined into what it encloses, so an offset into another file). Without a
  * span (code compiled before the log started) a line before the function's first is treated the
  * same way. Positions, not lines: a minified file holds hundreds of functions on one line, where
  * lines would name the outer function for every one inlined into it. A log written before positions
@@ -177,6 +179,10 @@ export class JitCodeLog {
       if (!inner) return [frame];
       // the function itself (its span, or that of an earlier compilation of it)
       if (inner.key === span.key) return [{ ...frame, line }];
+      // A function around this one (a CommonJS module's wrapper, an enclosing closure) is not what
+      // its code inlines: such a position is an offset into another file that happens to fall in this
+      // file's outer code (an inlined callee from another module), so the function at its first line.
+      if (inner.firstPos! <= span.firstPos && inner.lastPos! >= span.lastPos!) return [frame];
       return [{ function: inner.function, file: frame.file, line }, frame];
     }
     if (line === frame.line) return [frame];
