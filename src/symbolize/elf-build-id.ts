@@ -4,7 +4,7 @@
  * whether the file is still the one that ran (a rebuilt binary would give wrong lines).
  */
 import { closeSync, openSync } from 'node:fs';
-import { readAt } from './elf-read.js';
+import { isElf64, readAt, type ElfData } from './elf-read.js';
 
 const PT_NOTE = 4;
 const NT_GNU_BUILD_ID = 3;
@@ -18,36 +18,41 @@ export function readBuildId(path: string): string | null {
     return null;
   }
   try {
-    const eh = readAt(fd, 0, 64);
-    if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
-    const phoff = Number(eh.readBigUInt64LE(32));
-    const phentsize = eh.readUInt16LE(54);
-    const phnum = eh.readUInt16LE(56);
-    const ph = readAt(fd, phoff, phentsize * phnum);
-    for (let i = 0; i + 1 <= phnum && (i + 1) * phentsize <= ph.length; i++) {
-      const at = i * phentsize;
-      if (ph.readUInt32LE(at) !== PT_NOTE) continue;
-      const off = Number(ph.readBigUInt64LE(at + 8));
-      const size = Number(ph.readBigUInt64LE(at + 32));
-      const notes = readAt(fd, off, Math.min(size, 1 << 16));
-      let p = 0;
-      while (p + 12 <= notes.length) {
-        const namesz = notes.readUInt32LE(p);
-        const descsz = notes.readUInt32LE(p + 4);
-        const type = notes.readUInt32LE(p + 8);
-        const name = p + 12;
-        const desc = name + ((namesz + 3) & ~3);
-        if (desc + descsz > notes.length) break;
-        if (type === NT_GNU_BUILD_ID && namesz === 4 && notes.toString('latin1', name, name + 3) === 'GNU') {
-          return notes.subarray(desc, desc + descsz).toString('hex');
-        }
-        p = desc + ((descsz + 3) & ~3);
-      }
-    }
-    return '';
+    return buildIdIn(fd);
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The same of an ELF image open or in memory (elf-read.ts); null when it is no 64-bit ELF image. */
+export function buildIdIn(src: ElfData): string | null {
+  const eh = readAt(src, 0, 64);
+  if (!isElf64(eh)) return null;
+  const phoff = Number(eh.readBigUInt64LE(32));
+  const phentsize = eh.readUInt16LE(54);
+  const phnum = eh.readUInt16LE(56);
+  const ph = readAt(src, phoff, phentsize * phnum);
+  for (let i = 0; i + 1 <= phnum && (i + 1) * phentsize <= ph.length; i++) {
+    const at = i * phentsize;
+    if (ph.readUInt32LE(at) !== PT_NOTE) continue;
+    const off = Number(ph.readBigUInt64LE(at + 8));
+    const size = Number(ph.readBigUInt64LE(at + 32));
+    const notes = readAt(src, off, Math.min(size, 1 << 16));
+    let p = 0;
+    while (p + 12 <= notes.length) {
+      const namesz = notes.readUInt32LE(p);
+      const descsz = notes.readUInt32LE(p + 4);
+      const type = notes.readUInt32LE(p + 8);
+      const name = p + 12;
+      const desc = name + ((namesz + 3) & ~3);
+      if (desc + descsz > notes.length) break;
+      if (type === NT_GNU_BUILD_ID && namesz === 4 && notes.toString('latin1', name, name + 3) === 'GNU') {
+        return notes.subarray(desc, desc + descsz).toString('hex');
+      }
+      p = desc + ((descsz + 3) & ~3);
+    }
+  }
+  return '';
 }

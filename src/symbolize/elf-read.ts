@@ -5,10 +5,19 @@
  */
 import { openSync, readSync } from 'node:fs';
 
-export function readAt(fd: number, offset: number, length: number): Buffer {
+/** An ELF image: an open file, or its bytes in memory (the kernel's vDSO, copied from this process). */
+export type ElfData = number | Buffer;
+
+export function readAt(src: ElfData, offset: number, length: number): Buffer {
+  if (typeof src !== 'number') return src.subarray(Math.min(offset, src.length), Math.min(offset + length, src.length));
   const b = Buffer.alloc(length);
-  const n = readSync(fd, b, 0, length, offset);
+  const n = readSync(src, b, 0, length, offset);
   return b.subarray(0, n);
+}
+
+/** Whether a 64-byte header is that of a 64-bit little-endian ELF file. */
+export function isElf64(header: Buffer): boolean {
+  return header.length >= 64 && header.readUInt32BE(0) === 0x7f454c46 && header[4] === 2 && header[5] === 1;
 }
 
 /** The open file and its 64-byte header, or null when it cannot be opened or is no ELF64 LE file. */
@@ -20,7 +29,7 @@ export function openElf64(path: string): { fd: number; header: Buffer } | null {
     return null;
   }
   const header = readAt(fd, 0, 64);
-  if (header.length < 64 || header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return { fd, header: Buffer.alloc(0) };
+  if (!isElf64(header)) return { fd, header: Buffer.alloc(0) };
   return { fd, header };
 }
 
@@ -35,7 +44,7 @@ export interface ElfSection {
 }
 
 /** Every section header of the file. */
-export function sectionHeaders(fd: number, header: Buffer): ElfSection[] {
+export function sectionHeaders(fd: ElfData, header: Buffer): ElfSection[] {
   const shoff = Number(header.readBigUInt64LE(40));
   const size = header.readUInt16LE(58);
   const count = header.readUInt16LE(60);
