@@ -5,7 +5,8 @@
  * other than the sampled pc) are looked up at address − 1 so the call site's line is reported.
  *
  * What cannot be resolved is never dropped: it comes back as unresolved with its module (the module
- * path, `[vdso]`, or `UNKNOWN` outside every mapping). JIT code, at the addresses no mapping holds, is
+ * path, `[vdso]` when this machine's vDSO is not the one measured (vdso.ts), or `UNKNOWN` outside
+ * every mapping). JIT code, at the addresses no mapping holds, is
  * named from the V8 JIT code events the raw file carries (jit-code.ts), else from the process's perf
  * map (/tmp/perf-<pid>.map, perf-map.ts), read once per process.
  */
@@ -21,6 +22,7 @@ import { readPltStubs } from './elf-plt.js';
 import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
 import { fortranNames, symbolizeBatch, toolAvailable } from './tools.js';
 import { isRuntimeModule } from './own-modules.js';
+import { Vdso, VDSO_FILE } from './vdso.js';
 
 export interface SymbolizeOptions {
   symbolizer?: SymbolizerChoice;
@@ -57,6 +59,8 @@ export class Symbolizer {
   /** module key → module address → inline chain (innermost first) or null. */
   private readonly cache = new Map<string, Map<bigint, SourceFrame[] | null>>();
   private readonly maps = new WeakMap<RawProcess, AddressMap>();
+  /** The kernel's vDSO by build id (vdso.ts): read once, from this process. */
+  private readonly vdsos = new Map<string, Vdso>();
   /** JIT code names of each process (perf-map.ts); null when it has no perf map. */
   private readonly perfMaps = new WeakMap<RawProcess, PerfMap | null>();
   /** The same from the raw file's JIT section (jit-code.ts), when it has one. */
@@ -94,6 +98,12 @@ export class Symbolizer {
       }
     }
     return log;
+  }
+
+  private vdsoOf(buildId: string): Vdso {
+    let v = this.vdsos.get(buildId);
+    if (!v) this.vdsos.set(buildId, (v = new Vdso(buildId)));
+    return v;
   }
 
   private perfMapOf(p: RawProcess): PerfMap | null {
@@ -274,7 +284,11 @@ export class Symbolizer {
       if (jit) return { resolved: true, frames: [jitFrame(jit)] };
       return { resolved: false, module: 'UNKNOWN', address: pc };
     }
-    if (!symbolizable(hit.mapping)) return { resolved: false, module: hit.mapping.path, address: pc };
+    if (!symbolizable(hit.mapping)) {
+      const vdso = hit.mapping.path === VDSO_FILE ? this.vdsoOf(hit.mapping.buildId).lookup(hit.moduleAddress) : null;
+      if (vdso) return { resolved: true, frames: vdso, module: VDSO_FILE, buildId: hit.mapping.buildId };
+      return { resolved: false, module: hit.mapping.path, address: pc };
+    }
     const frames = this.cache.get(moduleKey(hit.mapping))?.get(hit.moduleAddress);
     if (!frames) return { resolved: false, module: hit.mapping.path, address: pc, ...(hit.mapping.buildId ? { buildId: hit.mapping.buildId } : {}) };
     return {
