@@ -108,7 +108,9 @@ test('the command printed for processes still running after the program resolves
 });
 
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-  test(`hyprof resolve interrupted by ${sig} while writing removes its partial profile and says so`, async (t) => {
+  // Serial: the test watches for the write's short-lived temporary directory every 5 ms, which it
+  // missed when the other signal's test generated its ranks (synchronously) at the same time.
+  test.serial(`hyprof resolve interrupted by ${sig} while writing removes its partial profile and says so`, async (t) => {
     const raw = tmpDir(`fault-outputs-interrupt-${sig}`);
     generateRanks(raw, { ranks: 48, threads: 4 });
     const out = join(tmpDir(`fault-outputs-interrupt-out-${sig}`), 'out');
