@@ -42,10 +42,13 @@ export class Vdso {
   /** Functions by start address (module addresses), or null when the image does not match. */
   private readonly functions: FunctionSymbol[] | null;
 
-  /** `buildId`: the measured process's vDSO's, from the raw file's maps. */
-  constructor(buildId: string, image: Buffer | null = ownVdsoImage()) {
+  /** `buildId`: the measured process's vDSO's, from the raw file's maps; without one nothing is
+   * read. `image`: the vDSO to use (default: this process's own). */
+  constructor(buildId: string, image?: Buffer | null) {
     this.functions = null;
-    if (!image || !buildId) return;
+    if (!buildId) return;
+    image ??= ownVdsoImage();
+    if (!image) return;
     try {
       const header = image.subarray(0, 64);
       if (!isElf64(header) || buildIdIn(image) !== buildId) return;
