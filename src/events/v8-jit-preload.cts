@@ -9,6 +9,22 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
+// `hyprof run` started node with V8's code log (src/run/run-node-jit.ts, v8LogArgs), into the raw
+// directory: its flags are taken out of process.execArgv (a worker's too, which node derives from the
+// command line), so that the program, and the node processes it forks with its own arguments, see
+// the command line they were given.
+const rawDir = process.env.HYPROF_RAW_DIR;
+const v8Log = rawDir ? `--logfile=${join(rawDir, 'v8.log')}` : '';
+if (v8Log && process.execArgv.includes(v8Log)) {
+  for (const flag of ['--log-code', '--no-log-source-code', v8Log]) {
+    const i = process.execArgv.indexOf(flag);
+    if (i >= 0) process.execArgv.splice(i, 1);
+  }
+  // The main thread's log is open and goes on; a worker's isolate would open a file of its own, and
+  // V8 writes to stdout when it cannot (a process at its descriptor limit): workers log nothing.
+  if (isMainThread) setFlagsFromString('--no-log');
+}
+
 const part = join(__dirname, '..', '..', '..', 'build', 'Release', 'hyprof_v8.node');
 const verbose = /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '');
 

@@ -18,7 +18,7 @@ import { applyVars, measuredVars } from './measured-env.js';
 import { cudaDriverNote } from './run-cuda.js';
 import { defaultOutputDir, orphanTracesUnder } from './raw-inputs.js';
 import { abandonResolve, preloadResolve, refuseSystemTree, resolveStep } from './resolve-step.js';
-import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, type NodeJitPlan } from './run-node-jit.js';
+import { nodeJitPlan, optionWord, threadPreload, withNodeJitFlags, withV8Log, type NodeJitPlan } from './run-node-jit.js';
 
 export { threadPreload };
 import { removePerfMaps } from './run-perf-maps.js';
@@ -271,9 +271,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
     // The resolve's modules load before the program starts (about 50 ms of CPU), not beside it, where
     // they took a CPU from a program with a thread per CPU; a signal meanwhile still ends hyprof with
     // its line. Loaded before, not after: a program stopped by a signal has its profile sooner.
+    // V8's code log, for the files of functions inlined into optimised code (run-node-jit.ts)
+    const nodeArgs = withV8Log(program, args, rawDir, jit, env);
     await preloadResolve();
     stopEarly();
-    end = await runChild(program, args, env, launcher);
+    end = await runChild(program, nodeArgs, env, launcher);
   } catch (e) {
     stopEarly();
     removeRawDir(rawDir);

@@ -5,8 +5,8 @@
  * part is not there or HYPROF_V8_JIT=0, V8's perf map (`--perf-basic-prof`, names and start lines
  * only). `--interpreted-frames-native-stack` either way: interpreted functions get a code range each.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { installedPrefix, packageRoot } from '../base/package-root.js';
 
@@ -70,4 +70,42 @@ export function withNodeJitFlags(nodeOptions: string | undefined, plan: NodeJitP
     } else if (!words.includes(f)) add.push(f);
   }
   return add.length ? [nodeOptions, ...add].filter(Boolean).join(' ') : nodeOptions;
+}
+
+/**
+ * V8's own code log, which says which function (of which file) each position of optimised code was
+ * inlined from (src/symbolize/v8-log.ts): node's flags `--log-code --no-log-source-code
+ * --logfile=<raw dir>/v8.log`,
+ * placed before the program's own arguments when `hyprof run` starts node itself with the V8 part
+ * (node refuses these flags in NODE_OPTIONS, so a node started through a script or npx, or by the
+ * program, goes without). None when the user asked V8 for a log of their own (`--prof`, `--log...`).
+ * The preload takes the flags out of `process.execArgv` again (it knows them by the raw directory),
+ * so the program and the node processes it starts see the arguments they were given, and stops V8
+ * from opening a log for each worker thread: the main thread's code alone is logged.
+ */
+export function v8LogArgs(program: string, args: string[], rawDir: string, plan: NodeJitPlan): string[] {
+  if (plan.note !== null || !/^(node|nodejs)$/.test(basename(program))) return [];
+  // V8 writes its log to stdout when it cannot open the file: only into a directory that is there.
+  if (!writableDir(rawDir)) return [];
+  for (const a of args) {
+    if (!a.startsWith('-')) break; // the script: what follows is the program's
+    if (/^--(no-)?(log|prof)/.test(a.replace(/_/g, '-'))) return [];
+  }
+  // the scripts' texts are left out: megabytes, and a cost the program would pay (v8-log.ts)
+  return ['--log-code', '--no-log-source-code', `--logfile=${join(rawDir, 'v8.log')}`];
+}
+
+/** The arguments node is started with, in the measured environment `env`: v8LogArgs's flags first when sampling. */
+export function withV8Log(program: string, args: string[], rawDir: string, plan: NodeJitPlan, env: NodeJS.ProcessEnv): string[] {
+  const sampled = /^(1|on|true|yes|enable|enabled)$/i.test(env.HYPROF_SAMPLING ?? env.TAU_SAMPLING ?? '');
+  return [...(sampled ? v8LogArgs(program, args, rawDir, plan) : []), ...args];
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -34,6 +34,7 @@ import type { RawJitLog } from '../samples/raw-model.js';
 import type { SourceFrame } from './frames.js';
 import { jitFrame } from './perf-map.js';
 import { lastAtOrBefore } from './sorted-search.js';
+import type { V8Log } from './v8-log.js';
 
 interface Code {
   start: bigint;
@@ -107,7 +108,9 @@ export class JitCodeLog {
   readonly dropped: number;
   readonly pending: number;
 
-  constructor(log: RawJitLog) {
+  /** `v8`: V8's own code log of the process, when the run wrote one (v8-log.ts): it says which
+   * function, of which file, each position of optimised code was inlined from. */
+  constructor(log: RawJitLog, private readonly v8: V8Log | null = null) {
     const codes: Code[] = [];
     /** The newest code logged at each start, for moves. */
     const at = new Map<bigint, Code>();
@@ -165,6 +168,14 @@ export class JitCodeLog {
     const code = this.find(address);
     if (!code) return null;
     const frame = (code.frame ??= jitFrame(code.name));
+    if (this.v8 && code.name.startsWith('JS:*')) {
+      const lineAt = (offset: number) => {
+        const i = this.entryAt(code, code.start + BigInt(offset));
+        return i >= 0 ? code.lines[2 * i + 1] : 0;
+      };
+      const inlined = this.v8.frames(code.start, code.end - code.start, code.name, Number(address - code.start), lineAt);
+      if (inlined) return inlined;
+    }
     const at = this.entryAt(code, address);
     const line = at >= 0 ? code.lines[2 * at + 1] : 0;
     if (line === 0) return [frame];

@@ -11,6 +11,7 @@
  * map (/tmp/perf-<pid>.map, perf-map.ts), read once per process.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { placeholderName, type RawMapping, type RawProcess } from '../samples/raw-model.js';
 import { AddressMap } from './address-map.js';
@@ -23,6 +24,7 @@ import { defaultCacheDir, loadSymbols, saveSymbols } from './disk-cache.js';
 import { fortranNames, symbolizeBatch, toolAvailable } from './tools.js';
 import { isRuntimeModule } from './own-modules.js';
 import { Vdso, VDSO_FILE } from './vdso.js';
+import { V8Log } from './v8-log.js';
 
 export interface SymbolizeOptions {
   symbolizer?: SymbolizerChoice;
@@ -89,7 +91,9 @@ export class Symbolizer {
     if (!p.jit) return null;
     let log = this.jitLogs.get(p);
     if (!log) {
-      this.jitLogs.set(p, (log = new JitCodeLog(p.jit)));
+      // V8's own code log, beside the raw file when `hyprof run` started node with it (run-node-jit.ts)
+      const v8 = V8Log.forProcess(dirname(p.file), p.info.pid, (w) => this.warnings.push(w));
+      this.jitLogs.set(p, (log = new JitCodeLog(p.jit, v8)));
       if (log.dropped > 0) {
         this.warnings.push(`${p.file}: ${log.dropped} JIT code events did not fit in the runtime's log: code created after that stays UNRESOLVED`);
       }
