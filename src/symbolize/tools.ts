@@ -55,7 +55,10 @@ function argsFor(tool: SymbolizerTool, path: string, names: 'linkage' | 'short')
  */
 export async function symbolizeBatch(tool: SymbolizerTool, path: string, addresses: bigint[]): Promise<ModuleSymbols> {
   const symbols = await runTool(tool, path, addresses, 'linkage');
-  const fortran = tool === 'llvm-symbolizer' ? addresses.filter((_a, i) => symbols[i]?.some((f) => fortranLinkage(f.function))) : [];
+  // Only where the debug information gives a line: without it the short name is the symbol's own,
+  // and a second pass over a large stripped module (node has C functions named `name_`) costs a
+  // symbolizer run for no name.
+  const fortran = tool === 'llvm-symbolizer' ? addresses.filter((_a, i) => symbols[i]?.some((f) => f.line > 0 && fortranLinkage(f.function))) : [];
   if (fortran.length > 0) {
     const short = await runTool(tool, path, fortran, 'short');
     const shortOf = new Map(fortran.map((a, i) => [a, short[i]]));
