@@ -7,6 +7,7 @@
  * what it refuses, and when `hyprof run` asks V8 for the log.
  */
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
@@ -144,4 +145,9 @@ test('V8Log.forProcess reads the logs of that process only, and never through a 
   t.is(v8?.size, 1);
   t.is(said.length, 1);
   t.regex(said[0], /isolate-0x3c4d-42-v8\.log: not read \(ELOOP\)/);
+  // a named pipe is not waited on
+  execFileSync('mkfifo', [join(dir, 'isolate-0x5e6f-42-v8.log')]);
+  const said2: string[] = [];
+  t.is(V8Log.forProcess(dir, 42, (w) => said2.push(w))?.size, 1);
+  t.true(said2.some((w) => /isolate-0x5e6f-42-v8\.log: not read \(not a regular file\)/.test(w)), said2.join('\n'));
 });

@@ -268,11 +268,11 @@ export async function runMeasured(program: string, args: string[], opts: RunCliO
         said.push(plan.note.replace(/^hyprof: /, ''));
       }
     }
+    // V8's code log, for the files of functions inlined into optimised code (run-node-jit.ts)
+    const nodeArgs = withV8Log(program, args, rawDir, jit, env);
     // The resolve's modules load before the program starts (about 50 ms of CPU), not beside it, where
     // they took a CPU from a program with a thread per CPU; a signal meanwhile still ends hyprof with
     // its line. Loaded before, not after: a program stopped by a signal has its profile sooner.
-    // V8's code log, for the files of functions inlined into optimised code (run-node-jit.ts)
-    const nodeArgs = withV8Log(program, args, rawDir, jit, env);
     await preloadResolve();
     stopEarly();
     end = await runChild(program, nodeArgs, env, launcher);

@@ -9,8 +9,10 @@
  * looked up at address − 1 (inside the call), so a caller's frame gets the line of the call. Code
  * without a line table (interpreted functions, baseline code) keeps the line where its function starts.
  *
- * Inlining. V8 gives the line table of optimised code as source positions only, without saying which
- * function inlined into it a position belongs to. So the log also keeps, per function, the positions
+ * Inlining. When the run wrote V8's own code log (v8-log.ts: `hyprof run -- node`, main thread), it
+ * says which function, of which file, each position of optimised code belongs to, and names the
+ * inlined functions. Otherwise: V8 gives the line table of optimised code as source positions only,
+ * without saying which function inlined into it a position belongs to. So the log also keeps, per function, the positions
  * its bytecode spans (its first and last, with their lines). A sampled position is the innermost
  * function of the same file whose span holds it: the function itself, or one inlined into it (the
  * frame becomes that function at that line, inside the outer function at its first line: where it

@@ -21,7 +21,7 @@
  * span (a SharedFunctionInfo the collector moved leaves its old address to another function): else
  * null, and the caller names the code as it would without the log.
  */
-import { openSync, readdirSync, readFileSync, closeSync, constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SourceFrame } from './frames.js';
 import { jitFrame } from './perf-map.js';
@@ -113,12 +113,15 @@ export class V8Log {
     }
     if (names.length === 0) return null;
     const texts: string[] = [];
+    const read: string[] = [];
     for (const f of names) {
       // A regular file only, never followed through a link: the directory holds what the run wrote.
       let fd = -1;
       try {
         fd = openSync(join(dir, f), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+        if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
         texts.push(readFileSync(fd, 'utf8'));
+        read.push(join(dir, f));
       } catch (e) {
         warn(`${join(dir, f)}: not read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): functions inlined from other files are named by the function they were inlined into`);
       } finally {
@@ -126,7 +129,7 @@ export class V8Log {
       }
     }
     const log = new V8Log(texts);
-    if (log.unreadable > 0) warn(`${dir}: ${log.unreadable} line${log.unreadable === 1 ? '' : 's'} of V8's code log could not be read and were skipped`);
+    if (log.unreadable > 0) warn(`${read.join(', ')}: ${log.unreadable} line${log.unreadable === 1 ? '' : 's'} of V8's code log could not be read and were skipped`);
     return log;
   }
 
