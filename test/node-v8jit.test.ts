@@ -3,8 +3,8 @@
  * docs/node.md, "JavaScript frames in samples"), measured for real: test/native/node_jit_lines.mjs
  * under `hyprof run -- node`. The sampled line of optimised code (not only the function's first line),
  * the line of the call in an optimised caller's frame, a worker thread's code, no perf map; and the
- * fallback to V8's perf map with HYPROF_V8_JIT=0; a function inlined into another on the same line
- * (test/native/node_jit_one_line.mjs, minified) named by its source position; WebAssembly code
+ * fallback to V8's perf map with HYPROF_V8_JIT=0; a sample in a function inlined into another on the
+ * same line (test/native/node_jit_one_line.mjs, minified) counted as --cpu-prof counts it; WebAssembly code
  * (test/native/node_wasm.mjs) named as --cpu-prof names it, either way. The log's reader and
  * lookup on hand-made records are tested in raw-jit.test.ts.
  */
@@ -94,7 +94,7 @@ test("a worker thread's JIT code is named, with its line", async (t) => {
   );
 });
 
-test('minified code: a function inlined into another on the same line is named, by its source position', async (t) => {
+test('minified code: a sample in a function inlined into another on the same line is the outer function\'s, as --cpu-prof counts it', async (t) => {
   if (!withEvents) return t.fail('no V8 part');
   const oneLine = join(testNativeDir, 'node_jit_one_line.mjs');
   const dir = tmpDir('node-v8jit-one-line');
@@ -112,8 +112,10 @@ test('minified code: a function inlined into another on the same line is named, 
   const ms = (fn: string) =>
     main.events.filter((e) => e.name === `[SAMPLE] ${fn} [{${oneLine}} {1}]`).reduce((a, e) => a + e.excl / 1000, 0);
   const [helper, hot] = [ms('helper'), ms('hot')];
-  // Told apart by line, every sample on line 1 of hot's code was hot's (about 99 % of them).
-  t.true(helper > 500 && helper > 10 * hot, `ms sampled in helper ${helper}, in hot ${hot}`);
+  // helper's loop runs inside hot's optimised code: at the sampled instruction that is hot's time,
+  // as --cpu-prof charges it (an inlined function is a frame of its own in callers' frames only:
+  // raw-jit.test.ts, node-v8log.test.ts).
+  t.true(hot > 500 && hot > 10 * helper, `ms sampled in hot ${hot}, in helper ${helper}`);
 });
 
 for (const [how, env] of [

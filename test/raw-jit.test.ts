@@ -12,6 +12,7 @@ import { readJit } from '../src/samples/raw-jit.js';
 import type { RawJitRecord, RawProcess } from '../src/samples/raw-model.js';
 import { JitCodeLog } from '../src/symbolize/jit-code.js';
 import { Symbolizer } from '../src/symbolize/symbolizer.js';
+import { V8Log } from '../src/symbolize/v8-log.js';
 
 /** The JIT section of `records`; `bytes` (the log's length) and `after` (bytes past the log) to damage it. */
 function section(records: Buffer[], dropped = 0n, bytes?: bigint, after = Buffer.alloc(0)): Cursor {
@@ -150,6 +151,10 @@ test("the log: a line outside the function's span is an inlined function's", (t)
     { function: 'helper', file: '/a.js', line: 21 },
     { function: 'hot', file: '/a.js', line: 2 },
   ]);
+  // the sampled instruction (not a return address) in helper's code: hot's own time at helper's line,
+  // as --cpu-prof counts it
+  t.deepEqual(jit.lookup(0x1020n, true), [{ function: 'hot', file: '/a.js', line: 21 }]);
+  t.deepEqual(jit.lookup(0x1010n, true), [{ function: 'hot', file: '/a.js', line: 6 }]);
   // no function of the file holds it (inlined from another file): the function's first line
   t.deepEqual(jit.lookup(0x1030n), [{ function: 'hot', file: '/a.js', line: 2 }]);
   t.deepEqual(jit.lookup(0x1040n), [{ function: 'hot', file: '/a.js', line: 2 }]);
@@ -319,4 +324,27 @@ test('a record still being logged when the file was written (PENDING) is skipped
     s.warnings.filter((w) => w.includes('JIT')),
     ['test.raw: 1 JIT code event was still being logged when the file was written: the code named there may stay UNRESOLVED'],
   );
+});
+
+test("with V8's code log: a return address in inlined code names the inlined function of its file; the sampled instruction is the outer function's, at the call", (t) => {
+  // helper (lib.js, script 2, positions 30-90) inlined into hot (main.js, script 1), called at position 120
+  const v8 = new V8Log([
+    [
+      'code-creation,JS,10,100,0x1000,50,helper /app/lib.js:3:16,0xa0,~',
+      'code-source-info,0x1000,2,30,90,C0O30,,',
+      'code-creation,JS,13,200,0x7f00,944,hot /app/main.js:9:13,0xb0,*',
+      'code-source-info,0x7f00,1,10,200,C0O10C40O120C60O60I0C100O150,F0O120,S0xa0',
+    ].join('\n'),
+  ]);
+  const jit = new JitCodeLog(
+    readJit(section([codePosRecord(0x7f00n, 944n, 'JS:*hot /app/main.js:9:13', [[0, 9, 10], [40, 11, 120], [60, 11, 60], [100, 12, 150]])])),
+    v8,
+  );
+  t.deepEqual(jit.lookup(0x7f00n + 65n), [
+    { function: 'helper', file: '/app/lib.js', line: 3 },
+    { function: 'hot', file: '/app/main.js', line: 11 },
+  ]);
+  // as --cpu-prof counts a tick there: hot's own time
+  t.deepEqual(jit.lookup(0x7f00n + 65n, true), [{ function: 'hot', file: '/app/main.js', line: 11 }]);
+  t.deepEqual(jit.lookup(0x7f00n + 100n, true), [{ function: 'hot', file: '/app/main.js', line: 12 }]);
 });

@@ -9,7 +9,8 @@
  * looked up at address − 1 (inside the call), so a caller's frame gets the line of the call. Code
  * without a line table (interpreted functions, baseline code) keeps the line where its function starts.
  *
- * Inlining. When the run wrote V8's own code log (v8-log.ts: `hyprof run -- node`, main thread), it
+ * Inlining (in a caller's frame: at the sampled instruction the code's own function, as lookup()
+ * says). When the run wrote V8's own code log (v8-log.ts: `hyprof run -- node`, main thread), it
  * says which function, of which file, each position of optimised code belongs to, and names the
  * inlined functions. Otherwise: V8 gives the line table of optimised code as source positions only,
  * without saying which function inlined into it a position belongs to. So the log also keeps, per function, the positions
@@ -165,8 +166,22 @@ export class JitCodeLog {
   /**
    * The source frames of the code holding `address` (already − 1 for a return address), innermost
    * first (a function inlined into it, then the function itself), or null.
+   *
+   * `sampled`: the address is the sampled instruction, not a return address. There the frame is the
+   * code's own function, as `node --cpu-prof` counts it (V8's profiler expands the inlining of
+   * callers' frames only), at the line of the inlined code when it is in the same file, else at the
+   * line where the function called what was inlined: the profile's self time is per function as
+   * `--cpu-prof` shows it, and the inlined functions appear wherever they called something.
    */
-  lookup(address: bigint): SourceFrame[] | null {
+  lookup(address: bigint, sampled = false): SourceFrame[] | null {
+    const frames = this.inlined(address);
+    if (!sampled || !frames || frames.length === 1) return frames;
+    const outer = frames[frames.length - 1];
+    return [{ ...outer, line: frames[0].file === outer.file && frames[0].line > 0 ? frames[0].line : outer.line }];
+  }
+
+  /** lookup() with every inlined function a frame of its own. */
+  private inlined(address: bigint): SourceFrame[] | null {
     const code = this.find(address);
     if (!code) return null;
     const frame = (code.frame ??= jitFrame(code.name));

@@ -282,7 +282,7 @@ export class Symbolizer {
     if (!hit) {
       const address = isReturn ? pc - 1n : pc;
       const log = this.jitLogOf(p);
-      const frames = log ? log.lookup(address) : null;
+      const frames = log ? log.lookup(address, !isReturn) : null;
       if (frames) return { resolved: true, frames };
       const jit = log ? null : this.perfMapOf(p)?.lookup(address);
       if (jit) return { resolved: true, frames: [jitFrame(jit)] };
