@@ -11,7 +11,7 @@ function movedHot(ms) {
 }
 
 let t = 0;
-for (let round = 0; round < 20; round++) {
+for (let round = 0; round < 40; round++) {
   t += movedHot(40);
   globalThis.gc();
 }
