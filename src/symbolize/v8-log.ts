@@ -74,6 +74,23 @@ export function unescapeV8(s: string): string {
 }
 
 
+/**
+ * The SharedFunctionInfo addresses some optimised code of the log inlines (the last field of its
+ * code-source-info lines): only their functions' lines need reading. Null (read them all) when the
+ * log moved some, since a moved one was known by an earlier address.
+ */
+function inlinedFunctions(text: string): Set<string> | null {
+  if (text.includes('\nsfi-move,')) return null;
+  const needed = new Set<string>();
+  for (let at = text.indexOf('\ncode-source-info,'); at >= 0; at = text.indexOf('\ncode-source-info,', at + 1)) {
+    let to = text.indexOf('\n', at + 1);
+    if (to < 0) to = text.length;
+    const last = text.slice(text.lastIndexOf(',', to - 1) + 1, to);
+    if (last !== '') for (const a of last.split('S')) if (a !== '') needed.add(a);
+  }
+  return needed;
+}
+
 /** `C<a>O<b>[I<c>]...` or `F<a>O<b>[I<c>]...` as three columns (a missing number: −1). */
 function triples(s: string, lead: 'C' | 'F'): [Int32Array, Int32Array, Int32Array] | null {
   const re = lead === 'C' ? /C(\d+)O(\d+)(?:I(\d+))?/y : /F(\d*)O(\d+)(?:I(\d+))?/y;
@@ -143,6 +160,7 @@ export class V8Log {
     const sfis = new Map<string, Fn>();
     const byAddress = new Map<string, Inlined>();
     let bad = 0;
+    const needed = inlinedFunctions(text);
     // The last code-creation: its code-source-info follows it.
     let last: { address: string; size: string; name: string; fn?: Fn; optimised: boolean } | null = null;
     let from = 0;
@@ -151,10 +169,15 @@ export class V8Log {
       if (to < 0) to = text.length;
       const at = from;
       from = to + 1;
-      // Most of a log is builtins, bytecode handlers and regular expressions (no function's code) and
-      // the code-source-info of code that inlines nothing: passed over without being split.
+      // Most of a log is code no optimised code inlines (and builtins, bytecode handlers, regular
+      // expressions): passed over without being split, by its last two fields (`,<function>,<tier>`).
       if (text.startsWith('code-creation,', at)) {
-        if (/^(Builtin|BytecodeHandler|RegExp|Handler|Stub),/.test(text.slice(at + 14, at + 31))) continue;
+        const tier = text.lastIndexOf(',', to - 1);
+        const sfi = text.slice(text.lastIndexOf(',', tier - 1) + 1, tier);
+        if (needed && !needed.has(sfi) && text.slice(tier + 1, to) !== '*') {
+          last = null;
+          continue;
+        }
         const f = text.slice(at, to).split(',');
         if (f.length < 7) {
           bad++;
