@@ -77,6 +77,9 @@ test('hyprof run asks V8 for the log only when it starts node itself, and not ov
   t.deepEqual(v8LogArgs('node', ['--prof', 'app.js'], dir, events), []);
   t.deepEqual(v8LogArgs('node', ['--logfile=mine.log', '--log-code', 'app.js'], dir, events), []);
   t.deepEqual(v8LogArgs('node', ['--no_logfile_per_isolate', 'app.js'], dir, events), []);
+  t.deepEqual(v8LogArgs('node', ['--require', './setup.js', '--prof', 'app.js'], dir, events), [], "an option's value is not the script");
+  t.is(v8LogArgs('node', ['app.js', '--log-level', 'debug'], dir, events).length, 3, "the program's --log-level is its own");
+  t.deepEqual(v8LogArgs('node', ['-e', 'run()', '--prof'], dir, events), [], "after -e's code node's options go on");
   t.deepEqual(v8LogArgs('./app', [], dir, events), [], 'not node');
   t.deepEqual(v8LogArgs('node', ['app.js'], dir, { flags: [], note: 'perf map' }), [], 'the V8 part is not used');
   // V8 writes its log to stdout when it cannot open the file

@@ -87,9 +87,12 @@ export function v8LogArgs(program: string, args: string[], rawDir: string, plan:
   if (plan.note !== null || !/^(node|nodejs)$/.test(basename(program))) return [];
   // V8 writes its log to stdout when it cannot open the file: only into a directory that is there.
   if (!writableDir(rawDir)) return [];
-  for (const a of args) {
-    if (!a.startsWith('-')) break; // the script: what follows is the program's
+  // node's own options come before the script; what follows it is the program's (`--log-level`)
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--' || !a.startsWith('-')) break;
     if (/^--(no-)?(log|prof)/.test(a.replace(/_/g, '-'))) return [];
+    if (SEPARATE_VALUE.has(a)) i++;
   }
   // the scripts' texts are left out: megabytes, and a cost the program would pay (v8-log.ts)
   return ['--log-code', '--no-log-source-code', `--logfile=${join(rawDir, 'v8.log')}`];
@@ -100,6 +103,16 @@ export function withV8Log(program: string, args: string[], rawDir: string, plan:
   const sampled = /^(1|on|true|yes|enable|enabled)$/i.test(env.HYPROF_SAMPLING ?? env.TAU_SAMPLING ?? '');
   return [...(sampled ? v8LogArgs(program, args, rawDir, plan) : []), ...args];
 }
+
+/** node's options whose value may be the next argument (`--require ./x.js`), not a script. */
+const SEPARATE_VALUE = new Set([
+  '-r', '--require', '--import', '--loader', '--experimental-loader', '-e', '--eval', '-p', '--print', '--input-type',
+  '-C', '--conditions', '--inspect-port', '--debug-port', '--title', '--env-file', '--redirect-warnings', '--diagnostic-dir',
+  '--report-dir', '--report-directory', '--report-filename', '--report-signal', '--cpu-prof-dir', '--cpu-prof-name',
+  '--cpu-prof-interval', '--heap-prof-dir', '--heap-prof-name', '--heap-prof-interval', '--icu-data-dir', '--openssl-config',
+  '--secure-heap', '--secure-heap-min', '--tls-cipher-list', '--tls-keylog', '--unhandled-rejections', '--use-largepages',
+  '--dns-result-order', '--disable-proto', '--experimental-policy', '--policy-integrity', '--stack-size', '--max-http-header-size',
+]);
 
 function writableDir(dir: string): boolean {
   try {
