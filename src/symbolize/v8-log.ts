@@ -1,25 +1,28 @@
 /**
  * Which function a position of optimised code was inlined from, from V8's own code log (docs/node.md,
  * "Functions inlined into optimised code"). `hyprof run -- node ...` starts node with `--log-code
- * --logfile=<raw dir>/v8.log` (run-node-jit.ts), and V8 writes one file per isolate,
- * `isolate-0x<address>-<pid>-v8.log`, beside the raw files. The V8 part's code events give an optimised
- * code's positions as offsets without the file they belong to; this log says, for each position, which
- * inlined function it is in (`code-source-info`: `C<pc offset>O<position>I<inlining id>`), where that
- * function was called (`F<function>O<position>I<caller's inlining id>`), and which function each is
+ * --no-log-source-code --logfile=<raw dir>/v8.log` (run-node-jit.ts), and V8 writes one file per
+ * isolate, `isolate-0x<address>-<pid>-v8.log`, beside the raw files (the main thread's only: the
+ * preload stops workers from logging). The V8 part's code events give an optimised code's positions
+ * as offsets without the file they belong to; this log says, for each position, which inlined
+ * function it is in (`code-source-info`: `C<pc offset>O<position>I<inlining id>`), where that function
+ * was called (`F<function>O<position>I<caller's inlining id>`), and which function each is
  * (`S<SharedFunctionInfo address>`, named by the `code-creation` of its bytecode, whose own
- * `code-source-info` gives its script and the positions it spans). A sample in optimised code gets the
- * inlined functions' frames, innermost first, as `--cpu-prof` shows them.
+ * `code-source-info` gives its script and the positions it spans). An address in optimised code gets
+ * the inlined functions' frames, innermost first, as `--cpu-prof` shows them in callers' frames
+ * (jit-code.ts keeps the outer function alone at the sampled instruction, as `--cpu-prof` does).
  *
  * Lines. The scripts' texts are not logged (`--no-log-source-code`: writing them cost the linter of
  * bench/node-programs 5 MB and several points of CPU), so a position becomes a line only in the
  * optimised function's own script, from the V8 part's line table of the same code (the caller's
- * `lineInScript`); a function inlined from another script gets the line where it starts, as
- * `--cpu-prof`'s call frames do.
+ * `lineAt`); a function inlined from another script gets the line where it starts, as `--cpu-prof`'s
+ * call frames do.
  *
  * Trust. A code is used only when the log has one of the same address, size and name as the V8 part
  * logged; and an inlining only when every position it gives a function falls within that function's
  * span (a SharedFunctionInfo the collector moved leaves its old address to another function): else
- * null, and the caller names the code as it would without the log.
+ * null, and the caller names the code as it would without the log. Only the lines of functions some
+ * optimised code inlines are split; a line of those that cannot be read is counted and said.
  */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
