@@ -2,8 +2,8 @@
  * Functions inlined from another file named from V8's own code log (src/symbolize/v8-log.ts,
  * src/run/run-node-jit.ts; docs/node.md, "Functions inlined into optimised code"): a real run of
  * test/native/node_inline_main.cjs, whose hot() has helper() of node_inline_lib.cjs inlined; the
- * program, its worker and its forked child see the arguments and environment they see without
- * hyprof, and only the main thread writes a log. Then the reader on hand-made logs: what it trusts and
+ * program, its worker and its forked child see the arguments they see without hyprof, and only the
+ * main thread writes a log. Then the reader on hand-made logs: what it trusts and
  * what it refuses, and when `hyprof run` asks V8 for the log.
  */
 import test from 'ava';
