@@ -2,18 +2,19 @@
  * Functions inlined from another file named from V8's own code log (src/symbolize/v8-log.ts,
  * src/run/run-node-jit.ts; docs/node.md, "Functions inlined into optimised code"): a real run of
  * test/native/node_inline_main.cjs, whose hot() has helper() of node_inline_lib.cjs inlined; the
- * program, its worker and its forked child see the arguments they see without hyprof, and only the
- * main thread writes a log. Then the reader on hand-made logs: what it trusts and
+ * program, its worker and its forked child see the arguments they see without hyprof, a program it
+ * starts inherits no descriptor of the log, and only the main thread writes a log. Then the reader on hand-made logs: what it trusts and
  * what it refuses, and when `hyprof run` asks V8 for the log.
  */
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { v8LogArgs, type NodeJitPlan } from '../src/run/run-node-jit.js';
 import { unescapeV8, V8Log } from '../src/symbolize/v8-log.js';
-import { hyprof, run, testNativeDir, tmpDir } from './helpers/native.js';
+import { hyprof, libDir, run, testNativeDir, tmpDir } from './helpers/native.js';
 
 const main = join(testNativeDir, 'node_inline_main.cjs');
 const lib = join(testNativeDir, 'node_inline_lib.cjs');
@@ -50,13 +51,13 @@ test('a function inlined from another file is named, in its file, where it calle
   t.true(leaf > 0 && via > 0.5 * leaf, `leafWork ${leaf} µs, ${via} µs of it under hot => helper: ${thread.events.filter((e) => /=> \[SAMPLE\] leafWork/.test(e.name)).map((e) => e.name.split(' => ').slice(-3).join(' => ')).slice(0, 3).join('; ')}`);
 });
 
-test('the program, its worker and its forked child see the arguments they see without hyprof', async (t) => {
+test('the program, its worker and its forked child see the arguments they see without hyprof; a program it starts inherits no V8 log', async (t) => {
   const { r, plain } = await measured;
   t.is(plain.code, 0, plain.stderr);
   const seen = (s: string) => s.split('\n').filter((l) => l.startsWith('{'));
   t.deepEqual(seen(r.stdout), seen(plain.stdout));
   const given = JSON.stringify(['--allow-natives-syntax']);
-  t.deepEqual(seen(plain.stdout), [`{"main":${given}}`, `{"worker":${given}}`, `{"child":${given}}`]);
+  t.deepEqual(seen(plain.stdout), [`{"main":${given}}`, '{"inheritedLogs":0}', `{"worker":${given}}`, `{"child":${given}}`]);
 });
 
 test("only the main thread's log is written, into the raw directory, nothing into the working directory", async (t) => {
@@ -161,4 +162,20 @@ test('V8Log.forProcess reads the logs of that process only, and never through a 
   const said2: string[] = [];
   t.is(V8Log.forProcess(dir, 42, (w) => said2.push(w))?.size, 1);
   t.true(said2.some((w) => /isolate-0x5e6f-42-v8\.log: not read \(not a regular file\)/.test(w)), said2.join('\n'));
+});
+
+test("the V8 part marks close-on-exec the descriptors open on V8's logs in the raw directory, and only those", (t) => {
+  const { closeLogOnExec } = createRequire(import.meta.url)(join(libDir, 'hyprof_v8.node')) as { closeLogOnExec(dir: string): number };
+  const dir = tmpDir('node-v8log-fds');
+  t.is(closeLogOnExec(dir), 0, 'none open');
+  const log = openSync(join(dir, 'isolate-0x1a2b-42-v8.log'), 'w');
+  const other = openSync(join(dir, 'v8.log.txt'), 'w');
+  const elsewhere = tmpDir('node-v8log-fds-elsewhere');
+  const outside = openSync(join(elsewhere, 'isolate-0x1a2b-42-v8.log'), 'w');
+  try {
+    t.is(closeLogOnExec(dir), 1);
+    t.is(closeLogOnExec(`${dir}/`), 0, 'the directory as given, not a prefix of it');
+  } finally {
+    for (const fd of [log, other, outside]) closeSync(fd);
+  }
 });

@@ -15,7 +15,8 @@ import { isMainThread } from 'node:worker_threads';
 // the command line they were given.
 const rawDir = process.env.HYPROF_RAW_DIR;
 const v8Log = rawDir ? `--logfile=${join(rawDir, 'v8.log')}` : '';
-if (v8Log && process.execArgv.includes(v8Log)) {
+const logged = v8Log !== '' && process.execArgv.includes(v8Log);
+if (logged) {
   for (const flag of ['--log-code', '--no-log-source-code', v8Log]) {
     const i = process.execArgv.indexOf(flag);
     if (i >= 0) process.execArgv.splice(i, 1);
@@ -29,7 +30,12 @@ const part = join(__dirname, '..', '..', '..', 'build', 'Release', 'hyprof_v8.no
 const verbose = /^(1|on|true|yes|enable|enabled)$/i.test(process.env.HYPROF_VERBOSE ?? process.env.TAU_VERBOSE ?? '');
 
 try {
-  const why = (require(part) as { start(runtime?: string): string }).start();
+  const addon = require(part) as { start(runtime?: string): string; closeLogOnExec(dir: string): number };
+  // V8 opens its log without close-on-exec: not passed on to the programs this one starts.
+  if (logged && isMainThread && addon.closeLogOnExec(rawDir!) < 1) {
+    process.stderr.write(`hyprof: V8's code log in ${rawDir} could not be marked close-on-exec: programs this one starts inherit its descriptor\n`);
+  }
+  const why = addon.start();
   // Not measured (no runtime, or measurement off) is said only when asked; a failure always.
   const expected = /no hyprof runtime|measurement is off/.test(why);
   if (why && (verbose || !expected) && isMainThread) process.stderr.write(`hyprof: JIT code events not logged: ${why}\n`);

@@ -1,6 +1,7 @@
 // hot() calls helper() of another file, which V8 inlines into hot's optimised code: a profile names
 // helper, in node_inline_lib.cjs, under hot (test/node-v8log.test.ts). It also prints the arguments
-// the program, a worker and a forked child see, which must be as without hyprof.
+// the program, a worker and a forked child see, and how many of V8's log files a program it starts
+// has open, which must be as without hyprof.
 'use strict';
 const { fork } = require('node:child_process');
 const { Worker, isMainThread, parentPort } = require('node:worker_threads');
@@ -28,6 +29,9 @@ if (process.argv[2] === 'child') {
   parentPort.postMessage(JSON.stringify({ worker: process.execArgv }));
 } else {
   console.log(JSON.stringify({ main: process.execArgv }));
+  // the descriptors a program it starts inherits: none of them hyprof's V8 log
+  const fds = require('node:child_process').execFileSync('sh', ['-c', 'ls -l /proc/$$/fd'], { encoding: 'utf8' });
+  console.log(JSON.stringify({ inheritedLogs: fds.split('\n').filter((l) => l.endsWith('-v8.log')).length }));
   const ms = Number(process.argv[2] ?? 1500);
   const w = new Worker(__filename);
   w.on('message', (m) => console.log(m));

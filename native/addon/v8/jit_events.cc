@@ -24,6 +24,7 @@
 
 extern "C" {
 #include "jit_log.h"
+#include "log_fd.h"
 }
 
 namespace {
@@ -191,6 +192,15 @@ void Start(const v8::FunctionCallbackInfo<v8::Value> &info) {
   info.GetReturnValue().Set(v8::String::NewFromUtf8(isolate, why ? why : "").ToLocalChecked());
 }
 
+// closeLogOnExec(dir): V8's log files under the raw directory `dir` are not inherited by the
+// programs this process starts (log_fd.h). Returns how many descriptors were marked, -1 on failure.
+void CloseLogOnExec(const v8::FunctionCallbackInfo<v8::Value> &info) {
+  v8::Isolate *isolate = info.GetIsolate();
+  int marked = -1;
+  if (info.Length() > 0 && info[0]->IsString()) marked = hp_v8_log_cloexec(*v8::String::Utf8Value(isolate, info[0]));
+  info.GetReturnValue().Set(marked);
+}
+
 }  // namespace
 
 // Context-aware, so that worker threads (each its own isolate) can load it too.
@@ -199,5 +209,9 @@ NODE_MODULE_INIT(/* exports, module, context */) {
   exports
       ->Set(context, v8::String::NewFromUtf8Literal(isolate, "start"),
             v8::FunctionTemplate::New(isolate, Start)->GetFunction(context).ToLocalChecked())
+      .Check();
+  exports
+      ->Set(context, v8::String::NewFromUtf8Literal(isolate, "closeLogOnExec"),
+            v8::FunctionTemplate::New(isolate, CloseLogOnExec)->GetFunction(context).ToLocalChecked())
       .Check();
 }
