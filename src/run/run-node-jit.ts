@@ -30,11 +30,14 @@ export function threadPreload(): string | null {
 
 const PERF_MAP = ['--perf-basic-prof', '--interpreted-frames-native-stack'];
 
+/** A boolean setting's "on" (HYPROF_V8_JIT, HYPROF_SAMPLING), as the runtime reads it. */
+const YES = /^(1|on|true|yes|enable|enabled)$/i;
+
 /** HYPROF_V8_JIT as a boolean (default on); a UserError naming the value otherwise. */
 export function v8JitWanted(env: NodeJS.ProcessEnv): boolean {
   const v = env.HYPROF_V8_JIT;
   if (v === undefined || v === '') return true;
-  if (/^(1|on|true|yes|enable|enabled)$/i.test(v)) return true;
+  if (YES.test(v)) return true;
   if (/^(0|off|false|no|disable|disabled)$/i.test(v)) return false;
   throw new UserError(`HYPROF_V8_JIT=${v} is not a boolean (1/0, on/off, true/false, yes/no)`);
 }
@@ -100,7 +103,7 @@ export function v8LogArgs(program: string, args: string[], rawDir: string, plan:
 
 /** The arguments node is started with, in the measured environment `env`: v8LogArgs's flags first when sampling. */
 export function withV8Log(program: string, args: string[], rawDir: string, plan: NodeJitPlan, env: NodeJS.ProcessEnv): string[] {
-  const sampled = /^(1|on|true|yes|enable|enabled)$/i.test(env.HYPROF_SAMPLING ?? env.TAU_SAMPLING ?? '');
+  const sampled = YES.test(env.HYPROF_SAMPLING ?? env.TAU_SAMPLING ?? '');
   return [...(sampled ? v8LogArgs(program, args, rawDir, plan) : []), ...args];
 }
 
