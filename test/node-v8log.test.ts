@@ -162,6 +162,12 @@ test('V8Log.forProcess reads the logs of that process only, and never through a 
   const said2: string[] = [];
   t.is(V8Log.forProcess(dir, 42, (w) => said2.push(w))?.size, 1);
   t.true(said2.some((w) => /isolate-0x5e6f-42-v8\.log: not read \(not a regular file\)/.test(w)), said2.join('\n'));
+  // a line cut short, said with the file it is in
+  const cut = tmpDir('node-v8log-cut');
+  writeFileSync(join(cut, 'isolate-0x7a8b-42-v8.log'), log(['code-creation,JS,10,300,0x5000,10,f /a.js:1:1,0xa0,~', 'code-source-info,0x5000,1']));
+  const said3: string[] = [];
+  t.is(V8Log.forProcess(cut, 42, (w) => said3.push(w))?.unreadable, 1);
+  t.deepEqual(said3, [`${join(cut, 'isolate-0x7a8b-42-v8.log')}: 1 line of V8's code log could not be read and was skipped`]);
 });
 
 test("the V8 part marks close-on-exec the descriptors open on V8's logs in the raw directory, and only those", (t) => {

@@ -149,7 +149,8 @@ export class V8Log {
       }
     }
     const log = new V8Log(texts);
-    if (log.unreadable > 0) warn(`${read.join(', ')}: ${log.unreadable} line${log.unreadable === 1 ? '' : 's'} of V8's code log could not be read and were skipped`);
+    const one = log.unreadable === 1;
+    if (log.unreadable > 0) warn(`${read.join(', ')}: ${log.unreadable} line${one ? '' : 's'} of V8's code log could not be read and ${one ? 'was' : 'were'} skipped`);
     return log;
   }
 
