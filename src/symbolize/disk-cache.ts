@@ -46,9 +46,17 @@ function isFrames(frames: unknown): frames is SourceFrame[] | null {
 
 const ADDRESS = /^[0-9a-f]{1,16}$/;
 
+/**
+ * The region of a module address named by its symbol alone (symbol-regions.ts): every address in it
+ * gets the same answer from the tool. Null where that cannot be said.
+ */
+export type RegionOf = (address: bigint) => [bigint, bigint] | null;
+
 /** What a cache file gave: the symbols asked for that it holds, and whether it can be added to. */
 export interface LoadedSymbols {
   symbols: Map<bigint, SourceFrame[] | null>;
+  /** Wanted addresses it does not hold, answered by another address of the same region (`regionOf`). */
+  byFunction: Map<bigint, SourceFrame[]>;
   /** false: no file, or one that cannot be trusted (saveSymbols then replaces it). */
   trusted: boolean;
 }
@@ -67,9 +75,11 @@ export interface LoadedSymbols {
  * shape, or a wanted line that is not valid JSON of the stored shape. An index that does not match
  * its file (a line it points to is not the line of its address) is not used: the file is scanned.
  * A cache must never change what a profile says: the frames always come from the lines file.
+ * With `regionOf`, a wanted address the file does not hold may take the line of another address of
+ * its region (`byFunction`), where the tool answers every address alike.
  */
-export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, wanted: Set<bigint>): LoadedSymbols {
-  const none = (): LoadedSymbols => ({ symbols: new Map(), trusted: false });
+export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, wanted: Set<bigint>, regionOf?: RegionOf): LoadedSymbols {
+  const none = (): LoadedSymbols => ({ symbols: new Map(), byFunction: new Map(), trusted: false });
   const file = fileOf(dir, buildId, tool);
   let fd: number;
   try {
@@ -87,13 +97,15 @@ export function loadSymbols(dir: string, buildId: string, tool: SymbolizerTool, 
       const tail = scan(readRange(fd, index!.covered, st.size - index!.covered), index!.covered, wanted, out);
       if (!tail) return none();
       if (tail.addresses.length > 0) writeIndex(indexOf(file), tail, index);
-      return { symbols: out, trusted: true };
+      return { symbols: out, byFunction: byFunction(fd, wanted, out, regionOf, [index!, tail]), trusted: true };
     }
     const all = new Map<bigint, SourceFrame[] | null>();
     const whole = scan(readRange(fd, 0, st.size), 0, wanted, all);
     if (!whole) return none();
     writeIndex(indexOf(file), whole);
-    return { symbols: all, trusted: true };
+    // Regions are looked up in the index just written (sorted); without one (a read-only cache), not at all.
+    const fresh = regionOf ? readIndex(indexOf(file), ownFile) : null;
+    return { symbols: all, byFunction: fresh ? byFunction(fd, wanted, all, regionOf, [fresh]) : new Map(), trusted: true };
   } catch {
     return none();
   } finally {
@@ -161,20 +173,68 @@ function scan(buf: Buffer, base: number, wanted: Set<bigint>, out: Map<bigint, S
  */
 function fromIndex(fd: number, index: Index, wanted: Set<bigint>): Map<bigint, SourceFrame[] | null> | null {
   const out = new Map<bigint, SourceFrame[] | null>();
-  let buf = Buffer.allocUnsafe(4096);
   for (const address of wanted) {
     const i = index.find(address);
     if (i < 0) continue;
-    const length = index.lengths[i];
-    if (length > buf.length) buf = Buffer.allocUnsafe(length * 2);
-    if (readSync(fd, buf, 0, length, index.offsets[i]) !== length) return null;
-    const head = `${address.toString(16)}\t`;
-    if (buf[length - 1] !== 0x0a || buf.toString('latin1', 0, head.length) !== head) return null;
-    const frames = framesOf(buf.toString('utf8', head.length, length - 1));
+    const frames = lineAt(fd, address, index.offsets[i], index.lengths[i]);
     if (frames === undefined) return null;
     out.set(address, frames);
   }
   return out;
+}
+
+/** The frames of `address`'s line at `offset` (`length` bytes with its newline); undefined when the
+ * line there is not that address's, or not of the stored shape. */
+function lineAt(fd: number, address: bigint, offset: number, length: number): SourceFrame[] | null | undefined {
+  const buf = Buffer.allocUnsafe(length);
+  if (readSync(fd, buf, 0, length, offset) !== length) return undefined;
+  const head = `${address.toString(16)}\t`;
+  if (buf[length - 1] !== 0x0a || buf.toString('latin1', 0, head.length) !== head) return undefined;
+  return framesOf(buf.toString('utf8', head.length, length - 1));
+}
+
+/**
+ * The wanted addresses the file does not hold, each answered by a stored address of its region
+ * (`regionOf`): the tool gives every address of a region the same answer, so the stored one is the
+ * answer. Only a one-frame answer without a line is taken (what the symbol table alone gives); any
+ * other leaves the address to the tool. `sources`: the index (sorted), and lines scanned in file order.
+ */
+function byFunction(
+  fd: number,
+  wanted: Set<bigint>,
+  held: Map<bigint, SourceFrame[] | null>,
+  regionOf: RegionOf | undefined,
+  sources: Array<Index | Lines>,
+): Map<bigint, SourceFrame[]> {
+  const out = new Map<bigint, SourceFrame[]>();
+  if (!regionOf) return out;
+  for (const address of wanted) {
+    if (held.has(address)) continue;
+    const region = regionOf(address);
+    if (!region) continue;
+    for (const source of sources) {
+      const i = firstIn(source, region[0], region[1]);
+      if (i < 0) continue;
+      const frames = lineAt(fd, source.addresses[i], source.offsets[i], source.lengths[i]);
+      if (frames && frames.length === 1 && frames[0].line === 0) out.set(address, frames);
+      break;
+    }
+  }
+  return out;
+}
+
+/** An entry of `source` whose address lies in [lo, hi), or −1: by binary search in an index, else a pass. */
+function firstIn(source: Index | Lines, lo: bigint, hi: bigint): number {
+  const a = source.addresses;
+  if (!('find' in source)) return a.findIndex((x) => x >= lo && x < hi);
+  let l = 0;
+  let h = a.length;
+  while (l < h) {
+    const mid = (l + h) >>> 1;
+    if (a[mid] < lo) l = mid + 1;
+    else h = mid;
+  }
+  return l < a.length && a[l] < hi ? l : -1;
 }
 
 /**
@@ -204,5 +264,71 @@ export function saveSymbols(dir: string, buildId: string, tool: SymbolizerTool, 
     renameSync(tmp, file);
   } catch {
     /* a read-only home: no cache */
+  }
+}
+
+/** Symbol regions kept by build id (symbol-regions.ts): start and end of each, as numbers. */
+export interface StoredRegions {
+  starts: Float64Array;
+  ends: Float64Array;
+}
+
+const REGIONS_MAGIC = 0x47525948; // "HYRG" read in little-endian order
+const REGIONS_VERSION = 1;
+const REGIONS_HEADER = 16;
+
+function regionsFileOf(dir: string, buildId: string): string {
+  return join(dir, `${buildId.replace(/[^0-9a-fA-F]/g, '')}.regions`);
+}
+
+/**
+ * The regions stored for `buildId`, or null when there is no such file, it is not this user's own
+ * (as the lines files), or not of this layout: a header (magic, version, count) and the starts and
+ * ends, little-endian f64. Starts must ascend, and each end be 0 or after its start.
+ */
+export function loadRegions(dir: string, buildId: string): StoredRegions | null {
+  let fd: number;
+  try {
+    fd = openSync(regionsFileOf(dir, buildId), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!ownFile(st) || st.size < REGIONS_HEADER) return null;
+    const bytes = new Uint8Array(st.size); // a fresh buffer: the typed arrays below must be aligned
+    if (readSync(fd, bytes, 0, st.size, 0) !== st.size) return null;
+    const head = new Uint32Array(bytes.buffer, 0, 2);
+    const count = new Float64Array(bytes.buffer, 8, 1)[0];
+    if (head[0] !== REGIONS_MAGIC || head[1] !== REGIONS_VERSION || !Number.isSafeInteger(count) || st.size !== REGIONS_HEADER + 16 * count) return null;
+    const starts = new Float64Array(bytes.buffer, REGIONS_HEADER, count);
+    const ends = new Float64Array(bytes.buffer, REGIONS_HEADER + 8 * count, count);
+    for (let i = 0; i < count; i++) {
+      if ((i > 0 && !(starts[i] > starts[i - 1])) || !(ends[i] === 0 || ends[i] > starts[i])) return null;
+    }
+    return { starts, ends };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Keep the regions of `buildId` (a temporary name, then renamed). Best effort. */
+export function saveRegions(dir: string, buildId: string, r: StoredRegions): void {
+  const count = r.starts.length;
+  const out = new Uint8Array(REGIONS_HEADER + 16 * count);
+  new Uint32Array(out.buffer, 0, 2).set([REGIONS_MAGIC, REGIONS_VERSION]);
+  new Float64Array(out.buffer, 8, 1)[0] = count;
+  new Float64Array(out.buffer, REGIONS_HEADER, count).set(r.starts);
+  new Float64Array(out.buffer, REGIONS_HEADER + 8 * count, count).set(r.ends);
+  const file = regionsFileOf(dir, buildId);
+  const tmp = `${file}.tmp.${process.pid}`;
+  try {
+    makeDirs(dir);
+    writeFileSync(tmp, out, { mode: 0o644 });
+    renameSync(tmp, file);
+  } catch {
+    rmSync(tmp, { force: true });
   }
 }

@@ -36,6 +36,7 @@ export function openElf64(path: string): { fd: number; header: Buffer } | null {
 export interface ElfSection {
   nameOffset: number;
   type: number;
+  flags: bigint;
   addr: bigint;
   offset: number;
   size: number;
@@ -55,6 +56,7 @@ export function sectionHeaders(fd: ElfData, header: Buffer): ElfSection[] {
     out.push({
       nameOffset: sh.readUInt32LE(at),
       type: sh.readUInt32LE(at + 4),
+      flags: sh.readBigUInt64LE(at + 8),
       addr: sh.readBigUInt64LE(at + 16),
       offset: Number(sh.readBigUInt64LE(at + 24)),
       size: Number(sh.readBigUInt64LE(at + 32)),

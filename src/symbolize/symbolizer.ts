@@ -25,6 +25,7 @@ import { fortranNames, symbolizeBatch, toolAvailable } from './tools.js';
 import { isRuntimeModule } from './own-modules.js';
 import { Vdso, VDSO_FILE } from './vdso.js';
 import { V8Log } from './v8-log.js';
+import { SymbolRegions } from './symbol-regions.js';
 
 export interface SymbolizeOptions {
   symbolizer?: SymbolizerChoice;
@@ -213,13 +214,23 @@ export class Symbolizer {
         if (!table) this.cache.set(m.key, (table = new Map()));
         const disk = this.cacheDir && m.buildId && this.tool ? this.cacheDir : null;
         let trusted = false;
+        /** Addresses named from another address of their function's region (kept for later resolves). */
+        let byFunction = new Map<bigint, SourceFrame[]>();
         if (disk) {
           const missing = new Set([...m.addresses].filter((a) => !table!.has(a)));
           if (missing.size > 0) {
-            const stored = loadSymbols(disk, m.buildId, this.tool!, missing);
+            // Read only when the cache lacks an address: node's regions are a file of 1.7 MB.
+            let regions: SymbolRegions | null | undefined;
+            const regionOf = (a: bigint) => {
+              if (regions === undefined) regions = this.tool === 'llvm-symbolizer' ? SymbolRegions.read(m.path, m.buildId, disk) : null;
+              return regions?.regionOf(a) ?? null;
+            };
+            const stored = loadSymbols(disk, m.buildId, this.tool!, missing, regionOf);
             trusted = stored.trusted;
             // Kept by an earlier version, the names of gfortran's module procedures may be raw.
             for (const [a, f] of stored.symbols) table.set(a, fortranNames([f])[0]);
+            for (const [a, f] of stored.byFunction) table.set(a, fortranNames([f])[0]!);
+            byFunction = stored.byFunction;
           }
         }
         const addrs = [...m.addresses].filter((a) => !table!.has(a));
@@ -247,7 +258,11 @@ export class Symbolizer {
         // written after this step), so node's thousands of line-less builtins, which look like
         // stubs, do not make every resolve read node's PLT again.
         if (addrs.length > 0 && (fromTool || (existsSync(m.path) && (!m.buildId || readBuildId(m.path) === m.buildId)))) namePltStubs(m.path, addrs, table);
-        if (disk && fromTool) saveSymbols(disk, m.buildId, this.tool!, new Map(addrs.map((a) => [a, table!.get(a) ?? null])), trusted);
+        if (disk && (fromTool || byFunction.size > 0)) {
+          const added = new Map<bigint, SourceFrame[] | null>(byFunction);
+          if (fromTool) for (const a of addrs) added.set(a, table!.get(a) ?? null);
+          saveSymbols(disk, m.buildId, this.tool!, added, trusted);
+        }
         done += addrs.length;
         this.opts.onProgress?.(done, total, m.path);
       }),
