@@ -59,11 +59,12 @@ export class SymbolRegions {
    */
   static read(path: string, buildId: string, cacheDir: string | null): SymbolRegions | null {
     if (!buildId || process.env.DEBUGINFOD_URLS) return null;
-    if (existsSync(join(DEBUG_ROOT, '.build-id', buildId.slice(0, 2), `${buildId.slice(2)}.debug`))) return null;
     const elf = openElf64(path);
     if (!elf) return null;
     try {
-      if (elf.header.length === 0 || buildIdIn(elf.fd) !== buildId) return null;
+      // The file's own build id first: only a hex id read from it names a path below.
+      if (elf.header.length === 0 || buildIdIn(elf.fd) !== buildId || !/^[0-9a-f]{4,}$/.test(buildId)) return null;
+      if (existsSync(join(DEBUG_ROOT, '.build-id', buildId.slice(0, 2), `${buildId.slice(2)}.debug`))) return null;
       const sections = namedSections(elf.fd, elf.header);
       const link = sections.find((s) => s.name === '.gnu_debuglink');
       if (link && debugLinkTargets(path, cstring(readAt(elf.fd, link.offset, link.size), 0)).some((f) => existsSync(f))) return null;
