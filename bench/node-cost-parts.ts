@@ -9,6 +9,8 @@
  *   - without unwinding (HYPROF_UNWIND=0: the sampled pc alone);
  *   - without `--interpreted-frames-native-stack` (interpreted functions then share one trampoline,
  *     and their frames cannot be named: a measure of the flag's cost only);
+ *   - sampling once a second (HYPROF_PERIOD_US=1000000: the V8 part and the log at work, almost no
+ *     samples);
  *   - without sampling (HYPROF_SAMPLING=0: the runtime and the thread preload, no V8 part, no log);
  *   - plain node with each V8 flag hyprof adds on its own (`--interpreted-frames-native-stack`, and
  *     `--no-compact-code-space`, which the V8 part sets once it logs code events).
@@ -39,6 +41,7 @@ const all = [
   'hyprof without V8 code log',
   'hyprof without unwinding',
   'hyprof without --interpreted-frames-native-stack',
+  'hyprof sampling once a second',
   'hyprof without sampling',
   'plain node --interpreted-frames-native-stack',
   'plain node --no-compact-code-space',
@@ -59,7 +62,11 @@ interleave(configs, rounds, (config, round) => {
   if (config === 'node --cpu-prof') args = ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', raw, ...nodeArgs];
   else if (config.startsWith('plain node ')) args = [config.slice('plain node '.length), ...nodeArgs];
   else if (config !== 'plain node') {
-    const extra = config === 'hyprof without unwinding' ? { HYPROF_UNWIND: '0' } : config === 'hyprof without sampling' ? { HYPROF_SAMPLING: '0' } : {};
+    const extra: Record<string, string> =
+      config === 'hyprof without unwinding' ? { HYPROF_UNWIND: '0' }
+      : config === 'hyprof without sampling' ? { HYPROF_SAMPLING: '0' }
+      : config === 'hyprof sampling once a second' ? { HYPROF_PERIOD_US: '1000000' }
+      : {};
     const plan = nodeJitPlan(base);
     // the V8 part's plan without the flag that gives each interpreted function a trampoline of its own
     if (config === 'hyprof without --interpreted-frames-native-stack') plan.flags = plan.flags.filter((f) => f !== '--interpreted-frames-native-stack');
