@@ -6,10 +6,9 @@
  * that slot names the function: .rela.plt for .plt / .plt.sec, .rela.dyn for .plt.got.
  */
 import { closeSync } from 'node:fs';
-import { cstring, openElf64, readAt, sectionHeaders } from './elf-read.js';
+import { cstring, openElf64, readAt, sectionHeaders, SHT_DYNSYM } from './elf-read.js';
 
 const EM_X86_64 = 62;
-const SHT_SYMTAB_DYN = 11;
 
 export interface PltStub {
   /** Module address range [start, end). */
@@ -41,7 +40,7 @@ export function readPltStubs(path: string): PltStub[] {
     const byName = (n: string) => sections.find((s) => s.name === n);
 
     // GOT slot → function, from the dynamic relocations and the dynamic symbols they name.
-    const dynsym = sections.find((s) => s.type === SHT_SYMTAB_DYN);
+    const dynsym = sections.find((s) => s.type === SHT_DYNSYM);
     if (!dynsym) return [];
     const syms = readAt(fd, dynsym.offset, dynsym.size);
     const strs = readAt(fd, sections[dynsym.link].offset, sections[dynsym.link].size);

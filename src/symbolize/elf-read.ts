@@ -5,6 +5,11 @@
  */
 import { openSync, readSync } from 'node:fs';
 
+/** Section types and a symbol type the readers here share (ELF's values). */
+export const SHT_SYMTAB = 2;
+export const SHT_DYNSYM = 11;
+export const STT_FUNC = 2;
+
 /** An ELF image: an open file, or its bytes in memory (the kernel's vDSO, copied from this process). */
 export type ElfData = number | Buffer;
 

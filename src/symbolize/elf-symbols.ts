@@ -4,11 +4,8 @@
  * its name is known (an OpenMP region's outlined body).
  */
 import { closeSync } from 'node:fs';
-import { cstring, openElf64, readAt, sectionHeaders, type ElfData } from './elf-read.js';
+import { cstring, openElf64, readAt, sectionHeaders, SHT_DYNSYM, SHT_SYMTAB, STT_FUNC, type ElfData } from './elf-read.js';
 
-const SHT_SYMTAB = 2;
-const SHT_DYNSYM = 11;
-const STT_FUNC = 2;
 
 /** Name → module address of every defined function; empty when the file cannot be read. */
 export function readFunctionSymbols(path: string): Map<string, bigint> {

@@ -26,14 +26,11 @@ import { closeSync, existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildIdIn } from './elf-build-id.js';
 import { loadRegions, saveRegions, type StoredRegions } from './disk-cache.js';
-import { cstring, openElf64, readAt, sectionHeaders, type ElfData, type ElfSection } from './elf-read.js';
+import { cstring, openElf64, readAt, sectionHeaders, SHT_DYNSYM, SHT_SYMTAB, STT_FUNC, type ElfData, type ElfSection } from './elf-read.js';
 import { lastAtOrBefore } from './sorted-search.js';
 
-const SHT_SYMTAB = 2;
-const SHT_DYNSYM = 11;
 const STT_SECTION = 3;
 const STT_FILE = 4;
-const STT_FUNC = 2;
 const STT_GNU_IFUNC = 10;
 const SHF_COMPRESSED = 0x800n;
 const DW_UT_TYPE = 2;
