@@ -219,7 +219,7 @@ export class Symbolizer {
         if (disk) {
           const missing = new Set([...m.addresses].filter((a) => !table!.has(a)));
           if (missing.size > 0) {
-            // Read only when the cache lacks an address: node's regions are a file of 1.7 MB.
+            // Read only when the cache lacks an address: node's regions are a file of 1.6 MB.
             let regions: SymbolRegions | null | undefined;
             const regionOf = (a: bigint) => {
               if (regions === undefined) regions = this.tool === 'llvm-symbolizer' ? SymbolRegions.read(m.path, m.buildId, disk) : null;
