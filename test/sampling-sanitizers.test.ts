@@ -67,6 +67,25 @@ test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they 
   t.not(tracedSamplePcs(dir), 0, 'the samples are in the trace too');
 });
 
+// perf's task-clock: an event per thread, and each sample weighed by the thread's CPU clock read in
+// the handler (sample.c, timer.c hp_sample_clock_start)
+for (const [label, sanitize, options] of [
+  ['AddressSanitizer + UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' }],
+  ['ThreadSanitizer', 'thread', { TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' }],
+] as const) {
+  test(`${label}: sampling on perf's task-clock with 4 threads, no report`, async (t) => {
+    const exe = build(sanitize === 'thread' ? 'stress_tsan' : 'stress_asan', sanitize);
+    const { result, raws } = await runSampled(exe, ['4'], { HYPROF_SAMPLE_SOURCE: 'task-clock', HYPROF_PERIOD_US: '100', ...options });
+    t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
+    t.notRegex(result.stderr, sanitizerReport);
+    t.notRegex(result.stderr, /cannot be opened/);
+    t.regex(result.stdout, /stress done/);
+    t.is(raws[0]?.sampling?.source, 'task-clock');
+    const sampled = raws[0]!.threads.map((th) => th.samples.reduce((k, s) => k + s.count, 0));
+    t.true(sampled.filter((n) => n > 0).length >= 3, sampled.join(' '));
+  });
+}
+
 test('LeakSanitizer: a program built with AddressSanitizer and linked with -lhyprof exits 0, no leak reported', async (t) => {
   // The program is instrumented, the runtime is the installed libhyprof.so: as a user builds.
   const exe = compileC('kept_tables_asan', ['kept_tables.c'], { cflags: ['-O1', '-g', '-fsanitize=address', '-fno-omit-frame-pointer'] });

@@ -21,23 +21,29 @@ typedef struct {
   uint32_t type;
   uint64_t config;
   int time_based;           /* period given in microseconds (converted to ns for the kernel) */
+  int thread_cpu;           /* paced by the thread's CPU time: a sample weighs the CPU time since the last */
 } src_def;
 
 static const src_def sources[] = {
-  {"itimer-wall", HP_SRC_ITIMER_WALL, 0, 0, 1},
-  {"itimer", HP_SRC_ITIMER_WALL, 0, 0, 1},         /* TAU's name */
-  {"TIME", HP_SRC_ITIMER_WALL, 0, 0, 1},           /* TAU's name */
-  {"itimer-cpu", HP_SRC_ITIMER_CPU, 0, 0, 1},
-  {"task-clock", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1},
-  {"cpu-clock", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1},
-  {"page-faults", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
-  {"context-switches", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
-  {"cycles", HP_SRC_PERF, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
-  {"instructions", HP_SRC_PERF, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0},
+  {"itimer-wall", HP_SRC_ITIMER_WALL, 0, 0, 1, 0},
+  {"itimer", HP_SRC_ITIMER_WALL, 0, 0, 1, 0},         /* TAU's name */
+  {"TIME", HP_SRC_ITIMER_WALL, 0, 0, 1, 0},           /* TAU's name */
+  {"itimer-cpu", HP_SRC_ITIMER_CPU, 0, 0, 1, 1},
+  /* perf's clocks count the thread's time on a CPU (a per-thread event: task-clock and cpu-clock
+   * alike), paced by a high-resolution timer while it runs, where the POSIX CPU timer of itimer-cpu
+   * is checked at scheduler ticks; their samples weigh CPU time too, else a thread that waited to
+   * run would put that wait on wherever it resumed (2.4x the CPU time beside a CPU hog) */
+  {"task-clock", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1, 1},
+  {"cpu-clock", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1, 1},
+  {"page-faults", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 0},
+  {"context-switches", HP_SRC_PERF, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0},
+  {"cycles", HP_SRC_PERF, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0},
+  {"instructions", HP_SRC_PERF, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0},
 };
 
 void hp_sample_config_use_wall(void) {
   hp_scfg.kind = HP_SRC_ITIMER_WALL;
+  hp_scfg.thread_cpu = 0;
   strcpy(hp_scfg.source, "itimer-wall");
   hp_scfg.period_ns = hp_scfg.period_us * 1000u;
 }
@@ -123,6 +129,7 @@ void hp_sample_config_read(void) {
     hp_scfg.perf_type = sources[i].type;
     hp_scfg.perf_config = sources[i].config;
     hp_scfg.period_ns = sources[i].time_based ? hp_scfg.period_us * 1000u : hp_scfg.period_us;
+    hp_scfg.thread_cpu = sources[i].thread_cpu;
     return;
   }
   if (strncmp(src, "PAPI_", 5) == 0 && strlen(src) < sizeof hp_scfg.source) {

@@ -68,7 +68,7 @@ int hp_papi_init(const char *name, char *why, unsigned whylen) {
 
 int hp_papi_start(hp_sample_thread *st) {
   if (PAPI_register_thread() != PAPI_OK) return -1;
-  st->last_ns = hp_now_ns();
+  hp_sample_clock_start(st);   /* a runtime service thread's samples weigh its CPU time */
   st->active = 1;
   if (build_set(st, NULL, 0) != 0) {
     st->active = 0;

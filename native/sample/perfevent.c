@@ -47,8 +47,8 @@ int hp_perf_start(hp_sample_thread *st, pid_t tid) {
     return -1;
   }
   st->perf_fd_last = fd;
+  hp_sample_clock_start(st);   /* before the event can overflow: its first sample weighs from here */
   __atomic_store_n(&st->perf_fd, fd, __ATOMIC_RELEASE);
-  st->last_ns = hp_now_ns();
   st->active = 1;
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
   ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);

@@ -120,7 +120,7 @@ static void thread_start(hp_thread *t) {
       hp_warn("no memory for the sample table of thread %u; that thread is not sampled", t->index);
     return;
   }
-  st->cpu_time = hp_scfg.kind == HP_SRC_ITIMER_CPU || clock == HP_THREAD_CLOCK_CPU;
+  st->cpu_time = hp_scfg.thread_cpu || clock == HP_THREAD_CLOCK_CPU;
   stack_bounds(st);
   /* published before the first signal can arrive */
   __atomic_store_n(&t->module_data[HP_SAMPLE_SLOT], st, __ATOMIC_RELEASE);

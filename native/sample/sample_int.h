@@ -52,6 +52,7 @@ typedef struct hp_sample_config {
   uint64_t perf_config;
   uint64_t period_us;       /* as configured (event count for counter sources) */
   uint64_t period_ns;       /* written to SAMPLING: timer period in ns, or the event count */
+  int thread_cpu;           /* the source runs on the thread's CPU time (itimer-cpu, task-clock, cpu-clock) */
   int unwind;
   uint32_t unwind_depth;    /* 0 = auto (stop rule only, capped at HP_SAMPLE_MAX_DEPTH) */
   hp_unwinder unwinder;
@@ -209,6 +210,9 @@ int hp_stable_add(hp_sample_thread *st, uint64_t context, const uint64_t *pcs, u
 
 /* timer.c / perfevent.c / papi.c: arm and disarm the source on the calling thread. */
 int hp_timer_start(hp_sample_thread *st, pid_t tid);
+/* The clock a thread's samples are weighed by, read once as its sampling starts (on the thread
+ * itself): its CPU clock when st->cpu_time, else the monotonic clock. */
+void hp_sample_clock_start(hp_sample_thread *st);
 void hp_timer_stop(hp_sample_thread *st);
 int hp_timer_is_ours(const siginfo_t *si);
 int hp_perf_open_check(void);        /* can the configured perf event be opened here? errno-style */

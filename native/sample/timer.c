@@ -22,9 +22,9 @@ int hp_timer_is_ours(const siginfo_t *si) {
   return si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)&hp_timer_cookie;
 }
 
-int hp_timer_start(hp_sample_thread *st, pid_t tid) {
-  clockid_t clock = CLOCK_MONOTONIC;
+void hp_sample_clock_start(hp_sample_thread *st) {
   if (st->cpu_time) {
+    clockid_t clock;
     if (pthread_getcpuclockid(pthread_self(), &clock) != 0) clock = CLOCK_THREAD_CPUTIME_ID;
     st->cpu_clock = clock;
     struct timespec ts;
@@ -33,6 +33,11 @@ int hp_timer_start(hp_sample_thread *st, pid_t tid) {
   } else {
     st->last_ns = hp_now_ns();
   }
+}
+
+int hp_timer_start(hp_sample_thread *st, pid_t tid) {
+  hp_sample_clock_start(st);
+  clockid_t clock = st->cpu_time ? st->cpu_clock : CLOCK_MONOTONIC;
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
