@@ -2,8 +2,10 @@
  * Real runs of test/native/compare_work.c to compare: run A with the work scale 1, run B with 2
  * (its `scaled_work` does twice the CPU work; `steady_work` the same), and `again`, a second run
  * of A's command (the same program twice: no difference but noise). They run at the same time so
- * a shared machine loads them alike; samples use the thread's CPU clock (itimer-cpu), so sampled
- * values measure work, not waiting. Built once per test process.
+ * a shared machine loads them alike; samples use the thread's CPU time (perf's task-clock), so
+ * sampled values measure work, not waiting, and do so on a loaded machine too: `itimer-cpu`, which the
+ * kernel paces by its ticks, gave 143–308 ms for 250 ms of work beside CPU hogs, and two identical
+ * runs then differed beyond their errors now and then (docs/sampling.md). Built once per test process.
  */
 import { join } from 'node:path';
 import { compileC, hyprof, tmpDir } from './native.js';
@@ -25,7 +27,7 @@ export function compareRuns(): Promise<CompareRuns> {
     const a = join(root, 'run-a');
     const b = join(root, 'run-b');
     const again = join(root, 'run-a-again');
-    const env = { HYPROF_SAMPLE_SOURCE: 'itimer-cpu' };
+    const env = { HYPROF_SAMPLE_SOURCE: 'task-clock' };
     const all = await Promise.all([
       hyprof(['run', '--dir', a, '--', exe, '1'], { env }),
       hyprof(['run', '--dir', b, '--', exe, '2'], { env }),
