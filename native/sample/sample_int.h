@@ -137,9 +137,10 @@ typedef struct hp_sample_thread {
   int perf_fd_last;               /* the last perf descriptor, kept after stopping so a late
                                      overflow signal from it is still recognised as ours */
   int papi_set;                   /* PAPI event set, -1 when none */
-  clockid_t cpu_clock;            /* the thread's CPU clock (itimer-cpu, or a service thread's) */
-  int cpu_time;                   /* its timer runs on cpu_clock: itimer-cpu, or a runtime service
-                                     thread under itimer-wall (service.c); set before the timer */
+  clockid_t cpu_clock;            /* the thread's CPU clock (hp_sample_clock_start) */
+  int cpu_time;                   /* samples weigh cpu_clock's time: itimer-cpu, task-clock, cpu-clock,
+                                     or a runtime service thread under itimer-wall (service.c), whose
+                                     timer then runs on it; set before the source starts */
   uint64_t last_ns;               /* clock reading at the previous sample (or start) */
   uintptr_t stack_lo, stack_hi;   /* the thread's stack, for the frame-pointer walk */
 
