@@ -20,9 +20,8 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { childEnv } from '../src/run/run-measured.js';
-import { requireRuntime } from '../src/base/package-root.js';
-import { nodeJitPlan, withV8Log } from '../src/run/run-node-jit.js';
+import { nodeJitPlan } from '../src/run/run-node-jit.js';
+import { asHyprofRun } from './node-run.js';
 import { repoRoot, tmpDir } from '../test/helpers/native.js';
 import { conditions, fmt, interleave, measureCommand, pct, Samples } from './lib.js';
 
@@ -70,9 +69,11 @@ interleave(configs, rounds, (config, round) => {
     const plan = nodeJitPlan(base);
     // the V8 part's plan without the flag that gives each interpreted function a trampoline of its own
     if (config === 'hyprof without --interpreted-frames-native-stack') plan.flags = plan.flags.filter((f) => f !== '--interpreted-frames-native-stack');
-    env = childEnv({ ...base, ...extra }, requireRuntime(), raw, { sampling: config !== 'hyprof without sampling' }, plan);
-    delete env.HYPROF_RUN_PARENT;
-    if (config !== 'hyprof without V8 code log') args = withV8Log(node, nodeArgs, raw, nodeJitPlan(base), env);
+    ({ env, args } = asHyprofRun({ ...base, ...extra }, raw, nodeArgs, {
+      sampling: config !== 'hyprof without sampling',
+      plan,
+      v8Log: config !== 'hyprof without V8 code log',
+    }));
   }
   const c = measureCommand(node, args, env, config);
   cpu.add(config, c.cpu);

@@ -11,9 +11,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { childEnv } from '../src/run/run-measured.js';
-import { requireRuntime } from '../src/base/package-root.js';
-import { nodeJitPlan, withV8Log } from '../src/run/run-node-jit.js';
+import { asHyprofRun, largestRaw } from './node-run.js';
 import { readStacksFiles } from '../src/profile/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
 import { conditions, fmt, interleave, Samples } from './lib.js';
@@ -120,16 +118,11 @@ interleave<Config>(['node --cpu-prof', 'hyprof'], rounds, (config, round) => {
   } else {
     const raw = join(dir, `raw-${round}`);
     mkdirSync(raw, { recursive: true });
-    const env = childEnv(base, requireRuntime(), raw, { sampling: true });
-    delete env.HYPROF_RUN_PARENT;
-    measured = run(withV8Log(node, [server, requests, '--timed'], raw, nodeJitPlan(base), env), env);
+    const { env, args } = asHyprofRun(base, raw, [server, requests, '--timed']);
+    measured = run(args, env);
     const out = join(dir, `prof-${round}`);
     rmSync(out, { recursive: true, force: true });
-    const file = readdirSync(raw)
-      .filter((x) => x.endsWith('.raw'))
-      .map((x) => join(raw, x))
-      .sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0];
-    const r = spawnSync(node, [cliPath, 'resolve', '-o', out, file], { encoding: 'utf8' });
+    const r = spawnSync(node, [cliPath, 'resolve', '-o', out, largestRaw(raw)], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`hyprof resolve failed: ${r.stderr}`);
     estimate = fromHyprof(out);
   }

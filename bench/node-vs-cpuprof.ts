@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { childEnv } from '../src/run/run-measured.js';
 import { requireRuntime } from '../src/base/package-root.js';
 import { removePerfMaps } from '../src/run/run-perf-maps.js';
-import { nodeJitPlan, withV8Log } from '../src/run/run-node-jit.js';
+import { asHyprofRun, largestRaw } from './node-run.js';
 import { readTauProfileDir } from '../src/profile/tau-reader.js';
 import { readStacksFiles, STACKS_FILE } from '../src/profile/stacks-file.js';
 import { cliPath, repoRoot, tmpDir } from '../test/helpers/native.js';
@@ -87,17 +87,12 @@ interleave(configs, rounds, (config, round) => {
   } else {
     rawDir = join(dir, `raw-${round}`);
     mkdirSync(rawDir, { recursive: true });
-    const env = childEnv(base, requireRuntime(), rawDir, { sampling: true });
-    delete env.HYPROF_RUN_PARENT;
     // as `hyprof run -- node ...` starts it: with V8's code log (src/run/run-node-jit.ts)
-    cost = measureCommand(node, withV8Log(node, nodeArgs, rawDir, nodeJitPlan(base), env), env, config);
+    const { env, args } = asHyprofRun(base, rawDir, nodeArgs);
+    cost = measureCommand(node, args, env, config);
     const out = join(dir, `prof-${round}`);
     rmSync(out, { recursive: true, force: true });
-    // the rusage wrapper (bench/cputime.c) runs preloaded too and writes a small raw file of its own
-    const raw = readdirSync(rawDir)
-      .filter((f) => f.endsWith('.raw'))
-      .map((f) => join(rawDir, f))
-      .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    const raw = largestRaw(rawDir);
     const r = measureCommand(node, [cliPath, 'resolve', '-o', out, raw], process.env, 'hyprof resolve');
     rawFile = raw;
     profDirs.push(out);
