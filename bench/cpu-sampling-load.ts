@@ -9,10 +9,10 @@
  * time per iteration (how much the hog stretched it).
  * Run: node dist/bench/cpu-sampling-load.js [rounds]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { cliPath, compileC, tmpDir } from '../test/helpers/native.js';
+import { compareIterations } from '../test/helpers/compare-runs.js';
+import { cliPath, compileC, cpuHog, tmpDir } from '../test/helpers/native.js';
 import { conditions, fmt, interleave, summary } from './lib.js';
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -22,28 +22,11 @@ const sources = ['itimer-cpu', 'task-clock', 'cpu-clock', 'itimer-wall'];
 const sampled = new Map<string, number[]>();
 const wall = new Map<string, number[]>();
 
-function hog(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() + 2 }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-}
-
-/** Per iteration of the main thread: `scaled_work`'s samples and its timer's inclusive time (ms). */
+/** Per iteration of the main thread (test/helpers/compare-runs.ts). */
 function iterations(profDir: string): Array<{ sampled: number; wall: number }> {
   const r = spawnSync(process.execPath, [cliPath, 'export', '--format', 'collapsed', '--thread', '0,0,0', profDir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`hyprof export failed: ${r.stderr}`);
-  const its = new Map<string, { sampled: number; wall: number }>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^(.*) ([\d.e+]+)$/.exec(line);
-    if (!m) continue;
-    const frames = m[1].split(';');
-    const at = frames.findIndex((f) => /^Iteration \d$/.test(f));
-    if (at < 0 || frames[at + 1] !== 'scaled_work') continue;
-    const it = its.get(frames[at]) ?? { sampled: 0, wall: 0 };
-    const ms = Number(m[2]) / 1000;
-    it.wall += ms;
-    if (frames[at + 2] === 'scaled_work') it.sampled += ms;
-    its.set(frames[at], it);
-  }
-  return [...its.values()];
+  return [...compareIterations(r.stdout).values()];
 }
 
 console.log(`before: ${conditions()}`);
@@ -51,7 +34,7 @@ const configs = sources.flatMap((s) => [`${s} idle`, `${s} beside the hog`]);
 interleave(configs, rounds, (config, round) => {
   const source = config.split(' ')[0];
   const out = join(dir, `${config.replace(/\W+/g, '-')}-${round}`);
-  const hogs = config.endsWith('hog') ? hog() : [];
+  const hogs = config.endsWith('hog') ? cpuHog(2) : [];
   let r;
   try {
     r = spawnSync(process.execPath, [cliPath, 'run', '--dir', out, '--', exe, '1'], {

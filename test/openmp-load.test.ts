@@ -10,13 +10,12 @@
  * threshold may differ (logged). The hogged run must say it ran oversubscribed.
  */
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readOpenmpFile } from '../src/analysis/openmp.js';
 import { MIN_STRONG, OVERSUBSCRIBED_CAP } from '../src/analysis/openmp-diagnose.js';
 import type { OpenmpAnalysis } from '../src/analysis/openmp-model.js';
-import { hyprof, repoRoot, tmpDir } from './helpers/native.js';
+import { cpuHog, hyprof, repoRoot, tmpDir } from './helpers/native.js';
 import { buildOmp } from './openmp-helpers.js';
 
 const KERNELS = join(repoRoot, 'test', 'native', 'omp_kernels.c');
@@ -55,10 +54,8 @@ const PROGRAMS: Program[] = [
   { name: 'serial section', source: CONSTRUCTS, args: ['serial'], expect: ['serial-section'] },
 ];
 
-/** One busy process per CPU: `sh` spinning, so nothing here depends on a tool being installed. */
-function hog(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-}
+/** One busy process per CPU. */
+const hog = (): ChildProcess[] => cpuHog();
 
 async function measure(exe: string, p: Program, tag: string): Promise<OpenmpAnalysis> {
   const dir = join(tmpDir(`omp-load-${tag}`), 'prof');

@@ -7,39 +7,15 @@
  * they did when a sample weighed the wall time since the last: 0.60-0.68 s).
  */
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { compileC, hyprof, tmpDir } from './helpers/native.js';
-
-/** Busy processes, one per CPU and one more: `sh` spinning, so nothing depends on a tool. */
-function hog(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() + 1 }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-}
-
-/** Per iteration: the samples in `scaled_work`'s own code, and the probe timer's wall time (ms). */
-function perIteration(collapsed: string): Map<string, { sampled: number; wall: number }> {
-  const out = new Map<string, { sampled: number; wall: number }>();
-  for (const line of collapsed.split('\n')) {
-    const m = /^(.*) ([\d.]+)$/.exec(line);
-    if (!m) continue;
-    const frames = m[1].split(';');
-    const at = frames.findIndex((f) => /^Iteration \d$/.test(f));
-    if (at < 0 || frames[at + 1] !== 'scaled_work') continue;
-    const it = out.get(frames[at]) ?? { sampled: 0, wall: 0 };
-    const ms = Number(m[2]) / 1000;
-    it.wall += ms; // the timer's own row and every sample under it: the timer's inclusive time
-    if (frames[at + 2] === 'scaled_work') it.sampled += ms; // a sample in the function's code
-    out.set(frames[at], it);
-  }
-  return out;
-}
+import { compareIterations } from './helpers/compare-runs.js';
+import { compileC, cpuHog, hyprof, tmpDir } from './helpers/native.js';
 
 for (const source of ['task-clock', 'cpu-clock']) {
   test.serial(`${source} beside a CPU hog: each iteration's samples add up to its CPU time, not its wall time`, async (t) => {
     const exe = compileC('compare_work', ['compare_work.c'], { cflags: ['-O1', '-g', '-D_GNU_SOURCE'] });
     const dir = join(tmpDir(`cpu-load-${source}`), 'prof');
-    const hogs = hog();
+    const hogs = cpuHog(1);
     let r;
     try {
       r = await hyprof(['run', '--dir', dir, '--', exe, '1'], { env: { HYPROF_SAMPLE_SOURCE: source }, timeoutMs: 120_000 });
@@ -50,7 +26,7 @@ for (const source of ['task-clock', 'cpu-clock']) {
     t.notRegex(r.stderr, /cannot be opened/, `${source} is usable here (the sampling-config tests need it too)`);
     const out = await hyprof(['export', '--format', 'collapsed', '--thread', '0,0,0', dir]);
     t.is(out.code, 0, out.stderr);
-    const its = perIteration(out.stdout);
+    const its = compareIterations(out.stdout);
     t.is(its.size, 3, out.stdout.slice(0, 400));
     for (const [name, { sampled, wall }] of its) {
       t.log(`${name}: scaled_work sampled ${sampled.toFixed(1)} ms of CPU in ${wall.toFixed(1)} ms of wall time`);

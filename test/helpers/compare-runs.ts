@@ -38,3 +38,25 @@ export function compareRuns(): Promise<CompareRuns> {
   })();
   return runs;
 }
+
+/**
+ * compare_work's iterations on one thread, from `hyprof export --format collapsed` of it: per
+ * `Iteration N`, the samples in `scaled_work`'s own code and the probe timer's inclusive time (ms;
+ * the timer's own row and every sample under it).
+ */
+export function compareIterations(collapsed: string): Map<string, { sampled: number; wall: number }> {
+  const out = new Map<string, { sampled: number; wall: number }>();
+  for (const line of collapsed.split('\n')) {
+    const m = /^(.*) ([\d.e+]+)$/.exec(line);
+    if (!m) continue;
+    const frames = m[1].split(';');
+    const at = frames.findIndex((f) => /^Iteration \d$/.test(f));
+    if (at < 0 || frames[at + 1] !== 'scaled_work') continue;
+    const it = out.get(frames[at]) ?? { sampled: 0, wall: 0 };
+    const ms = Number(m[2]) / 1000;
+    it.wall += ms;
+    if (frames[at + 2] === 'scaled_work') it.sampled += ms; // a sample in the function's code
+    out.set(frames[at], it);
+  }
+  return out;
+}

@@ -7,10 +7,10 @@
  * its own profile at exit into HYPROF_DIR / PROFILEDIR. A test that produces a profile another way
  * calls assertConformant itself (helpers/resolve.ts does for in-process resolves).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assertConformant, holdsProfile } from './conformance.js';
 import { repoRoot } from './paths.js';
@@ -251,3 +251,11 @@ export async function hyprof(args: string[], opts: RunOptions = {}): Promise<Run
 /** TAU-written reference profiles (a copy of shared/reference/tau kept with the tests, so a clone
  * anywhere runs them), or HYPROF_TAU_REFERENCE. */
 export const tauReferenceDir = process.env.HYPROF_TAU_REFERENCE ?? join(repoRoot, 'test', 'fixtures', 'tau-reference');
+
+/**
+ * A CPU hog: a busy process per CPU and `extra` more (`sh` spinning, so nothing depends on a tool
+ * being installed). The caller kills them.
+ */
+export function cpuHog(extra = 0): ChildProcess[] {
+  return Array.from({ length: availableParallelism() + extra }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+}
