@@ -132,6 +132,13 @@ test('no regions where debug information is kept in another file the tool would 
   t.is(SymbolRegions.read(p.exe, p.buildId, null), null, 'the .gnu_debuglink target is beside it');
   rmSync(debug);
   t.truthy(SymbolRegions.read(p.exe, p.buildId, null), 'without its target the link names nothing');
+  // A link naming a path (written in place of the name, same length): no regions, whatever exists.
+  const bytes = readFileSync(p.exe);
+  const at = bytes.indexOf(Buffer.from('mixed.debug\0'));
+  t.true(at > 0);
+  bytes.write('x/xed.debug', at, 'latin1');
+  writeFileSync(p.exe, bytes);
+  t.is(SymbolRegions.read(p.exe, p.buildId, null), null, 'a link with a slash');
   t.is(SymbolRegions.read(p.exe, 'ab'.repeat(20), null), null, 'another build id: not the file measured');
   const urls = process.env.DEBUGINFOD_URLS;
   process.env.DEBUGINFOD_URLS = 'http://127.0.0.1:1';

@@ -10,7 +10,8 @@
  * is claimed only where it can be checked:
  * - no debug information kept elsewhere: no `.gnu_debuglink` target beside the file, in its `.debug/`
  *   or under /usr/lib/debug, no /usr/lib/debug/.build-id file, no debuginfod (DEBUGINFOD_URLS), no
- *   compressed debug sections, no MiniDebugInfo (`.gnu_debugdata`);
+ *   compressed debug sections, no MiniDebugInfo (`.gnu_debugdata`); a link that names a path
+ *   rather than a file gives no regions, and no path of it is looked at;
  * - the file's own debug information (`.debug_info`) comes with `.debug_aranges` listing every
  *   compilation unit, and the address lies outside every range listed there (node has DWARF for
  *   libuv only);
@@ -64,7 +65,11 @@ export class SymbolRegions {
       if (existsSync(join(DEBUG_ROOT, '.build-id', buildId.slice(0, 2), `${buildId.slice(2)}.debug`))) return null;
       const sections = namedSections(elf.fd, elf.header);
       const link = sections.find((s) => s.name === '.gnu_debuglink');
-      if (link && debugLinkTargets(path, cstring(readAt(elf.fd, link.offset, link.size), 0)).some((f) => existsSync(f))) return null;
+      if (link) {
+        // A file's name, as objcopy writes it; anything else (a path) is looked up nowhere: no regions.
+        const name = cstring(readAt(elf.fd, link.offset, link.size), 0);
+        if (name.includes('/') || debugLinkTargets(path, name).some((f) => existsSync(f))) return null;
+      }
       let r = cacheDir ? loadRegions(cacheDir, buildId) : null;
       if (!r) {
         r = regionsOf(elf.fd, sections);
