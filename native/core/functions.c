@@ -71,8 +71,12 @@ out:
 int hp_func_symbol(const hp_event *e, char *out, size_t cap) {
   unsigned long long addr;
   if (e->kind != HP_KIND_FUNCTION || sscanf(e->name, "@0x%llx", &addr) != 1) return 0;
+  return hp_func_symbol_at((uintptr_t)addr, out, cap);
+}
+
+int hp_func_symbol_at(uintptr_t addr, char *out, size_t cap) {
   pthread_mutex_lock(&lock);
-  int ok = hp_symtab_name((uintptr_t)addr, out, cap);
+  int ok = hp_symtab_name(addr, out, cap);
   pthread_mutex_unlock(&lock);
   return ok;
 }

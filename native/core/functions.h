@@ -37,6 +37,8 @@ static inline __attribute__((always_inline)) const hp_func *hp_func_find(uintptr
 const hp_func *hp_func_register(hp_thread *t, uintptr_t addr);
 /* The symbol name of a function event (kind HP_KIND_FUNCTION) into out; 0 when unknown. */
 int hp_func_symbol(const hp_event *e, char *out, size_t cap);
+/* The symbol of the function holding `addr` (a construct's code address), as above. */
+int hp_func_symbol_at(uintptr_t addr, char *out, size_t cap);
 /* The FUNCTIONS section of the raw file (dump.c). Async-signal-safe. */
 struct hp_buf;
 void hp_func_write_section(struct hp_buf *b);

@@ -207,8 +207,10 @@ static __attribute__((noinline)) uint64_t pop_in_tool(hp_thread *t, uint32_t eve
   return incl;
 }
 
-/* The stop of a probe or of an instrumented function: the only stops that may throttle their timer
- * (OpenMP constructs and MPI calls are never throttled: their starts do not look at the flag). */
+/* The stop of a probe or of an instrumented function, which may throttle its timer. (Of the other
+ * timers only OpenMP's explicit tasks and task waits are throttled, through hp_stack_pop_level:
+ * ompt/tasks.c; MPI calls and the other OpenMP constructs never are: their starts do not look at
+ * the flag.) */
 static inline __attribute__((always_inline)) void pop(hp_thread *t, uint32_t event) {
   hp_tool_enter(t);
   uint64_t now = hp_now_ns();
@@ -540,13 +542,13 @@ uint64_t hp_stack_pop_event(hp_thread *t, uint32_t event) {
   return incl;
 }
 
-uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now) {
+uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now, int throttle) {
   int was_in_tool = t->in_tool;
   hp_tool_enter(t);
   uint64_t incl;
   /* the innermost frame, as pushed: what pop_in_tool would do, without its search */
   if (__builtin_expect(!t->overflow_depth && level > 0 && level == t->top && t->frames[level].event == event, 1)) {
-    incl = close_frame(t, level, now, 0);
+    incl = close_frame(t, level, now, throttle);
     __atomic_store_n(&t->top, level - 1, __ATOMIC_RELEASE);
   } else {
     incl = pop_in_tool(t, event, now);

@@ -24,8 +24,10 @@ int32_t hp_stack_push_detached(hp_thread *t, uint32_t event, uint64_t parent_con
 int32_t hp_stack_push_detached_at(hp_thread *t, uint32_t event, uint64_t parent_context, uintptr_t cfa, int32_t anchor,
                                   uint64_t now);
 /* Stop `event`, pushed at `level`, at `now`: the innermost frame's stop without a search, else as
- * hp_stack_pop_event. Returns the inclusive time of the frame closed (0 when none was). */
-uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now);
+ * hp_stack_pop_event. With `throttle`, the innermost frame's stop applies TAU's throttling rule to
+ * its statistics as a probe's stop does (throttle.h). Returns the inclusive time of the frame closed
+ * (0 when none was). */
+uint64_t hp_stack_pop_level(hp_thread *t, int32_t level, uint32_t event, uint64_t now, int throttle);
 /* Stop `event` as hyprof_stop does (misuse warned the same way). Returns the inclusive time of the
  * frame closed (0 when none was). */
 uint64_t hp_stack_pop_event(hp_thread *t, uint32_t event);

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 #include "events.h"
@@ -39,8 +40,15 @@ void hp_throttle_event(uint32_t id, uint64_t calls, uint64_t incl_ns) {
   pthread_mutex_unlock(&lock);
   /* A compiler-instrumented function's event is named by its address until the run is resolved: the
    * symbol table names it here, for this one line. */
-  char name[512];
-  if (e->kind != HP_KIND_FUNCTION || !hp_func_symbol(e, name, sizeof name)) snprintf(name, sizeof name, "%s", e->name);
+  char name[512], sym[400];
+  const char *at = strstr(e->name, " @0x"); /* an OpenMP construct's, named by its code address */
+  unsigned long long addr;
+  if (e->kind == HP_KIND_FUNCTION && hp_func_symbol(e, name, sizeof name)) {
+  } else if (at && sscanf(at, " @0x%llx", &addr) == 1 && hp_func_symbol_at((uintptr_t)addr, sym, sizeof sym)) {
+    snprintf(name, sizeof name, "%.*s in %s", (int)(at - e->name), e->name, sym);
+  } else {
+    snprintf(name, sizeof name, "%s", e->name);
+  }
   hp_warn("throttled '%s' after %llu calls of %.3f us each (TAU_THROTTLE_NUMCALLS=%llu, TAU_THROTTLE_PERCALL=%llu): "
           "it is no longer measured, its time goes to its caller; TAU_THROTTLE=0 measures every call",
           name, (unsigned long long)calls, (double)incl_ns / 1000.0 / (double)calls,

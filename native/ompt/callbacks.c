@@ -244,7 +244,13 @@ static void on_sync_region(ompt_sync_region_t k, ompt_scope_endpoint_t endpoint,
     /* Workers see no code address at the region's closing barrier (or one inside the runtime): name
      * it after the region, without walking the stack (it holds no program code there). */
     codeptr = hp_omp_user_codeptr(codeptr, NULL, cur_itask(o) ? cur_itask(o)->region_codeptr : NULL, 0);
-    hp_omp_push(o, kind, hp_omp_event(o, kind, codeptr), hp_stack_context(o->t));
+    const hp_omp_cached *c = hp_omp_lookup(o, kind, codeptr);
+    uint32_t event = c ? c->event1 - 1 : HP_NO_EVENT;
+    /* a task wait whose timer is throttled: no frame (its wait is still classed below) */
+    if (c && hp_omp_throttles(kind) && hp_omp_untimed(c->ev))
+      hp_omp_push_untimed(o, kind, event);
+    else
+      hp_omp_push(o, kind, event, hp_stack_context(o->t));
   } else {
     hp_omp_pop_kind(o, kind);
   }

@@ -148,6 +148,7 @@ const hp_omp_cached *hp_omp_lookup_slow(hp_omp_thread *o, int kind, const void *
   c->kind = (uint32_t)kind;
   c->event1 = ev + 1;
   c->task = kind == HP_OMP_TASK ? hp_omp_task_stat(o, ev) : NULL;
+  c->ev = hp_event_get(ev);
   return c;
 }
 
@@ -176,9 +177,22 @@ uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
   while (i >= 0 && o->stack[i].kind != kind) i--;
   if (i < 0) return HP_NO_EVENT;
   uint64_t now = hp_now_ns();
-  for (int32_t j = o->depth - 1; j >= i; j--) hp_stack_pop_level(o->t, o->stack[j].level, o->stack[j].event, now);
+  for (int32_t j = o->depth - 1; j >= i; j--) {
+    const hp_omp_frame *f = &o->stack[j];
+    if (f->level == HP_OMP_UNTIMED) continue; /* no frame in the core's stack (hp_omp_push_untimed) */
+    /* the innermost task wait's stop may throttle its timer, as a task's does (tasks.c) */
+    hp_stack_pop_level(o->t, f->level, f->event, now, j == i && hp_omp_throttles(kind) && !hp_omp_tracing());
+  }
   o->depth = i;
   return o->stack[i].event;
+}
+
+void hp_omp_push_untimed(hp_omp_thread *o, int kind, uint32_t event) {
+  if (o->depth >= HP_OMP_STACK) {
+    o->overflow++; /* as hp_omp_push: its end pops nothing */
+    return;
+  }
+  o->stack[o->depth++] = (hp_omp_frame){event, (uint8_t)kind, HP_OMP_UNTIMED};
 }
 
 const void *hp_omp_user_codeptr_slow(const void *codeptr, const void *fallback, int walk) {

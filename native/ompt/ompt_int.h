@@ -9,7 +9,9 @@
 
 #include <stdint.h>
 
+#include "../core/events.h"
 #include "../core/thread.h"
+#include "../core/throttle.h"
 #include "../core/trace.h"
 #include "../core/writer.h"
 #include "ompt.h"
@@ -160,8 +162,14 @@ typedef struct hp_omp_release {
 typedef struct hp_omp_task {
   uint64_t parent_context;   /* the task runs under it: its creator's context at creation */
   uint32_t event;
+  const struct hp_event *ev; /* the event's record (its throttled flag) */
   int32_t level;             /* its frame's level on `thread`'s stack; -1 before its first run */
+  uint8_t untimed;           /* run without a frame: its timer was throttled (HP_OMP_UNTIMED) */
   hp_thread *thread;         /* thread whose stack holds its frame */
+  /* Its first run's start, and this thread's task time and untimed task time then: an untimed task's
+   * own time leaves out the tasks run meanwhile, as a frame's does; a timed one's statistics leave
+   * out the untimed tasks run inside it, which have no frame to suspend it (tasks.c, finish). */
+  uint64_t start_ns, task_ns_at_start, untimed_ns_at_start;
   struct hp_omp_taskstat *stat;  /* its construct's statistics on stat_owner's thread */
   const struct hp_omp_thread *stat_owner; /* the creator's until its first run, then the runner's */
   struct hp_omp_task *next_free;
@@ -176,6 +184,7 @@ typedef struct hp_omp_cached {
   uint32_t kind;
   uint32_t event1;           /* event + 1; 0 = empty */
   hp_omp_taskstat *task;
+  const struct hp_event *ev; /* the event (its throttled flag: HP_OMP_UNTIMED) */
 } hp_omp_cached;
 
 typedef struct hp_omp_thread {
@@ -211,6 +220,7 @@ typedef struct hp_omp_thread {
   const void *mutex_codeptr;          /* where the innermost mutex was acquired (releases may carry none) */
   /* tasks (full) */
   uint64_t task_ns;                   /* explicit task time executed on this thread (level full) */
+  uint64_t untimed_ns;                /* the part of it in untimed tasks (HP_OMP_UNTIMED) */
   uint64_t last_sched_ns;             /* last task completion / switch-out (dispatch gaps) */
   int in_runtime;                     /* 1 between a completion/switch-out and the next schedule */
   uint64_t dispatch_ns, dispatch_count, starve_ns;
@@ -230,6 +240,7 @@ typedef struct hp_omp_thread {
   /* What the sample hook's first call found for its second (stitch.c; this thread's handler only). */
   struct {
     int state, task_flags;
+    int task_framed;         /* the current task is an explicit task with a frame of its own */
     uint64_t wait_id;
     uintptr_t exit_cfa, enter_cfa;
   } smp;
@@ -295,6 +306,7 @@ void hp_omp_note_runtime(void);
 /* Pop the innermost frame the tool pushed for `kind` (and any tool frame above it). Returns its event
  * or HP_NO_EVENT when none is open. */
 uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind);
+
 hp_omp_region *hp_omp_region_stat(hp_omp_thread *o, uint32_t event);
 hp_omp_taskstat *hp_omp_task_stat(hp_omp_thread *o, uint32_t event);
 uint32_t hp_omp_codeptr_count(void);
@@ -364,5 +376,21 @@ extern const struct hp_sample_hook hp_omp_sample_hook;
  * and the system libraries it calls. */
 void hp_omp_stitch_init(const void *in_runtime);
 int hp_omp_in_system_code(uint64_t pc);
+
+/* Throttling (TAU's rule, core/throttle.h) of the timers a fine-grained task program opens once per
+ * task: explicit tasks and task waits (taskwait, taskgroup). Once a construct's timer is throttled
+ * its later instances run without a timer frame (HP_OMP_UNTIMED): their time goes to the frame they
+ * run in, as a throttled probe's goes to its caller, while the task statistics (counts, durations,
+ * dispatch gaps) and the waits' overhead classes are still kept for every instance. A traced run
+ * (HYPROF_TRACE) keeps every task's and wait's Enter and Leave: it is never throttled. */
+#define HP_OMP_UNTIMED 0 /* level of a tool frame with no frame in the core's stack (0 is the root's) */
+static inline int hp_omp_throttles(int kind) {
+  return kind == HP_OMP_TASK || kind == HP_OMP_TASKWAIT || kind == HP_OMP_TASKGROUP;
+}
+/* Whether an instance of event `e` (a task or task wait) starts untimed: its timer is throttled. */
+static inline int hp_omp_untimed(const hp_event *e) { return !hp_omp_tracing() && e && HP_THROTTLED(e); }
+/* A tool frame for `kind` without a frame in the core's stack (its timer is throttled): kept so that
+ * its end, which pops by kind, pops it and no frame below. */
+void hp_omp_push_untimed(hp_omp_thread *o, int kind, uint32_t event);
 
 #endif

@@ -179,6 +179,7 @@ static void before_unwind(hp_sample_view *s) {
   o->smp.state = ompt_state_undefined;
   o->smp.wait_id = 0;
   o->smp.task_flags = 0;
+  o->smp.task_framed = 0;
   o->smp.exit_cfa = o->smp.enter_cfa = 0;
   if (!runtime_live()) return;
   ompt_get_task_info_t info = hp_omp_get_task_info;
@@ -196,6 +197,10 @@ static void before_unwind(hp_sample_view *s) {
   uintptr_t enter_cfa = frame_cfa(&frame->enter_frame, frame->enter_frame_flags, s->sp, s->stack_hi);
   if (exit_cfa && enter_cfa >= exit_cfa) enter_cfa = 0; /* inconsistent (the runtime mid-switch) */
   o->smp.task_flags = flags;
+  /* Level full gives an explicit task a frame, but not once its timer is throttled (tasks.c): the
+   * task's record (ours, on this thread, never freed while the program runs) says. Plain loads. */
+  const hp_omp_task *k = (flags & ompt_task_explicit) && task ? task->ptr : NULL;
+  o->smp.task_framed = k && k->thread == o->t && k->level > 0;
   o->smp.exit_cfa = exit_cfa;
   o->smp.enter_cfa = enter_cfa;
   if (exit_cfa > 16 && (!s->stop || s->stop > exit_cfa - 16)) s->stop = exit_cfa - 16;
@@ -283,8 +288,9 @@ static uint32_t after_unwind(hp_sample_view *s) {
     if (k < s->depth) {
       while (k > 1 && in_runtime(s, k - 1)) k--;
       uint32_t n_with = 0;
-      /* a task without a frame of its own (level basic): say where the task starts */
-      if ((flags & ompt_task_explicit) && hp_omp_level < HP_OMP_FULL) with[n_with++] = HP_PC_PLACEHOLDER | HP_PH_TASK;
+      /* a task without a frame of its own (level basic, or its timer throttled): say where the task
+       * starts */
+      if ((flags & ompt_task_explicit) && !o->smp.task_framed) with[n_with++] = HP_PC_PLACEHOLDER | HP_PH_TASK;
       splice(s, k, s->depth, with, n_with);
     }
   }

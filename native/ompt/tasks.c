@@ -48,7 +48,9 @@ static void on_task_create(ompt_data_t *enc_task, const ompt_frame_t *enc_frame,
     k->parent_context = creator ? creator->parent_context : hp_stack_context(o->t);
     if (creator && creator->stat && creator->thread == o->t) creator->stat->spawned++;
     k->event = c->event1 - 1;
+    k->ev = c->ev;
     k->level = -1;
+    k->untimed = 0;
     k->thread = NULL;
     k->stat = c->task; /* the creator's record: its first run is mostly here */
     k->stat_owner = o;
@@ -95,13 +97,25 @@ static void record(hp_omp_thread *o, const hp_omp_task *k, uint64_t incl) {
   s->hist[hp_omp_hist_bucket(incl)]++;
 }
 
+/* A task's own time since its first run on this thread, as its frame has it: less the tasks the
+ * thread ran meanwhile (their own times, each less its nested tasks', are in task_ns). For an untimed
+ * task, and for a timed one inside which untimed tasks ran (they did not suspend its frame). */
+static uint64_t own_time(const hp_omp_thread *o, const hp_omp_task *k, uint64_t now) {
+  uint64_t ran = now > k->start_ns ? now - k->start_ns : 0, nested = o->task_ns - k->task_ns_at_start;
+  return ran > nested ? ran - nested : 0;
+}
+
 static void finish(hp_omp_thread *o, hp_omp_task *k, uint64_t now) {
   uint64_t incl = 0;
   int32_t d = o->depth - 1;
   if (k->thread == o->t && k->level > 0 && d >= 0 && o->stack[d].kind == HP_OMP_TASK && o->stack[d].level == k->level) {
     /* the innermost tool frame (always, for well-nested tasks): popped without a search */
     o->depth = d;
-    incl = hp_stack_pop_level(o->t, k->level, k->event, now);
+    incl = hp_stack_pop_level(o->t, k->level, k->event, now, !hp_omp_tracing()); /* may throttle its timer */
+    if (__builtin_expect(o->untimed_ns != k->untimed_ns_at_start, 0)) incl = own_time(o, k, now);
+  } else if (k->thread == o->t && k->untimed) {
+    incl = own_time(o, k, now);
+    o->untimed_ns += incl;
   } else if (k->thread == o->t && k->level > 0) {
     int32_t i = o->depth - 1;
     while (i >= 0 && !(o->stack[i].kind == HP_OMP_TASK && o->stack[i].level == k->level)) i--;
@@ -159,8 +173,13 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
     if (next->thread != o->t) {
       /* first run (or an untied task resumed on another thread): its frame (samples stop at the
        * task's exit frame: the sample hook knows it) */
-      int32_t level = 0; /* 0: no frame (the tool's stack is full), -1: beyond the core's stack */
-      if (o->depth < HP_OMP_STACK)
+      int32_t level = 0; /* 0: no frame (untimed, or the tool's stack is full), -1: beyond the core's stack */
+      next->start_ns = now;
+      next->task_ns_at_start = o->task_ns;
+      next->untimed_ns_at_start = o->untimed_ns;
+      if (hp_omp_untimed(next->ev))
+        next->untimed = 1;
+      else if (o->depth < HP_OMP_STACK)
         /* the Enter after the switch record, which read the clock itself: a traced run reads again */
         level = hp_stack_push_detached_at(o->t, next->event, next->parent_context, 0, anchor_of(o, next->parent_context),
                                           hp_omp_tracing() ? hp_now_ns() : now);
