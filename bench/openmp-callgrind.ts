@@ -7,7 +7,8 @@
  *    that registers the callbacks hyprof's level full uses per task, each empty (the runtime's cost
  *    of calling them: the floor of any tool that sees each task); and level full with the trace on
  *    (HYPROF_TRACE=1: each task's create, switch and complete records, docs/trace.md), with the
- *    trace file's bytes per task;
+ *    trace file's bytes per task; and level full past the throttle (its task and taskwait timers
+ *    throttled by TAU's rule, reached early here: docs/openmp.md, "Throttling");
  *  - per sample, the sampling handler with the tool off, basic and full on short parallel regions
  *    (2 threads, 1 kHz): its inclusive instructions and the unwinder's steps per sample.
  * The per-task figures for the kernel built by clang and by gcc (run on libomp, as `hyprof run` runs
@@ -99,6 +100,11 @@ const levels: Array<[string, NodeJS.ProcessEnv]> = [
   ['hyprof, tool off', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'off' }],
   ['basic', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'basic' }],
   ['full', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full' }],
+  // Past the throttle: TAU's rule (100,000 instances of under 10 us each, per construct and thread)
+  // reached after 1,000 instances, both inputs then run nearly all their tasks untimed, so the
+  // difference is a task's cost once its construct's timer is throttled. The per-call limit is
+  // raised because callgrind runs the program about 50 times slower.
+  ['full, past the throttle (HYPROF_THROTTLE_NUMCALLS=1000)', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full', HYPROF_THROTTLE_NUMCALLS: '1000', HYPROF_THROTTLE_PERCALL: '1000000' }],
   ['full, traced (HYPROF_TRACE=1)', { LD_PRELOAD: libPath, HYPROF_OPENMP: 'full', HYPROF_TRACE: '1' }],
 ];
 // The trace files of a traced run, in a directory of their own per run: their bytes per task.
