@@ -1,7 +1,8 @@
 /**
  * The runtime under sanitizers: every source of native/core and of its modules compiled (once per
  * sanitizer: helpers/native.ts runtimeArchive) and linked whole with a stress program (threads, nested probes, dlopen/dlclose, a flush while sampling at
- * 10 kHz), once with AddressSanitizer + UBSan and once with ThreadSanitizer. gcc is used because its
+ * 10 kHz), once with AddressSanitizer + UBSan and once with ThreadSanitizer; and the OpenMP tool
+ * (level full, tasks timed and throttled) with a task program under AddressSanitizer + UBSan. gcc is used because its
  * sanitizer runtimes are shared libraries: clang links them statically into the executable, where
  * the runtime's own interposers (pthread_create, sigaction) and the sanitizer's interceptors cannot
  * both be reached through RTLD_NEXT.
@@ -9,14 +10,16 @@
 import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileC, compileWithRuntime, repoRoot, run, tmpDir } from './helpers/native.js';
+import { compileC, compileWithRuntime, repoRoot, run, runtimeArchive, tmpDir } from './helpers/native.js';
+import { planOpenmpRuntime } from '../src/analysis/openmp-runtime.js';
 import { readRawFile } from '../src/samples/raw-reader.js';
 import { runSampled } from './sampling-support.js';
 import { otf2WriterPath } from '../src/base/package-root.js';
 import { traceSamplePcs } from '../src/resolve/trace-otf2.js';
 
+const sanitizeFlags = (sanitize: string) => ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`];
 function build(name: string, sanitize: string): string {
-  return compileWithRuntime(name, ['sample_stress.c'], ['-std=gnu11', '-O1', '-g', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', `-I${join(repoRoot, 'native')}`], ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
+  return compileWithRuntime(name, ['sample_stress.c'], sanitizeFlags(sanitize), ['-lunwind', '-lunwind-x86_64', '-ldl', '-lrt']);
 }
 
 const sanitizerReport = /ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:|SUMMARY: \w+Sanitizer/;
@@ -43,6 +46,36 @@ test('AddressSanitizer + UBSan: sampling at 10 kHz with 4 threads, traced, no re
   t.is(raws.length, 1);
   t.true(raws[0]!.threads.filter((th) => th.samples.length > 0).length >= 5);
   t.not(tracedSamplePcs(dir), 0, 'the samples are in the trace too');
+});
+
+test('AddressSanitizer + UBSan: the OpenMP tool at level full, tasks timed and then throttled, sampled at 10 kHz on 2 threads, no report', async (t) => {
+  // The tool's callbacks and its part of the sampling handler (ompt/stitch.c, which reads the
+  // current task's record) with the runtime built in, on LLVM's libomp as `hyprof run` runs a
+  // gcc-built program; -rdynamic so that libomp finds ompt_start_tool in the program. Recursive fib
+  // tasks; their timers throttled after 1,000 instances (docs/throttling.md), the rest untimed.
+  const flags = sanitizeFlags('address,undefined');
+  const exe = compileC('omp_kernels_asan', ['omp_kernels.c'], {
+    cflags: [...flags, '-fopenmp'],
+    ldflags: ['-Wl,--whole-archive', runtimeArchive(flags), '-Wl,--no-whole-archive', '-fopenmp', '-rdynamic', '-lunwind', '-lunwind-x86_64', '-ldl', '-lrt'],
+    link: false,
+  });
+  const plan = planOpenmpRuntime(exe, tmpDir('omp-asan-runtime'), { ...process.env, HYPROF_OPENMP: 'full' });
+  t.truthy(plan.env.LD_LIBRARY_PATH, 'no libomp to run the program on');
+  const { result, raws } = await runSampled(exe, ['fib', '22'], {
+    ...plan.env,
+    OMP_NUM_THREADS: '2',
+    HYPROF_OPENMP: 'full',
+    HYPROF_PERIOD_US: '100',
+    HYPROF_THROTTLE_NUMCALLS: '1000',
+    HYPROF_THROTTLE_PERCALL: '1000000',
+    ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
+    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+  });
+  t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
+  t.notRegex(result.stderr, sanitizerReport);
+  t.regex(result.stderr, /hyprof: throttled 'OpenMP_Task in fib'/, 'the tool ran and throttled the task timers');
+  t.is(raws.length, 1);
+  t.true(raws[0]!.threads.filter((th) => th.samples.length > 0).length >= 2);
 });
 
 test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they run, traced, no report and no suppression', async (t) => {
