@@ -4,14 +4,14 @@
  * without a timer frame, and their time goes to the frame they run in. What must hold: it is said
  * once per timer, counted and marked [THROTTLED] in the profile as TAU marks it; the task statistics
  * (instances created and executed, their durations) are as complete as without throttling; samples
- * inside an untimed task are placed under `<OpenMP task>`; the analysis still finds the tasks too
+ * inside an untimed task are placed under `<OpenMP task>`, and the report says why; the analysis still finds the tasks too
  * fine; TAU's strict reader accepts the profile; a traced run is never throttled.
  * Recursive fib tasks without a cut-off (test/native/omp_kernels.c, fib(22): 57,313 tasks in two
  * task constructs and one taskwait), one thread, so every count is deterministic.
  */
 import test from 'ava';
 import { join } from 'node:path';
-import { repoRoot } from './helpers/native.js';
+import { hyprof, repoRoot } from './helpers/native.js';
 import { assertConformant } from './helpers/conformance.js';
 import { analysisOf, buildOmp, resolveOmp, runOmp } from './openmp-helpers.js';
 
@@ -74,13 +74,18 @@ test.serial('the task statistics are as complete as without throttling', async (
 
 test.serial('samples inside untimed tasks are placed under <OpenMP task>', async (t) => {
   const { thr } = await runs;
-  const { profile } = await resolveOmp(thr);
+  const { profile, out } = await resolveOmp(thr);
   const main = profile.threads[0].find((x) => x.thread === 0)!;
   // the sample's own leaf in task code, in the task's creation or waiting at its taskwait: under the
   // placeholder, which stands where the task's code starts
   const inTask = main.events.filter((e) => e.name.includes(' [@] <OpenMP task>') && / => \[SAMPLE\] [^=]*$/.test(e.name));
   const samples = inTask.reduce((n, e) => n + e.calls, 0);
   t.true(samples > 0, 'no sample under <OpenMP task>');
+  // the report's table of tasks seen by sampling says why a level-full run has one
+  const rep = await hyprof(['report', out, '--openmp']);
+  t.is(rep.code, 0, rep.stderr);
+  t.regex(rep.stdout, /Tasks seen by sampling \(level full: tasks run without a timer once their construct's timer is throttled/);
+  t.notRegex(rep.stdout, /level basic: no task events/);
 });
 
 test.serial('a traced run is never throttled: every task keeps its timer', async (t) => {

@@ -96,7 +96,7 @@ export interface OmpTaskReport {
   sampledCounts: ActivityTimes;
 }
 
-/** A task construct seen only by sampling (level basic): named by where its code is. */
+/** A task construct seen only by sampling (level basic, or level full once its timer is throttled): named by where its code is. */
 export interface OmpSampledTask {
   location: string;
   function: string;
@@ -143,7 +143,7 @@ export interface OpenmpAnalysis {
   programOverheads: { time: number; exec: number; sync: number; imbalance: number; limitedParallelism: number; threadManagement: number };
   constructs: OmpConstructReport[];
   tasks: OmpTaskReport[];
-  /** Task constructs known from samples only (level basic). */
+  /** Task constructs known from samples only (level basic; at full, tasks whose timer was throttled). */
   sampledTasks: OmpSampledTask[];
   /** Sampled time of all threads by activity, and per thread (runtime shares). */
   activity: ActivityTimes;

@@ -225,7 +225,11 @@ export function renderOpenmpReport(data: OpenmpFile, opts: { limit?: number } = 
       );
     }
     if (a.sampledTasks.length > 0) {
-      out.push('Tasks seen by sampling (level basic: no task events; HYPROF_OPENMP=full counts and times them), by where their code is:');
+      out.push(
+        a.level === 'full'
+          ? 'Tasks seen by sampling (level full: tasks run without a timer once their construct\'s timer is throttled, docs/throttling.md; the table above counts and times them all), by where their code is:'
+          : 'Tasks seen by sampling (level basic: no task events; HYPROF_OPENMP=full counts and times them), by where their code is:',
+      );
       out.push(
         table(
           ['code ms', 'creating ms', 'taskwait ms', 'task code'],
