@@ -7,8 +7,8 @@
  * inside an untimed task are placed under `<OpenMP task>`, and the report says why; the analysis still finds the tasks too
  * fine; TAU's strict reader accepts the profile; a traced run is never throttled.
  * Recursive fib tasks without a cut-off (test/native/omp_kernels.c, fib(22): 57,313 tasks in two
- * task constructs and one taskwait; fibgroup: a taskgroup instead), one thread, so every count is
- * deterministic.
+ * task constructs and one taskwait; omp_taskgroup.c: a taskgroup instead), one thread, so every
+ * count is deterministic.
  */
 import test from 'ava';
 import { join } from 'node:path';
@@ -90,9 +90,9 @@ test.serial('samples inside untimed tasks are placed under <OpenMP task>', async
 });
 
 test.serial('task groups: the taskgroup timer is throttled as a taskwait is, and the task statistics stay whole', async (t) => {
-  const { exe } = await runs;
-  const plain = await runOmp(exe, ['fibgroup', '20'], { ...base, HYPROF_THROTTLE: '0' });
-  const thr = await runOmp(exe, ['fibgroup', '20'], throttled);
+  const exe = buildOmp('omp_taskgroup', join(repoRoot, 'test', 'native', 'omp_taskgroup.c'));
+  const plain = await runOmp(exe, ['20'], { ...base, HYPROF_THROTTLE: '0' });
+  const thr = await runOmp(exe, ['20'], throttled);
   t.regex(thr.stderr, /^hyprof: throttled 'OpenMP_Sync_Region_Taskgroup in fibgroup' after 1001 calls/m, thr.stderr);
   t.is(thr.stderr.split('\n').filter((l) => /^hyprof: throttled 'OpenMP_Task in fibgroup'/.test(l)).length, 2, thr.stderr);
   const a = await analysisOf(plain);

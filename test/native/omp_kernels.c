@@ -1,6 +1,5 @@
 /* OpenMP programs of the kinds real codes are made of, small enough for tests: fib N (recursive
- * fib, a task per call and a taskwait, no cutoff), fibgroup N (the same with a taskgroup around each
- * call's two tasks), producer N [W] (one thread creates N small tasks
+ * fib, a task per call and a taskwait, no cutoff), producer N [W] (one thread creates N small tasks
  * in a loop, of about W iterations of work each, 1500 unless given; the team runs them), generator
  * N (one task creates N small tasks), regions N (N short regions of a work-shared loop of two
  * iterations), loop N (N imbalanced work-shared loops), onecpu N (loop N pinned to one CPU before
@@ -28,20 +27,6 @@ __attribute__((noinline)) static long fib(int n) {
 #pragma omp task shared(b)
   b = fib(n - 2);
 #pragma omp taskwait
-  return a + b;
-}
-
-/* fib with a taskgroup around the two tasks instead of a taskwait */
-__attribute__((noinline)) static long fibgroup(int n) {
-  if (n < 2) return n;
-  long a, b;
-#pragma omp taskgroup
-  {
-#pragma omp task shared(a)
-    a = fibgroup(n - 1);
-#pragma omp task shared(b)
-    b = fibgroup(n - 2);
-  }
   return a + b;
 }
 
@@ -108,12 +93,6 @@ int main(int argc, char **argv) {
 #pragma omp single
     f = fib(n);
     r = (double)f;
-  } else if (!strcmp(what, "fibgroup")) {
-    long f = 0;
-#pragma omp parallel
-#pragma omp single
-    f = fibgroup(n);
-    r = (double)f;
   } else if (!strcmp(what, "producer")) {
     r = producer(n);
   } else if (!strcmp(what, "generator")) {
@@ -134,7 +113,7 @@ int main(int argc, char **argv) {
     }
     r = loop(n);
   } else {
-    fprintf(stderr, "usage: omp_kernels fib|fibgroup|producer|generator|regions|loop|imbalance|onecpu N\n");
+    fprintf(stderr, "usage: omp_kernels fib|producer|generator|regions|loop|imbalance|onecpu N\n");
     return 3; /* before any OpenMP construct */
   }
   printf("%g\n", r);
