@@ -198,8 +198,9 @@ static void before_unwind(hp_sample_view *s) {
   if (exit_cfa && enter_cfa >= exit_cfa) enter_cfa = 0; /* inconsistent (the runtime mid-switch) */
   o->smp.task_flags = flags;
   /* Level full gives an explicit task a frame, but not once its timer is throttled (tasks.c): the
-   * task's record (ours, on this thread, never freed while the program runs) says. Plain loads. */
-  const hp_omp_task *k = (flags & ompt_task_explicit) && task ? task->ptr : NULL;
+   * task's record (ours, on this thread, never freed while the program runs; at basic the field is
+   * the runtime's, not looked at) says. Plain loads. */
+  const hp_omp_task *k = hp_omp_level >= HP_OMP_FULL && (flags & ompt_task_explicit) && task ? task->ptr : NULL;
   o->smp.task_framed = k && k->thread == o->t && k->level > 0;
   o->smp.exit_cfa = exit_cfa;
   o->smp.enter_cfa = enter_cfa;
