@@ -35,7 +35,7 @@ static uint64_t region_cap(const hp_omp_itask *it, uint64_t now) {
 
 static hp_omp_region *cur_region(hp_omp_thread *o) {
   hp_omp_itask *it = cur_itask(o);
-  return it && it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
+  return it ? it->stat : NULL;
 }
 
 /* Where samples of the encountering thread stop unwinding while it forks: at the runtime's entry
@@ -124,6 +124,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
        * it has none (a worker's last barrier, after the region's code returned), at the thread's
        * entry (what the worker's frame inherited) or where the encountering thread forked. */
       hp_omp_region *r = p ? hp_omp_region_stat(o, p->event) : NULL;
+      /* the waits of the region (once per taskwait in a task program) find it here */
+      it->stat = it->region_event != HP_NO_EVENT ? r : NULL;
       if (r && now > p->begin_ns) r->mgmt_ns += now - p->begin_ns;
     } else {
       /* Nested deeper than the tool follows: counted (lost records, said at resolve), and its end
@@ -137,7 +139,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
       o->itask_overflow--;
     } else if (o->nitasks > 0) {
       hp_omp_itask *it = &o->itasks[--o->nitasks];
-      hp_omp_region *r = it->region_event != HP_NO_EVENT ? hp_omp_region_stat(o, it->region_event) : NULL;
+      hp_omp_region *r = it->stat;
       if (r) {
         r->count++;
         uint64_t end = region_cap(it, now);

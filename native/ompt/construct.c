@@ -174,6 +174,12 @@ uint32_t hp_omp_pop_kind(hp_omp_thread *o, int kind) {
     return HP_NO_EVENT;
   }
   int32_t i = o->depth - 1;
+  /* an untimed task wait, innermost (a fine-grained task program's every taskwait once throttled):
+   * nothing in the core's stack to close, no clock to read */
+  if (i >= 0 && o->stack[i].kind == kind && o->stack[i].level == HP_OMP_UNTIMED) {
+    o->depth = i;
+    return o->stack[i].event;
+  }
   while (i >= 0 && o->stack[i].kind != kind) i--;
   if (i < 0) return HP_NO_EVENT;
   uint64_t now = hp_now_ns();

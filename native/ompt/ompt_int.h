@@ -119,6 +119,7 @@ typedef struct hp_omp_itask {
   uint64_t team;             /* the team instance (trace), copied: the encountering slot is reused */
   const void *region_codeptr;
   const hp_omp_par *par;     /* the encountering thread's record (its slot may be reused later) */
+  struct hp_omp_region *stat; /* this thread's statistics of the region (NULL: none), looked up once */
 } hp_omp_itask;
 
 /* Per context: the sample-based metrics of seed 000, in ns of sampled time and in samples. A wall-clock
