@@ -226,6 +226,11 @@ test('many short parallel regions are diagnosed with the region; overhead classe
   const loaded = loadedRun.diagnoses;
   // The report's first line says so, and what the analysis did about it.
   t.regex(loadLine(loadedRun.load)!, /^The program ran oversubscribed: its threads waited to run 50% of their time .*those that rest on timed waits at barriers are at most weak\.$/);
+  // Sampled by the wall clock: the line says that samples thin out where threads wait, and what does not.
+  const wallRun = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000'], ['HYPROF_SAMPLE_SOURCE', 'itimer-wall']]);
+  t.regex(loadLine(wallRun.load)!, /at most weak\. Samples were taken by the wall clock, so fewer where threads waited to run: HYPROF_SAMPLE_SOURCE=task-clock samples by CPU time, which load does not change\.$/);
+  const cpuRun = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000'], ['HYPROF_SAMPLE_SOURCE', 'task-clock']]);
+  t.regex(loadLine(cpuRun.load)!, /at most weak\.$/);
   t.deepEqual(loaded.map((d) => [d.kind, d.severity]), [['region-overhead', 'weak']]);
   t.regex(loaded[0].evidence, /^from 20000 instances; 6\.00 us per instance once .*; at most weak: the machine was oversubscribed/);
 });

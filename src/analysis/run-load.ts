@@ -19,6 +19,8 @@ export interface RunLoad {
   source: 'schedstat' | 'samples' | null;
   /** More threads than CPUs, or a wait share of at least OVERSUBSCRIBED_WAIT. */
   oversubscribed: boolean;
+  /** The samples were taken by the wall clock (itimer-wall, the default); absent in older files. */
+  wallSampled?: boolean;
 }
 
 /** A run whose threads waited at least this share of their time to run was oversubscribed. */
@@ -56,7 +58,9 @@ export function runLoad(input: LoadInput): RunLoad {
     }
   }
   const oversubscribed = (cpus > 0 && input.threads > cpus) || (waitShare !== null && waitShare >= OVERSUBSCRIBED_WAIT);
-  return { cpus, threads: input.threads, waitShare, source, oversubscribed };
+  const src = a.find(([k]) => k === 'HYPROF_SAMPLE_SOURCE')?.[1];
+  const wallSampled = src === 'itimer-wall';
+  return { cpus, threads: input.threads, waitShare, source, oversubscribed, wallSampled };
 }
 
 /** The share of wall time the threads ran (1 when unknown): wall durations × this ≈ their CPU part. */
@@ -72,9 +76,16 @@ export function loadLine(l: RunLoad): string | null {
       `its threads waited to run ${(100 * l.waitShare).toFixed(0)}% of their time (${l.source === 'schedstat' ? 'run-queue wait, schedstat' : 'estimated from samples'})`,
     );
   }
+  // Wall-clock samples of a thread that waits to run merge into one as it resumes: on a loaded machine
+  // a sampled finding may lack the samples a grade needs (fine tasks beside a CPU hog: 53-516 samples
+  // of task work in six runs, and once under 20, where CPU-time samples gave 513-946: bench/RESULTS.md).
+  const advice = l.wallSampled
+    ? ' Samples were taken by the wall clock, so fewer where threads waited to run: HYPROF_SAMPLE_SOURCE=task-clock ' +
+      'samples by CPU time, which load does not change.'
+    : '';
   return (
     `The program ran oversubscribed: ${parts.join('; ')}. Durations are corrected by the share the threads ran, ` +
     'findings rest on counts of samples and events, which waiting does not stretch, and those that rest on ' +
-    'timed waits at barriers are at most weak.'
+    `timed waits at barriers are at most weak.${advice}`
   );
 }
