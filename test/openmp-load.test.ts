@@ -39,7 +39,11 @@ const PROGRAMS: Program[] = [
   // finding for lack of evidence, its share unchanged); at 20 kHz, alone, 157-490 in four runs.
   // libomp's taskwait under a hog spins with sched_yield, each yield a hog's time slice: fib(27)
   // took 1-3 minutes there (53 s without hyprof), fib(22) 10-20 s.
-  { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '22'], env: { HYPROF_PERIOD_US: '50' }, expect: ['tasks-too-fine'] },
+  // Sampled by CPU time, as the LOAD line advises on an oversubscribed run: wall-clock samples of a
+  // thread waiting to run merge into one, and beside the hog the gcc build drew 53-516 samples of
+  // task work in six runs and fewer than 20 in one of five test runs (no finding then), CPU-time
+  // samples 513-946 (bench/RESULTS.md, "OpenMP findings under load").
+  { name: 'fine tasks (fib without cutoff)', source: KERNELS, args: ['fib', '22'], env: { HYPROF_PERIOD_US: '50', HYPROF_SAMPLE_SOURCE: 'task-clock' }, expect: ['tasks-too-fine'] },
   // 100,000 tasks of ~0.2 µs, created by one thread: the other waits ~80% idle, ~99% under the hog
   // (its waits yield to the hog). Tasks of 1,500 iterations left it at 34–43% idle, on the strong
   // threshold of 40%, where two idle runs already disagree.
