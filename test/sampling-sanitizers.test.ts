@@ -7,7 +7,7 @@
  * the runtime's own interposers (pthread_create, sigaction) and the sanitizer's interceptors cannot
  * both be reached through RTLD_NEXT.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, compileWithRuntime, repoRoot, run, runtimeArchive, tmpDir } from './helpers/native.js';
@@ -23,6 +23,13 @@ function build(name: string, sanitize: string): string {
 }
 
 const sanitizerReport = /ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:|SUMMARY: \w+Sanitizer/;
+/** AddressSanitizer + UBSan: leaks checked, a UBSan report ends the run. */
+const ASAN_ENV = { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
+/** The run ended normally, and no sanitizer reported. */
+function assertClean(t: ExecutionContext, result: { code: number | null; signal: string | null; stderr: string }, what = ''): void {
+  t.is(result.code, 0, `${what}signal ${result.signal}\n${result.stderr}`);
+  t.notRegex(result.stderr, sanitizerReport);
+}
 
 /** The samples the run's trace file holds (HYPROF_TRACE: the handler writes each into the thread's
  * buffer beside its probes' records, core/trace.c), by the OTF2 writer's reader; -1 without the writer. */
@@ -37,11 +44,9 @@ test('AddressSanitizer + UBSan: sampling at 10 kHz with 4 threads, traced, no re
   const { result, raws, dir } = await runSampled(exe, ['4'], {
     HYPROF_PERIOD_US: '100',
     HYPROF_TRACE: '1',
-    ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
-    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    ...ASAN_ENV,
   });
-  t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
-  t.notRegex(result.stderr, sanitizerReport);
+  assertClean(t, result);
   t.regex(result.stdout, /stress done/);
   t.is(raws.length, 1);
   t.true(raws[0]!.threads.filter((th) => th.samples.length > 0).length >= 5);
@@ -68,11 +73,9 @@ test('AddressSanitizer + UBSan: the OpenMP tool at level full, tasks timed and t
     HYPROF_PERIOD_US: '100',
     HYPROF_THROTTLE_NUMCALLS: '1000',
     HYPROF_THROTTLE_PERCALL: '1000000',
-    ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
-    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    ...ASAN_ENV,
   });
-  t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
-  t.notRegex(result.stderr, sanitizerReport);
+  assertClean(t, result);
   t.regex(result.stderr, /hyprof: throttled 'OpenMP_Task in fib'/, 'the tool ran and throttled the task timers');
   t.is(raws.length, 1);
   t.true(raws[0]!.threads.filter((th) => th.samples.length > 0).length >= 2);
@@ -88,8 +91,7 @@ test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they 
     HYPROF_TRACE: '1',
     TSAN_OPTIONS: 'halt_on_error=0:exitcode=66',
   });
-  t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
-  t.notRegex(result.stderr, sanitizerReport);
+  assertClean(t, result);
   t.regex(result.stdout, /stress done/);
   t.is(raws.length, 1);
   const sampled = raws[0]!.threads.map((th) => th.samples.reduce((k, s) => k + s.count, 0));
@@ -103,14 +105,13 @@ test('ThreadSanitizer: sampling at 10 kHz with 4 threads and a flush while they 
 // perf's task-clock: an event per thread, and each sample weighed by the thread's CPU clock read in
 // the handler (sample.c, timer.c hp_sample_clock_start)
 for (const [label, sanitize, options] of [
-  ['AddressSanitizer + UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' }],
+  ['AddressSanitizer + UBSan', 'address,undefined', ASAN_ENV],
   ['ThreadSanitizer', 'thread', { TSAN_OPTIONS: 'halt_on_error=0:exitcode=66' }],
 ] as const) {
   test(`${label}: sampling on perf's task-clock with 4 threads, no report`, async (t) => {
     const exe = build(sanitize === 'thread' ? 'stress_tsan' : 'stress_asan', sanitize);
     const { result, raws } = await runSampled(exe, ['4'], { HYPROF_SAMPLE_SOURCE: 'task-clock', HYPROF_PERIOD_US: '100', ...options });
-    t.is(result.code, 0, `signal ${result.signal}\n${result.stderr}`);
-    t.notRegex(result.stderr, sanitizerReport);
+    assertClean(t, result);
     t.notRegex(result.stderr, /cannot be opened/);
     t.regex(result.stdout, /stress done/);
     t.is(raws[0]?.sampling?.source, 'task-clock');
@@ -281,8 +282,7 @@ for (const [label, sanitize] of [['AddressSanitizer + UBSan', 'address,undefined
         ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0',
         UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
       });
-      t.is(result.code, 0, `${mode}: signal ${result.signal}\n${result.stderr}`);
-      t.notRegex(result.stderr, sanitizerReport);
+      assertClean(t, result, `${mode}: `);
       t.is(result.stdout, expected.stdout, `${mode}:\n${result.stderr}`);
     }
   });
