@@ -120,10 +120,13 @@ static void finish(hp_omp_thread *o, hp_omp_task *k, uint64_t now) {
     int32_t i = o->depth - 1;
     while (i >= 0 && !(o->stack[i].kind == HP_OMP_TASK && o->stack[i].level == k->level)) i--;
     if (i >= 0) {
-      /* tool frames the task left open above its own (none for well-nested tasks) */
-      for (int32_t j = o->depth - 1; j > i; j--) hp_stack_pop_event(o->t, o->stack[j].event);
+      /* tool frames the task left open above its own (none for well-nested tasks); an untimed one
+       * has nothing in the core's stack */
+      for (int32_t j = o->depth - 1; j > i; j--)
+        if (o->stack[j].level != HP_OMP_UNTIMED) hp_stack_pop_event(o->t, o->stack[j].event);
       o->depth = i;
       incl = hp_stack_pop_event(o->t, k->event);
+      if (o->untimed_ns != k->untimed_ns_at_start) incl = own_time(o, k, now); /* as above */
     }
   } else if (k->thread == o->t && k->level < 0) {
     hp_stack_pop_event(o->t, k->event); /* pushed beyond the core's stack: its count goes down */
