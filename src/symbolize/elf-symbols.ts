@@ -6,7 +6,6 @@
 import { closeSync } from 'node:fs';
 import { cstring, openElf64, readAt, sectionHeaders, SHT_DYNSYM, SHT_SYMTAB, STT_FUNC, type ElfData } from './elf-read.js';
 
-
 /** Name → module address of every defined function; empty when the file cannot be read. */
 export function readFunctionSymbols(path: string): Map<string, bigint> {
   const out = new Map<string, bigint>();
