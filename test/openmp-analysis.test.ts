@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { analyzeOpenmp } from '../src/analysis/openmp-analysis.js';
+import { fineRuling } from '../src/analysis/openmp-diagnose.js';
 import { applyConstructNames, type ConstructName } from '../src/analysis/openmp-names.js';
 import type { OmptData, OmpTaskStat, OmpThread } from '../src/analysis/openmp-raw.js';
 import { loadLine } from '../src/analysis/run-load.js';
@@ -188,6 +189,21 @@ test('task diagnoses are graded weak / strong by their documented thresholds', (
   // Too few tasks to rest a finding on: 40 is weak at most, 10 nothing (MIN_STRONG, MIN_WEAK).
   t.deepEqual(bottleneck(40, 0).diagnoses.map((d) => [d.kind, d.severity]), [['task-creation-bottleneck', 'weak']]);
   t.deepEqual(bottleneck(10, 0).diagnoses, []);
+});
+
+test('tasks too fine at level full: the samples decide with 50, and with 20-49 where they grade higher', (t) => {
+  // BOTS fib without cut-off, clang, 2 threads: durations give 8% (the tool's own work per task is
+  // in them), 40 of the construct's 46 samples are the runtime's.
+  t.deepEqual(fineRuling(8, 317810, { mgmt: 40, n: 46 }), { grade: 'weak', bySamples: true });
+  t.deepEqual(fineRuling(8, 317810, { mgmt: 13, n: 15 }), { grade: null, bySamples: false }); // too few samples
+  t.deepEqual(fineRuling(8, 317810, { mgmt: 50, n: 56 }), { grade: 'strong', bySamples: true });
+  // Durations that grade higher than a few samples keep deciding; with 50 samples the samples do.
+  t.deepEqual(fineRuling(71, 121392, { mgmt: 18, n: 20 }), { grade: 'strong', bySamples: false });
+  t.deepEqual(fineRuling(71, 121392, { mgmt: 5, n: 60 }), { grade: null, bySamples: true });
+  t.deepEqual(fineRuling(41, 121392, { mgmt: 5, n: 30 }), { grade: 'weak', bySamples: false });
+  // Too few instances: nothing from durations; the samples alone.
+  t.deepEqual(fineRuling(null, 40, { mgmt: 30, n: 35 }), { grade: 'weak', bySamples: true });
+  t.deepEqual(fineRuling(65, 10000, null), { grade: 'strong', bySamples: false });
 });
 
 test('many short parallel regions are diagnosed with the region; overhead classes stay within its time', (t) => {
