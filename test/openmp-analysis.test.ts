@@ -249,6 +249,20 @@ test('many short parallel regions are diagnosed with the region; overhead classe
   t.regex(loadLine(cpuRun.load)!, /at most weak\.$/);
   t.deepEqual(loaded.map((d) => [d.kind, d.severity]), [['region-overhead', 'weak']]);
   t.regex(loaded[0].evidence, /^from 20000 instances; 6\.00 us per instance once .*; at most weak: the machine was oversubscribed/);
+
+  // Waits while the process's CPUs idled are the scheduler's placement, not load (a short libomp run
+  // on an idle machine: 30% wait, as much idle time): not oversubscribed, the strong grade stays.
+  const placed = heavy([['Threads Run Time (ns)', '100000000'], ['Threads Run-Queue Wait (ns)', '43000000'], ['CPUs Idle Time (ns)', '50000000']]);
+  t.false(placed.load.oversubscribed);
+  t.is(placed.load.loadWaitShare, 0);
+  t.is(loadLine(placed.load), null);
+  t.deepEqual(placed.diagnoses.map((d) => [d.kind, d.severity]), [['region-overhead', 'strong']]);
+  // Beyond the idle time, it is load: said, with both shares.
+  const crowded = heavy([['Threads Run Time (ns)', '1000000000'], ['Threads Run-Queue Wait (ns)', '1000000000'], ['CPUs Idle Time (ns)', '100000000']]);
+  t.true(crowded.load.oversubscribed);
+  t.regex(loadLine(crowded.load)!, /its threads waited to run 50% of their time \(run-queue wait, schedstat, 45% beyond the idle time of its CPUs\)/);
+  // Without the idle time (an older raw file), the whole wait counts, as before.
+  t.true(heavy([['Threads Run Time (ns)', '100000000'], ['Threads Run-Queue Wait (ns)', '43000000']]).load.oversubscribed);
 });
 
 test('lock waiting blamed on a releasing context shows in its relative lock metric', (t) => {

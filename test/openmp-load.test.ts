@@ -136,6 +136,9 @@ for (const cc of ['clang', 'gcc'] as const) {
       if (weakOnly.length > 0) t.log(`weak findings on one side only: ${weakOnly.join('; ')}`);
       t.true(loaded.load.oversubscribed, `the hogged run was not said to be oversubscribed: ${JSON.stringify(loaded.load)}`);
       t.true(loaded.load.waitShare !== null && loaded.load.waitShare > 0.2, `wait share ${loaded.load.waitShare}`);
+      // The runtime recorded its CPUs' idle time: beside the hog they hardly idled, so the wait is load.
+      t.true(loaded.load.loadWaitShare != null && loaded.load.loadWaitShare > 0.2, `wait beyond the CPUs' idle time ${loaded.load.loadWaitShare}`);
+      t.true(plain.load.loadWaitShare != null && plain.load.loadWaitShare <= plain.load.waitShare!, JSON.stringify(plain.load));
       for (const d of loaded.diagnoses) t.regex(d.evidence, /^from \d+ /, `${d.kind}: evidence stated`);
     });
   }

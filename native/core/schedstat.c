@@ -6,11 +6,19 @@
  *
  * Read per thread as it is first measured (a baseline taken off), at its end (its own file) and, for
  * threads still running, at each dump. Each read is open/read/close of a small /proc file, digits
- * parsed by hand: async-signal-safe, so a dump in a signal handler (and a fork child) may run it. */
+ * parsed by hand: async-signal-safe, so a dump in a signal handler (and a fork child) may run it.
+ *
+ * Beside it, the idle time of the CPUs the process may use, from the process's start to the dump
+ * (/proc/stat, idle + iowait of those CPUs): a thread may wait to run while a CPU idles, which is
+ * the scheduler's placement, not load (libomp's two threads on an idle 2-CPU machine share one CPU
+ * for tens of milliseconds while the other idles: 10-37 % of a 0.1-second run's thread time, and as
+ * much idle time). Analyses count as load only the wait beyond that idle time (run-load.ts). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "meta.h"
 #include "runtime.h"
@@ -26,6 +34,57 @@ static int parse(const char *s, uint64_t *run, uint64_t *wait) {
   }
   *run = v[0];
   *wait = v[1];
+  return 0;
+}
+
+static cpu_set_t cpus;     /* the CPUs the process may use, as at its start */
+static int have_cpus;      /* 1: cpus and idle0_ticks are known */
+static uint64_t tick_hz;   /* /proc/stat's unit (USER_HZ) */
+static uint64_t idle0_ticks;
+
+/* Idle + iowait ticks of the CPUs in `cpus`, from /proc/stat's "cpuN" lines (read in chunks: the
+ * file is long on many CPUs and after them, and only its first lines matter). 0 on success. */
+static int idle_ticks(uint64_t *out) {
+  int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024], line[256];
+  size_t len = 0;
+  uint64_t sum = 0;
+  int seen = 0, done = 0;
+  ssize_t n;
+  while (!done && (n = read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < n && !done; i++) {
+      if (buf[i] != '\n') {
+        if (len < sizeof line - 1) line[len++] = buf[i];
+        continue;
+      }
+      line[len] = '\0';
+      len = 0;
+      if (line[0] != 'c' || line[1] != 'p' || line[2] != 'u') {
+        done = 1; /* the per-CPU lines come first */
+        break;
+      }
+      if (line[3] < '0' || line[3] > '9') continue; /* the "cpu" total */
+      const char *c = line + 3;
+      unsigned long cpu = 0;
+      while (*c >= '0' && *c <= '9') cpu = cpu * 10 + (unsigned long)(*c++ - '0');
+      if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
+      /* user nice system idle iowait ...: the 4th and 5th numbers */
+      uint64_t v[5] = {0, 0, 0, 0, 0};
+      int k = 0;
+      for (; k < 5; k++) {
+        while (*c == ' ') c++;
+        if (*c < '0' || *c > '9') break;
+        while (*c >= '0' && *c <= '9') v[k] = v[k] * 10 + (uint64_t)(*c++ - '0');
+      }
+      if (k < 4) continue;
+      sum += v[3] + v[4];
+      seen = 1;
+    }
+  }
+  close(fd);
+  if (!seen) return -1;
+  *out = sum;
   return 0;
 }
 
@@ -81,10 +140,24 @@ void hp_schedstat_add_metadata(void) {
   if (threads == 0) return;
   hp_meta_add_long("Threads Run Time (ns)", (long long)run);
   hp_meta_add_long("Threads Run-Queue Wait (ns)", (long long)wait);
+  uint64_t idle;
+  if (have_cpus && idle_ticks(&idle) == 0 && idle >= idle0_ticks)
+    hp_meta_add_long("CPUs Idle Time (ns)", (long long)((idle - idle0_ticks) * (1000000000u / tick_hz)));
 }
 
-/* At start (not on a signal path): the CPUs this process may use, which a thread count is compared with. */
+/* At start (not on a signal path): the CPUs this process may use, which a thread count is compared with,
+ * and their idle time so far. */
 void hp_schedstat_process_start(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) hp_meta_add_long("CPUs Available", CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) {
+    hp_meta_add_long("CPUs Available", CPU_COUNT(&cpus));
+    long hz = sysconf(_SC_CLK_TCK);
+    tick_hz = hz > 0 && hz <= 1000000000 ? (uint64_t)hz : 100;
+    have_cpus = 1;
+    hp_schedstat_idle_start();
+  }
+}
+
+/* The idle baseline: at the process's start, and again in a fork child (its run starts at the fork). */
+void hp_schedstat_idle_start(void) {
+  if (have_cpus && idle_ticks(&idle0_ticks) != 0) have_cpus = 0;
 }

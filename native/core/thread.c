@@ -304,6 +304,7 @@ void hp_thread_after_fork_child(void) {
   }
   hp_metrics_fork_child(self);
   hp_schedstat_thread_start(self); /* the child's account starts at 0, not at the parent's */
+  hp_schedstat_idle_start();
   hp_trace_fork_child(self);
   hp_modules_fork_child(self);
 }

@@ -247,5 +247,6 @@ void hp_schedstat_thread_start(hp_thread *t);
 void hp_schedstat_thread_end(hp_thread *t);
 void hp_schedstat_add_metadata(void);
 void hp_schedstat_process_start(void);
+void hp_schedstat_idle_start(void);
 
 #endif
