@@ -1,7 +1,8 @@
 /**
  * How loaded the machine was while the program ran, from what the runtime recorded: the CPUs the
- * process could use, the threads it ran at once, and how long its threads waited on a run queue
- * (the scheduler's own account, native/core/schedstat.c), or, where that is missing, what the
+ * process could use, the threads it ran at once, how long its threads waited on a run queue (the
+ * scheduler's own account, native/core/schedstat.c) and how long those CPUs idled meanwhile (a wait
+ * while a CPU idles is placement, not load), or, where that is missing, what the
  * samples say (a wall-clock sample's time is the wall time since the thread's previous sample, while
  * samples arrive only as the thread runs: count × period against time is the share of time it ran).
  * Analyses that judge durations correct them by the share a thread actually ran, and the reports say
