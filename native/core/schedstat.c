@@ -24,17 +24,19 @@
 #include "runtime.h"
 #include "thread.h"
 
+/* The decimal number at s after any spaces, into *v; past it, or NULL when there is none. By hand:
+ * strtoull is not async-signal-safe. */
+static const char *number(const char *s, uint64_t *v) {
+  while (*s == ' ') s++;
+  if (*s < '0' || *s > '9') return NULL;
+  *v = 0;
+  while (*s >= '0' && *s <= '9') *v = *v * 10 + (uint64_t)(*s++ - '0');
+  return s;
+}
+
 /* "<run ns> <wait ns> <timeslices>" → run, wait. 0 on success. */
 static int parse(const char *s, uint64_t *run, uint64_t *wait) {
-  uint64_t v[2] = {0, 0};
-  for (int i = 0; i < 2; i++) {
-    while (*s == ' ') s++;
-    if (*s < '0' || *s > '9') return -1;
-    while (*s >= '0' && *s <= '9') v[i] = v[i] * 10 + (uint64_t)(*s++ - '0');
-  }
-  *run = v[0];
-  *wait = v[1];
-  return 0;
+  return (s = number(s, run)) && number(s, wait) ? 0 : -1;
 }
 
 static cpu_set_t cpus;     /* the CPUs the process may use, as at its start */
@@ -65,18 +67,13 @@ static int idle_ticks(uint64_t *out) {
         break;
       }
       if (line[3] < '0' || line[3] > '9') continue; /* the "cpu" total */
-      const char *c = line + 3;
-      unsigned long cpu = 0;
-      while (*c >= '0' && *c <= '9') cpu = cpu * 10 + (unsigned long)(*c++ - '0');
-      if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
-      /* user nice system idle iowait ...: the 4th and 5th numbers */
+      uint64_t cpu;
+      const char *c = number(line + 3, &cpu);
+      if (!c || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &cpus)) continue;
+      /* user nice system idle iowait ...: the 4th and 5th numbers (iowait absent on old kernels) */
       uint64_t v[5] = {0, 0, 0, 0, 0};
       int k = 0;
-      for (; k < 5; k++) {
-        while (*c == ' ') c++;
-        if (*c < '0' || *c > '9') break;
-        while (*c >= '0' && *c <= '9') v[k] = v[k] * 10 + (uint64_t)(*c++ - '0');
-      }
+      while (k < 5 && (c = number(c, &v[k]))) k++;
       if (k < 4) continue;
       sum += v[3] + v[4];
       seen = 1;
